@@ -1,0 +1,65 @@
+# gpusel: PostgreSQL extension that runs WHERE filtering and percentile
+# selection on an NVIDIA GPU, with an exact CPU path for everything.
+#
+#   make                     build gpusel.so (CUDA kernels when nvcc is found)
+#   make WITH_CUDA=0         CPU-only build with the same SQL interface
+#   make CUDA_ARCHS="90"     choose the GPU architectures (PTX for the last is kept)
+#   make install             install into the PostgreSQL given by PG_CONFIG
+#   make check-all           everything: see test/run_all.sh
+
+EXTENSION = gpusel
+MODULE_big = gpusel
+DATA = sql/gpusel--1.0.sql
+PGFILEDESC = "gpusel - GPU filtering and percentile selection"
+
+OBJS = \
+	src/gpusel.o \
+	src/guc.o \
+	src/device.o \
+	src/keys.o \
+	src/keystore.o \
+	src/radix_select.o \
+	src/percentile.o
+
+REGRESS = percentile_basic percentile_diff device
+REGRESS_OPTS = --inputdir=. --load-extension=gpusel
+
+CUDA_HOME ?= /usr/local/cuda
+NVCC ?= $(CUDA_HOME)/bin/nvcc
+ifeq ($(origin WITH_CUDA), undefined)
+WITH_CUDA := $(if $(wildcard $(NVCC)),1,0)
+endif
+CUDA_ARCHS ?= 80 86 89 90
+CUDA_LAST_ARCH := $(lastword $(CUDA_ARCHS))
+CUDA_GENCODE := $(foreach a,$(CUDA_ARCHS),-gencode=arch=compute_$(a),code=sm_$(a)) \
+	-gencode=arch=compute_$(CUDA_LAST_ARCH),code=compute_$(CUDA_LAST_ARCH)
+NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden $(CUDA_GENCODE)
+
+# CUDA objects are linked through SHLIB_LINK, not OBJS: PGXS would want an
+# LLVM bitcode file for every member of OBJS.
+ifeq ($(WITH_CUDA),1)
+CUDA_OBJS = cuda/device.o cuda/sampleselect.o
+SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
+else
+CUDA_OBJS = cuda/nocuda.o
+SHLIB_LINK += $(CUDA_OBJS)
+endif
+
+PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src
+EXTRA_CLEAN = cuda/*.o test/kernel/bin
+
+PG_CONFIG ?= pg_config
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+$(shlib): $(CUDA_OBJS)
+
+cuda/%.o: cuda/%.cu cuda/*.h $(wildcard cuda/*.cuh)
+	$(NVCC) $(NVCCFLAGS) -I$(srcdir)/cuda -c $< -o $@
+
+cuda/nocuda.o: cuda/nocuda.c cuda/gpusel_cuda.h
+	$(CC) $(CFLAGS) $(CFLAGS_SL) -I$(srcdir)/cuda -c $< -o $@
+
+.PHONY: check-all
+check-all:
+	bash test/run_all.sh

@@ -1,0 +1,79 @@
+/*
+ * gpusel_cuda.h
+ *	  The C interface between gpusel's PostgreSQL code (src/) and its CUDA
+ *	  code (cuda/).  Nothing here depends on PostgreSQL: functions report
+ *	  through status codes and a caller-supplied message buffer, and never
+ *	  throw or longjmp.  A build without CUDA links cuda/nocuda.c, which
+ *	  implements the same functions by answering GS_NO_DEVICE.
+ */
+#ifndef GPUSEL_CUDA_H
+#define GPUSEL_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Outcome of every call into cuda/. */
+typedef enum gs_status
+{
+	GS_OK = 0,
+	GS_NO_DEVICE,				/* no usable GPU (no driver, no device, CPU build) */
+	GS_OUT_OF_MEMORY,			/* device or pinned memory exhausted; caller may fall back */
+	GS_INTERRUPTED,				/* *cancel became nonzero; all memory released */
+	GS_CUDA_ERROR,				/* a recoverable CUDA error; message in errbuf */
+	GS_STICKY_ERROR,			/* the context is unusable for the rest of the process */
+	GS_INVALID_ARGUMENT
+} gs_status;
+
+/* What gs_probe found out about the device. */
+typedef struct gs_device_info
+{
+	int			usable;			/* 1 when a GPU can run gpusel's kernels */
+	int			device_count;
+	char		name[256];
+	int			cc_major;
+	int			cc_minor;
+	uint64_t	total_memory;	/* bytes */
+	uint64_t	free_memory;	/* bytes, at probe time */
+	int			driver_version; /* as cudaDriverGetVersion: 1000*major + 10*minor */
+	int			runtime_version;
+	int			cuda_error;		/* cudart error code behind usable == 0, else 0 */
+	char		reason[256];	/* why not usable; empty when usable */
+} gs_device_info;
+
+/* Initialises the CUDA runtime on device 0 and describes it.  Never crashes
+ * when there is no driver: returns GS_NO_DEVICE with info->reason set. */
+gs_status	gs_probe(gs_device_info *info);
+
+/* Bytes of device memory in use right now (total minus free). */
+gs_status	gs_device_memory_in_use(uint64_t *used_bytes);
+
+/* Page-locked host memory for staging; *ptr is NULL on failure. */
+gs_status	gs_host_alloc(void **ptr, size_t bytes);
+void		gs_host_free(void *ptr);
+
+/*
+ * Exact multiselection over unsigned integer keys (key_bytes 4 or 8) held in
+ * nchunks host chunks (pinned memory preferred, pageable accepted);
+ * chunk_counts[i] keys live at chunks[i], n keys in all.  ranks holds nranks
+ * 0-based ranks in nondecreasing order, each < n; out_keys receives the key
+ * of each rank (out_keys[i] is the key at ranks[i] in ascending order).
+ * Runs SampleSelect on the device and owns every device allocation it makes:
+ * all are freed before it returns, whatever the outcome.  *cancel is polled
+ * between phases; when nonzero the call stops with GS_INTERRUPTED.
+ */
+gs_status	gs_select_keys(int key_bytes,
+						   const void *const *chunks, const int64_t *chunk_counts,
+						   int nchunks, int64_t n,
+						   const int64_t *ranks, int nranks, void *out_keys,
+						   const volatile int *cancel,
+						   char *errbuf, size_t errlen);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUSEL_CUDA_H */

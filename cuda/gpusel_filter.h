@@ -1,0 +1,157 @@
+/*
+ * gpusel_filter.h
+ *	  C interface of the device-side WHERE filter: a predicate program run
+ *	  over columnar batches, followed by order-preserving compaction of the
+ *	  positions of the rows where it is true.  No PostgreSQL headers.
+ *
+ * A predicate is compiled by src/ into a small stack program (gs_instr).
+ * Every stack slot holds a value (int64 for integer types, double for float
+ * types, 0/1 for bool) and a NULL flag; operators follow SQL's three-valued
+ * logic and PostgreSQL's rules.  A row passes when the program leaves a
+ * non-NULL true on the stack.  Where PostgreSQL would raise an error for a
+ * row it evaluates (integer overflow, division by zero, float overflow), the
+ * device marks the batch as failed (GS_ROW_ERROR) and src/ re-evaluates that
+ * batch on the CPU, which raises exactly PostgreSQL's error.
+ */
+#ifndef GPUSEL_FILTER_H
+#define GPUSEL_FILTER_H
+
+#include "gpusel_cuda.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Physical column types the device understands (date is INT4, timestamps INT8). */
+typedef enum gs_coltype
+{
+	GS_COL_BOOL = 0,			/* 1 byte per row, 0 or 1 */
+	GS_COL_INT2,
+	GS_COL_INT4,
+	GS_COL_INT8,
+	GS_COL_FLOAT4,
+	GS_COL_FLOAT8
+} gs_coltype;
+
+/* Value kinds on the evaluation stack. */
+typedef enum gs_valkind
+{
+	GS_VK_BOOL = 0,
+	GS_VK_INT2,
+	GS_VK_INT4,
+	GS_VK_INT8,
+	GS_VK_FLOAT4,
+	GS_VK_FLOAT8
+} gs_valkind;
+
+/* Opcodes.  'kind' in gs_instr selects the typed variant where one applies. */
+typedef enum gs_opcode
+{
+	GS_OP_COLUMN = 0,			/* push column arg (value + null bit), kind = its type */
+	GS_OP_CONST,				/* push constant consts[arg] (may be NULL), kind = its type */
+	GS_OP_CAST,					/* convert top of stack from kind to kind2 (int widening, int->float, float4->float8) */
+	GS_OP_EQ, GS_OP_NE, GS_OP_LT, GS_OP_LE, GS_OP_GT, GS_OP_GE,	/* pop b, a; push a op b; both of 'kind' */
+	GS_OP_ADD, GS_OP_SUB, GS_OP_MUL, GS_OP_DIV, GS_OP_MOD,	/* pop b, a; push a op b in 'kind' with PG's overflow/zero rules */
+	GS_OP_NEG,					/* unary minus in 'kind' (int overflow on minimum value) */
+	GS_OP_AND,					/* pop arg values, push 3VL AND of them (arg = count >= 2) */
+	GS_OP_OR,					/* pop arg values, push 3VL OR of them (arg = count >= 2) */
+	GS_OP_NOT,					/* 3VL NOT */
+	GS_OP_IS_NULL,				/* push top IS NULL (never NULL) */
+	GS_OP_IS_NOT_NULL,
+	GS_OP_IS_TRUE,				/* bool tests: IS TRUE / IS NOT TRUE / IS FALSE / IS NOT FALSE */
+	GS_OP_IS_NOT_TRUE,
+	GS_OP_IS_FALSE,
+	GS_OP_IS_NOT_FALSE,
+	GS_OP_IN_CONSTS,			/* pop a; = ANY(consts[arg .. arg+arg2-1]) of 'kind', with SQL NULL rules */
+	GS_OP_JUMP_IF_FALSE,		/* short-circuit: if top is non-NULL false, jump to arg (leaving it) */
+	GS_OP_JUMP_IF_TRUE,			/* if top is non-NULL true, jump to arg (leaving it) */
+	GS_OP_JUMP_IF_NOT_TRUE,		/* if top is false or NULL, jump to arg (leaving it): ExecQual's rule between quals */
+	GS_OP_COUNT
+} gs_opcode;
+
+/* One instruction of a predicate program. */
+typedef struct gs_instr
+{
+	int16_t		op;				/* gs_opcode */
+	int16_t		kind;			/* gs_valkind of operands */
+	int16_t		kind2;			/* target kind for GS_OP_CAST */
+	int16_t		pad;
+	int32_t		arg;			/* column index, constant index, count or jump target */
+	int32_t		arg2;			/* count for GS_OP_IN_CONSTS */
+} gs_instr;
+
+/* A constant of a predicate program. */
+typedef struct gs_const
+{
+	union
+	{
+		int64_t		i;
+		double		f;
+	}			v;
+	int32_t		isnull;
+	int32_t		pad;
+} gs_const;
+
+/* A whole predicate program. */
+typedef struct gs_program
+{
+	const gs_instr *code;
+	int			ncode;
+	const gs_const *consts;
+	int			nconsts;
+	int			max_stack;		/* deepest stack the program reaches */
+} gs_program;
+
+#define GS_MAX_PROGRAM_LENGTH 256
+#define GS_MAX_PROGRAM_CONSTS 1024
+#define GS_MAX_STACK 32
+
+/* Opaque per-scan filter: device buffers, pinned staging, streams. */
+typedef struct gs_filter gs_filter;
+
+/*
+ * Creates a filter for batches of up to max_rows rows of ncols columns of
+ * the given types, with 'nslots' (1 or 2) staging slots so the host can fill
+ * one batch while the device works on another.  Validates the program.
+ */
+gs_status	gs_filter_create(gs_filter **filter, const gs_program *program,
+							 int ncols, const gs_coltype *coltypes,
+							 int64_t max_rows, int nslots,
+							 char *errbuf, size_t errlen);
+
+/*
+ * Pinned host staging for column 'col' of slot 'slot': the host writes
+ * nrows values there (width of the column type) and, in *nulls, one byte
+ * per row (1 = NULL).  Valid until gs_filter_destroy.
+ */
+void	   *gs_filter_values(gs_filter *filter, int slot, int col);
+uint8_t    *gs_filter_nulls(gs_filter *filter, int slot, int col);
+
+/*
+ * Starts the device work on slot 'slot' holding nrows rows (asynchronous:
+ * copies, predicate, compaction, copy of the positions back).
+ * has_nulls[col] == 0 lets the device skip a column's null bytes.
+ */
+gs_status	gs_filter_submit(gs_filter *filter, int slot, int64_t nrows,
+							 const uint8_t *has_nulls,
+							 char *errbuf, size_t errlen);
+
+/*
+ * Waits for slot 'slot'; on GS_OK *positions points at *count row positions
+ * (0-based, ascending) in pinned memory owned by the filter, valid until the
+ * slot is submitted again.  *row_error is nonzero when some row raised an
+ * error the CPU must reproduce.  *device_ms is the device time of the batch.
+ */
+gs_status	gs_filter_wait(gs_filter *filter, int slot,
+						   const uint32_t **positions, int64_t *count,
+						   int *row_error, double *device_ms,
+						   char *errbuf, size_t errlen);
+
+/* Frees everything the filter owns; safe on NULL and after errors. */
+void		gs_filter_destroy(gs_filter *filter);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif							/* GPUSEL_FILTER_H */

@@ -1,0 +1,29 @@
+/*
+ * device.h
+ *	  gpusel's device layer: lazy GPU probe, the choice between GPU and CPU,
+ *	  page-locked host memory, and translation of cuda/ status codes into
+ *	  PostgreSQL errors.
+ */
+#ifndef GPUSEL_DEVICE_H
+#define GPUSEL_DEVICE_H
+
+#include "postgres.h"
+
+#include "gpusel_cuda.h"
+#include "keystore.h"
+
+/* Selects keys of ascending ranks from a source; see RadixSelectKeys. */
+typedef void (*KeySelectFn) (KeySource *source, const int64 *ranks, int nranks,
+							 uint64 *out);
+
+extern void GpuselDeviceInit(void);
+extern bool GpuselGpuUsable(void);
+extern bool GpuselWantGpu(int64 nrows);
+extern bool GpuselMayUseGpu(void);
+extern KeySelectFn GpuselChooseKeySelect(int64 nrows, bool spilled);
+extern void *GpuselHostAlloc(Size bytes);
+extern void GpuselHostFree(void *ptr);
+extern void GpuselCheckStatus(gs_status status, const char *errbuf,
+							  const char *what);
+
+#endif							/* GPUSEL_DEVICE_H */

@@ -1,0 +1,24 @@
+/*
+ * gpusel.c
+ *	  Entry point of the gpusel extension: each module's setup, called once
+ *	  when the library is loaded.  Nothing here touches the GPU; a backend
+ *	  probes it on first use.
+ */
+#include "postgres.h"
+
+#include "fmgr.h"
+
+#include "device.h"
+#include "guc.h"
+
+PG_MODULE_MAGIC;
+
+void		_PG_init(void);
+
+/* Loads gpusel: parameters first, then the modules that read them. */
+void
+_PG_init(void)
+{
+	GpuselGucInit();
+	GpuselDeviceInit();
+}

@@ -1,0 +1,51 @@
+/*
+ * guc.c
+ *	  Definitions of every gpusel.* configuration parameter, in one place.
+ */
+#include "postgres.h"
+
+#include <limits.h>
+
+#include "utils/guc.h"
+
+#include "guc.h"
+
+int			gpusel_device_mode = GPUSEL_DEVICE_AUTO;
+int			gpusel_min_rows = 100000;
+
+static const struct config_enum_entry device_mode_options[] = {
+	{"auto", GPUSEL_DEVICE_AUTO, false},
+	{"gpu", GPUSEL_DEVICE_GPU, false},
+	{"cpu", GPUSEL_DEVICE_CPU, false},
+	{NULL, 0, false}
+};
+
+/* Defines the gpusel.* parameters and reserves the prefix. */
+void
+GpuselGucInit(void)
+{
+	DefineCustomEnumVariable("gpusel.device",
+							 "Chooses where gpusel runs its work.",
+							 "auto uses the GPU when one is usable and the input has at least "
+							 "gpusel.min_rows rows; gpu always uses the GPU and raises an error "
+							 "when none is usable; cpu never uses the GPU.",
+							 &gpusel_device_mode,
+							 GPUSEL_DEVICE_AUTO,
+							 device_mode_options,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusel.min_rows",
+							"Smallest input, in rows, that gpusel.device = auto sends to the GPU.",
+							"Smaller inputs are computed on the CPU, where a transfer would cost "
+							"more than it saves.",
+							&gpusel_min_rows,
+							100000,
+							0, INT_MAX,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	MarkGUCPrefixReserved("gpusel");
+}

@@ -1,0 +1,21 @@
+/*
+ * guc.h
+ *	  gpusel's configuration parameters, all under the "gpusel." prefix.
+ */
+#ifndef GPUSEL_GUC_H
+#define GPUSEL_GUC_H
+
+/* Where work may run: gpusel.device. */
+typedef enum GpuselDeviceMode
+{
+	GPUSEL_DEVICE_AUTO,			/* the GPU when usable and the input is large enough */
+	GPUSEL_DEVICE_GPU,			/* always the GPU; error when none is usable */
+	GPUSEL_DEVICE_CPU			/* never the GPU */
+} GpuselDeviceMode;
+
+extern int	gpusel_device_mode;
+extern int	gpusel_min_rows;
+
+extern void GpuselGucInit(void);
+
+#endif							/* GPUSEL_GUC_H */

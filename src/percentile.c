@@ -1,0 +1,520 @@
+/*
+ * percentile.c
+ *	  gpu_percentile and gpu_percentile_cont: ordered-set aggregates that
+ *	  answer exactly as percentile_disc and percentile_cont do.
+ *
+ * Types with an order-preserving key mapping (keys.c) and the type's default
+ * ascending or descending order collect keys into a KeyStore; the final
+ * function selects the wanted ranks with SampleSelect on the GPU or radix
+ * selection on the CPU, never a sort.  Every other type, or a non-default
+ * ordering operator, goes through PostgreSQL's own tuplesort under the
+ * type's comparison and collation.
+ *
+ * The final functions are FINALFUNC_MODIFY = SHAREABLE like the built-ins:
+ * selection reads the stored keys without changing them, and the tuplesort
+ * is rescanned, so several calls over one ORDER BY share one state.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_aggregate_d.h"
+#include "catalog/pg_type_d.h"
+#include "fmgr.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "parser/parse_clause.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/datum.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+#include "utils/tuplesort.h"
+#include "utils/typcache.h"
+
+#include "device.h"
+#include "guc.h"
+#include "keys.h"
+#include "keystore.h"
+
+/* What one aggregate call sorts by; cached in fn_extra for the query. */
+typedef struct PercentileQuery
+{
+	Oid			typid;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	Oid			sortop;
+	Oid			collation;
+	bool		nulls_first;
+	bool		descending;		/* key path: the ORDER BY is the type's '>' */
+	const KeyType *keytype;		/* NULL: the tuplesort path */
+} PercentileQuery;
+
+/* Transition state of one group. */
+typedef struct PercentileState
+{
+	PercentileQuery *query;
+	int64		nrows;			/* non-NULL inputs */
+	bool		seen_negative_zero; /* float input held -0 ... */
+	bool		seen_positive_zero; /* ... or +0 */
+	KeyStore	keys;			/* key path */
+	Tuplesortstate *sort;		/* tuplesort path */
+	bool		sort_done;
+} PercentileState;
+
+/* A wanted 0-based position in sort order, and where its value goes. */
+typedef struct RowRequest
+{
+	int64		row;
+	int			slot;
+} RowRequest;
+
+/* Interpolates between two values as percentile_cont does. */
+typedef Datum (*LerpFn) (Datum lo, Datum hi, double proportion);
+
+PG_FUNCTION_INFO_V1(gpusel_percentile_transition);
+PG_FUNCTION_INFO_V1(gpusel_percentile_disc_final);
+PG_FUNCTION_INFO_V1(gpusel_percentile_disc_multi_final);
+PG_FUNCTION_INFO_V1(gpusel_percentile_cont_final);
+PG_FUNCTION_INFO_V1(gpusel_percentile_cont_multi_final);
+
+/* Works out, once per query, how the aggregate's ORDER BY is evaluated. */
+static PercentileQuery *
+percentile_query(FunctionCallInfo fcinfo)
+{
+	PercentileQuery *query = (PercentileQuery *) fcinfo->flinfo->fn_extra;
+	Aggref	   *aggref;
+	SortGroupClause *sortcl;
+	TargetEntry *tle;
+	TypeCacheEntry *tc;
+
+	if (query != NULL)
+		return query;
+
+	aggref = AggGetAggref(fcinfo);
+	if (aggref == NULL || !AGGKIND_IS_ORDERED_SET(aggref->aggkind))
+		elog(ERROR, "gpusel percentile functions must be called as ordered-set aggregates");
+	if (list_length(aggref->aggorder) != 1)
+		elog(ERROR, "gpusel percentile functions take exactly one ORDER BY column");
+
+	query = MemoryContextAllocZero(fcinfo->flinfo->fn_mcxt, sizeof(PercentileQuery));
+	sortcl = linitial_node(SortGroupClause, aggref->aggorder);
+	tle = get_sortgroupclause_tle(sortcl, aggref->args);
+	query->typid = exprType((Node *) tle->expr);
+	query->collation = exprCollation((Node *) tle->expr);
+	query->sortop = sortcl->sortop;
+	query->nulls_first = sortcl->nulls_first;
+	get_typlenbyvalalign(query->typid, &query->typlen, &query->typbyval, &query->typalign);
+
+	tc = lookup_type_cache(query->typid, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+	query->keytype = KeyTypeLookup(query->typid);
+	if (query->keytype != NULL && query->sortop == tc->lt_opr)
+		query->descending = false;
+	else if (query->keytype != NULL && query->sortop == tc->gt_opr)
+		query->descending = true;
+	else
+		query->keytype = NULL;	/* e.g. ORDER BY x USING ~<~: the type's own comparison */
+
+	fcinfo->flinfo->fn_extra = query;
+	return query;
+}
+
+/* Ends a group's tuplesort when the aggregate is done with it. */
+static void
+percentile_shutdown(Datum arg)
+{
+	PercentileState *state = (PercentileState *) DatumGetPointer(arg);
+
+	if (state->sort != NULL)
+		tuplesort_end(state->sort);
+	state->sort = NULL;
+	if (state->query->keytype != NULL)
+		KeyStoreCloseFile(&state->keys);
+}
+
+/* Creates a group's transition state in the aggregate's memory context. */
+static PercentileState *
+percentile_startup(FunctionCallInfo fcinfo)
+{
+	MemoryContext aggcxt;
+	MemoryContext old;
+	PercentileState *state;
+
+	if (AggCheckCallContext(fcinfo, &aggcxt) != AGG_CONTEXT_AGGREGATE)
+		elog(ERROR, "gpusel percentile transition called in non-aggregate context");
+
+	state = MemoryContextAllocZero(aggcxt, sizeof(PercentileState));
+	state->query = percentile_query(fcinfo);
+	if (state->query->keytype != NULL)
+		KeyStoreInit(&state->keys, aggcxt, state->query->keytype->key_bytes,
+					 gpusel_device_mode != GPUSEL_DEVICE_CPU);
+	else
+	{
+		old = MemoryContextSwitchTo(aggcxt);
+		state->sort = tuplesort_begin_datum(state->query->typid,
+											state->query->sortop,
+											state->query->collation,
+											state->query->nulls_first,
+											work_mem, NULL,
+											TUPLESORT_RANDOMACCESS);
+		MemoryContextSwitchTo(old);
+	}
+	/* runs when the group is done, not after an error */
+	AggRegisterCallback(fcinfo, percentile_shutdown, PointerGetDatum(state));
+	return state;
+}
+
+/* Transition: stores one non-NULL input value. */
+Datum
+gpusel_percentile_transition(PG_FUNCTION_ARGS)
+{
+	PercentileState *state;
+
+	if (PG_ARGISNULL(0))
+		state = percentile_startup(fcinfo);
+	else
+		state = (PercentileState *) PG_GETARG_POINTER(0);
+
+	if (!PG_ARGISNULL(1))
+	{
+		const KeyType *kt = state->query->keytype;
+
+		if (kt != NULL)
+		{
+			uint64		key = kt->to_key(PG_GETARG_DATUM(1));
+
+			if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
+			{
+				if (kt->is_negative_zero(PG_GETARG_DATUM(1)))
+					state->seen_negative_zero = true;
+				else
+					state->seen_positive_zero = true;
+			}
+			KeyStoreAdd(&state->keys, key);
+		}
+		else
+			tuplesort_putdatum(state->sort, PG_GETARG_DATUM(1), false);
+		state->nrows++;
+	}
+	PG_RETURN_POINTER(state);
+}
+
+/* Orders row requests by position. */
+static int
+row_request_cmp(const void *a, const void *b)
+{
+	const RowRequest *ra = (const RowRequest *) a;
+	const RowRequest *rb = (const RowRequest *) b;
+
+	if (ra->row != rb->row)
+		return ra->row < rb->row ? -1 : 1;
+	return 0;
+}
+
+/* Key path: selects the values at the requested positions. */
+static void
+fetch_rows_by_key(PercentileState *state, RowRequest *req, int nreq, Datum *values)
+{
+	const KeyType *kt = state->query->keytype;
+	int64	   *ranks = palloc(sizeof(int64) * nreq);
+	uint64	   *keys = palloc(sizeof(uint64) * nreq);
+	KeySelectFn select_keys;
+
+	/* positions in a descending order are ranks counted from the top */
+	if (state->query->descending)
+		for (int i = 0; i < nreq; i++)
+			req[i].row = state->nrows - 1 - req[i].row;
+	qsort(req, nreq, sizeof(RowRequest), row_request_cmp);
+	for (int i = 0; i < nreq; i++)
+		ranks[i] = req[i].row;
+
+	select_keys = GpuselChooseKeySelect(state->nrows, KeyStoreIsSpilled(&state->keys));
+	select_keys(&state->keys.source, ranks, nreq, keys);
+
+	/*
+	 * Keys fold -0 into +0.  When the group's zeros were all -0, the zero
+	 * PostgreSQL returns is -0; with both signs present its choice depends
+	 * on its sort, and +0 is returned.
+	 */
+	for (int i = 0; i < nreq; i++)
+	{
+		if (keys[i] == kt->zero_key && kt->negative_zero != NULL &&
+			state->seen_negative_zero && !state->seen_positive_zero)
+			values[req[i].slot] = kt->negative_zero();
+		else
+			values[req[i].slot] = kt->from_key(keys[i]);
+	}
+	pfree(ranks);
+	pfree(keys);
+}
+
+/* Tuplesort path: walks the sorted values to the requested positions. */
+static void
+fetch_rows_by_sort(PercentileState *state, RowRequest *req, int nreq, Datum *values)
+{
+	int64		current = -1;
+	Datum		value = (Datum) 0;
+	bool		isnull;
+
+	if (!state->sort_done)
+	{
+		tuplesort_performsort(state->sort);
+		state->sort_done = true;
+	}
+	else
+		tuplesort_rescan(state->sort);
+
+	qsort(req, nreq, sizeof(RowRequest), row_request_cmp);
+	for (int i = 0; i < nreq; i++)
+	{
+		if (req[i].row > current)
+		{
+			if (req[i].row - current > 1 &&
+				!tuplesort_skiptuples(state->sort, req[i].row - current - 1, true))
+				elog(ERROR, "missing row in gpu_percentile");
+			if (!tuplesort_getdatum(state->sort, true, &value, &isnull, NULL) || isnull)
+				elog(ERROR, "missing row in gpu_percentile");
+			if (!state->query->typbyval)
+				value = datumCopy(value, false, state->query->typlen);
+			current = req[i].row;
+		}
+		values[req[i].slot] = value;
+	}
+}
+
+/* Fetches the values at 0-based positions of the group's sort order. */
+static void
+fetch_rows(PercentileState *state, RowRequest *req, int nreq, Datum *values)
+{
+	if (nreq == 0)
+		return;
+	if (state->query->keytype != NULL)
+		fetch_rows_by_key(state, req, nreq, values);
+	else
+		fetch_rows_by_sort(state, req, nreq, values);
+}
+
+/* Raises percentile_disc's error for a fraction outside [0, 1]. */
+static void
+check_fraction(double p)
+{
+	if (p < 0 || p > 1 || isnan(p))
+		ereport(ERROR,
+				(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+				 errmsg("percentile value %g is not between 0 and 1", p)));
+}
+
+/* 0-based position percentile_disc returns for fraction p of n rows. */
+static int64
+disc_row(double p, int64 n)
+{
+	int64		row = (int64) ceil(p * n);
+
+	return Max(1, row) - 1;
+}
+
+/* float8 interpolation, with percentile_cont's exact arithmetic. */
+static Datum
+float8_lerp(Datum lo, Datum hi, double proportion)
+{
+	double		loval = DatumGetFloat8(lo);
+	double		hival = DatumGetFloat8(hi);
+
+	return Float8GetDatum(loval + (proportion * (hival - loval)));
+}
+
+/* interval interpolation, with percentile_cont's exact arithmetic. */
+static Datum
+interval_lerp(Datum lo, Datum hi, double proportion)
+{
+	Datum		diff = DirectFunctionCall2(interval_mi, hi, lo);
+	Datum		scaled = DirectFunctionCall2(interval_mul, diff,
+											 Float8GetDatumFast(proportion));
+
+	return DirectFunctionCall2(interval_pl, scaled, lo);
+}
+
+/* The interpolation of a percentile_cont input type. */
+static LerpFn
+lerp_for_type(Oid typid)
+{
+	if (typid == FLOAT8OID)
+		return float8_lerp;
+	if (typid == INTERVALOID)
+		return interval_lerp;
+	elog(ERROR, "gpu_percentile_cont does not support type %s", format_type_be(typid));
+	return NULL;
+}
+
+/* gpu_percentile(float8) WITHIN GROUP (ORDER BY anyelement). */
+Datum
+gpusel_percentile_disc_final(PG_FUNCTION_ARGS)
+{
+	PercentileState *state;
+	RowRequest	req;
+	Datum		value;
+	double		p;
+
+	if (PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	p = PG_GETARG_FLOAT8(1);
+	check_fraction(p);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	state = (PercentileState *) PG_GETARG_POINTER(0);
+	if (state->nrows == 0)
+		PG_RETURN_NULL();
+
+	req.row = disc_row(p, state->nrows);
+	req.slot = 0;
+	fetch_rows(state, &req, 1, &value);
+	PG_RETURN_DATUM(value);
+}
+
+/* gpu_percentile_cont(float8) WITHIN GROUP (ORDER BY float8 | interval). */
+Datum
+gpusel_percentile_cont_final(PG_FUNCTION_ARGS)
+{
+	PercentileState *state;
+	RowRequest	req[2];
+	Datum		values[2];
+	double		p;
+	int64		first_row;
+	int64		second_row;
+	LerpFn		lerp;
+
+	if (PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	p = PG_GETARG_FLOAT8(1);
+	check_fraction(p);
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	state = (PercentileState *) PG_GETARG_POINTER(0);
+	if (state->nrows == 0)
+		PG_RETURN_NULL();
+	lerp = lerp_for_type(state->query->typid);
+
+	first_row = floor(p * (state->nrows - 1));
+	second_row = ceil(p * (state->nrows - 1));
+	req[0].row = first_row;
+	req[0].slot = 0;
+	req[1].row = second_row;
+	req[1].slot = 1;
+	fetch_rows(state, req, first_row == second_row ? 1 : 2, values);
+	if (first_row == second_row)
+		PG_RETURN_DATUM(values[0]);
+	PG_RETURN_DATUM(lerp(values[0], values[1], (p * (state->nrows - 1)) - first_row));
+}
+
+/*
+ * The array forms: results shaped like the fraction array, NULL where a
+ * fraction is NULL; every wanted position selected in one call, so the GPU
+ * serves all fractions in one multiselection pass per level.
+ */
+static Datum
+percentile_multi_final(FunctionCallInfo fcinfo, bool continuous)
+{
+	PercentileState *state;
+	ArrayType  *param;
+	Datum	   *fractions;
+	bool	   *fraction_nulls;
+	int			nfractions;
+	RowRequest *req;
+	int			nreq = 0;
+	Datum	   *fetched;
+	Datum	   *result;
+	bool	   *result_nulls;
+	Oid			result_type;
+	int16		typlen;
+	bool		typbyval;
+	char		typalign;
+	LerpFn		lerp = NULL;
+	int64		n;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	state = (PercentileState *) PG_GETARG_POINTER(0);
+	if (state->nrows == 0)
+		PG_RETURN_NULL();
+	if (PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	param = PG_GETARG_ARRAYTYPE_P(1);
+	deconstruct_array(param, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &fractions, &fraction_nulls, &nfractions);
+
+	result_type = state->query->typid;
+	if (nfractions == 0)
+		PG_RETURN_POINTER(construct_empty_array(result_type));
+	if (continuous)
+		lerp = lerp_for_type(result_type);
+
+	/* positions to fetch: one per fraction, two where cont interpolates */
+	n = state->nrows;
+	req = palloc(sizeof(RowRequest) * nfractions * 2);
+	for (int i = 0; i < nfractions; i++)
+	{
+		double		p;
+
+		if (fraction_nulls[i])
+			continue;
+		p = DatumGetFloat8(fractions[i]);
+		check_fraction(p);
+		if (continuous)
+		{
+			req[nreq].row = floor(p * (n - 1));
+			req[nreq++].slot = 2 * i;
+			req[nreq].row = ceil(p * (n - 1));
+			req[nreq++].slot = 2 * i + 1;
+		}
+		else
+		{
+			req[nreq].row = disc_row(p, n);
+			req[nreq++].slot = 2 * i;
+		}
+	}
+	fetched = palloc(sizeof(Datum) * nfractions * 2);
+	fetch_rows(state, req, nreq, fetched);
+
+	result = palloc(sizeof(Datum) * nfractions);
+	result_nulls = palloc(sizeof(bool) * nfractions);
+	for (int i = 0; i < nfractions; i++)
+	{
+		result_nulls[i] = fraction_nulls[i];
+		if (fraction_nulls[i])
+			result[i] = (Datum) 0;
+		else if (continuous)
+		{
+			double		p = DatumGetFloat8(fractions[i]);
+			double		first = floor(p * (n - 1));
+
+			if (ceil(p * (n - 1)) > first)
+				result[i] = lerp(fetched[2 * i], fetched[2 * i + 1], (p * (n - 1)) - first);
+			else
+				result[i] = fetched[2 * i];
+		}
+		else
+			result[i] = fetched[2 * i];
+	}
+
+	get_typlenbyvalalign(result_type, &typlen, &typbyval, &typalign);
+	PG_RETURN_POINTER(construct_md_array(result, result_nulls,
+										 ARR_NDIM(param), ARR_DIMS(param), ARR_LBOUND(param),
+										 result_type, typlen, typbyval, typalign));
+}
+
+/* gpu_percentile(float8[]) WITHIN GROUP (ORDER BY anyelement). */
+Datum
+gpusel_percentile_disc_multi_final(PG_FUNCTION_ARGS)
+{
+	return percentile_multi_final(fcinfo, false);
+}
+
+/* gpu_percentile_cont(float8[]) WITHIN GROUP (ORDER BY float8 | interval). */
+Datum
+gpusel_percentile_cont_multi_final(PG_FUNCTION_ARGS)
+{
+	return percentile_multi_final(fcinfo, true);
+}
