@@ -12,6 +12,9 @@
 
 int			gpusel_device_mode = GPUSEL_DEVICE_AUTO;
 int			gpusel_min_rows = 100000;
+bool		gpusel_enable_scan = true;
+int			gpusel_batch_rows = 1048576;
+bool		gpusel_explain_device_details = true;
 
 static const struct config_enum_entry device_mode_options[] = {
 	{"auto", GPUSEL_DEVICE_AUTO, false},
@@ -46,6 +49,34 @@ GpuselGucInit(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusel.enable_scan",
+							 "Lets the planner put ordinary WHERE clauses on the GPU.",
+							 "When off, only predicates wrapped in gpu_filter() use the GPU scan.",
+							 &gpusel_enable_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusel.batch_rows",
+							"Rows per batch that the GPU scan moves to the device at once.",
+							NULL,
+							&gpusel_batch_rows,
+							1048576,
+							1024, 64 * 1024 * 1024,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusel.explain_device_details",
+							 "Shows hardware-specific figures (device name, device time) in EXPLAIN ANALYZE.",
+							 "Turn off for output that is the same on every machine, as in regression tests.",
+							 &gpusel_explain_device_details,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpusel");
 }

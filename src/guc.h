@@ -15,6 +15,9 @@ typedef enum GpuselDeviceMode
 
 extern int	gpusel_device_mode;
 extern int	gpusel_min_rows;
+extern bool gpusel_enable_scan;
+extern int	gpusel_batch_rows;
+extern bool gpusel_explain_device_details;
 
 extern void GpuselGucInit(void);
 

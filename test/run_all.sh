@@ -78,6 +78,18 @@ psql -q -X -v ON_ERROR_STOP=1 -c 'DROP DATABASE IF EXISTS gpusel_tap' -c 'CREATE
 psql -q -X -v ON_ERROR_STOP=1 -d gpusel_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION gpusel' >/dev/null || failures+=(pgtap-setup)
 pg_prove -d gpusel_tap test/pgtap/*.sql || failures+=(pgtap)
 
+note "loading through session_preload_libraries and shared_preload_libraries"
+got=$(PGOPTIONS="${PGOPTIONS:-} -c session_preload_libraries=gpusel" psql -X -At -d gpusel_tap -c 'SHOW gpusel.device') \
+  && [ -n "$got" ] && echo "session_preload_libraries: gpusel.device = $got" || failures+=(session_preload)
+if [ "${GPUSEL_TEST_EXISTING:-0}" != 1 ]; then
+  "${runas[@]}" "$bindir/pg_ctl" -D "$tmp/data" -l "$tmp/server.log" -w restart \
+    -o "-p $port -k $tmp -c listen_addresses= -c fsync=off -c shared_preload_libraries=gpusel" >/dev/null \
+    || { cat "$tmp/server.log"; failures+=(shared_preload); }
+  got=$(psql -X -At -d gpusel_tap -c 'SHOW gpusel.device' \
+        -c 'SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY g) FROM generate_series(1, 9) g')
+  [ "$got" = "$(printf 'auto\n5')" ] && echo "shared_preload_libraries: ok" || { echo "shared_preload_libraries: got '$got'"; failures+=(shared_preload); }
+fi
+
 note "kernel tests"
 for t in test/kernel/run*.sh; do
   [ -e "$t" ] || continue
