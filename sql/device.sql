@@ -1,7 +1,6 @@
 -- The device layer: parameters, the device report, statistics.
 LOAD 'gpusel';
-SHOW gpusel.device;
-SHOW gpusel.min_rows;
+SELECT name, boot_val, vartype FROM pg_settings WHERE name LIKE 'gpusel.%' ORDER BY name;
 SET gpusel.device = 'sometimes';
 SET gpusel.min_rows = -1;
 

@@ -277,6 +277,14 @@ gpusel_device_info(PG_FUNCTION_ARGS)
 		values[2] = CStringGetTextDatum(d->name);
 	else
 		nulls[2] = true;
+	if (d->usable && !device_broken)
+	{
+		uint64		used;
+
+		/* free memory now, so a session can watch for leaks */
+		if (gs_device_memory_in_use(&used) == GS_OK && used <= d->total_memory)
+			d->free_memory = d->total_memory - used;
+	}
 	if (d->usable || d->cc_major > 0)
 	{
 		snprintf(buf, sizeof(buf), "%d.%d", d->cc_major, d->cc_minor);

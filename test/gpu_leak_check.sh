@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# GPU machine only: 1,000 gpu_percentile queries in one backend, some
+# cancelled by a statement timeout and some failing, must leave the device
+# memory in use where it started.  Needs a server with gpusel installed
+# (PGHOST/PGPORT/PGUSER) and a usable GPU; skips, saying so, without one.
+set -uo pipefail
+usable=$(psql -X -At -c 'CREATE EXTENSION IF NOT EXISTS gpusel' -c 'SELECT usable FROM gpusel_device_info()' | tail -1)
+if [ "$usable" != t ]; then
+  echo "SKIP: no usable GPU ($(psql -X -At -c 'SELECT reason FROM gpusel_device_info()'))"
+  exit 0
+fi
+script=$(mktemp /tmp/gpusel-leak.XXXXXX.sql)
+{
+  echo "SET gpusel.device = gpu; SET gpusel.min_rows = 0;"
+  echo "CREATE TEMP TABLE lk AS SELECT random() AS x, (random() * 1e9)::int8 AS i FROM generate_series(1, 2000000);"
+  echo "SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) FROM lk;"
+  echo "SELECT 'before', free_memory_mb FROM gpusel_device_info();"
+  for q in $(seq 1 1000); do
+    case $((q % 10)) in
+      0) echo "SET statement_timeout = '30ms'; SELECT gpu_percentile(ARRAY[0.1, 0.5, 0.9]) WITHIN GROUP (ORDER BY x) FROM lk, generate_series(1, 3); RESET statement_timeout;" ;;
+      5) echo "SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY 1 / (i - i)) FROM lk;" ;;
+      7) echo "SELECT gpu_percentile(2) WITHIN GROUP (ORDER BY x) FROM lk;" ;;
+      *) echo "SELECT gpu_percentile(0.$q) WITHIN GROUP (ORDER BY i) FROM lk WHERE x < 0.$((q % 9 + 1));" ;;
+    esac
+  done
+  echo "SELECT 'after', free_memory_mb FROM gpusel_device_info();"
+  echo "SELECT 'stats', gpu_selections, cpu_selections, gpu_fallbacks FROM gpusel_stats();"
+} > "$script"
+out=$(psql -X -At -F ' ' -f "$script" 2>&1)
+before=$(echo "$out" | awk '$1 == "before" {print $2}')
+after=$(echo "$out" | awk '$1 == "after" {print $2}')
+echo "$out" | grep -E '^stats' 
+echo "cancelled: $(echo "$out" | grep -c 'canceling statement') failed: $(echo "$out" | grep -c -E 'division by zero|not between 0 and 1')"
+echo "device free memory before: ${before} MB, after: ${after} MB"
+rm -f "$script"
+if [ -z "$before" ] || [ "$before" != "$after" ]; then
+  echo "FAIL: device memory in use changed"
+  exit 1
+fi
+echo "PASS: device memory unchanged after 1000 queries"
