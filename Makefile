@@ -38,10 +38,10 @@ NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden $(CU
 # CUDA objects are linked through SHLIB_LINK, not OBJS: PGXS would want an
 # LLVM bitcode file for every member of OBJS.
 ifeq ($(WITH_CUDA),1)
-CUDA_OBJS = cuda/device.o cuda/sampleselect.o
+CUDA_OBJS = cuda/device.o cuda/sampleselect.o cuda/filter.o
 SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 else
-CUDA_OBJS = cuda/nocuda.o
+CUDA_OBJS = cuda/nocuda.o cuda/nocuda_filter.o
 SHLIB_LINK += $(CUDA_OBJS)
 endif
 
@@ -54,10 +54,11 @@ include $(PGXS)
 
 $(shlib): $(CUDA_OBJS)
 
-cuda/%.o: cuda/%.cu cuda/*.h $(wildcard cuda/*.cuh)
+# static pattern rules: the objects are explicit targets, never intermediate
+$(filter-out cuda/nocuda%,$(CUDA_OBJS)): cuda/%.o: cuda/%.cu cuda/*.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCCFLAGS) -I$(srcdir)/cuda -c $< -o $@
 
-cuda/nocuda.o: cuda/nocuda.c cuda/gpusel_cuda.h
+$(filter cuda/nocuda%,$(CUDA_OBJS)): cuda/%.o: cuda/%.c cuda/*.h
 	$(CC) $(CFLAGS) $(CFLAGS_SL) -I$(srcdir)/cuda -c $< -o $@
 
 .PHONY: check-all
