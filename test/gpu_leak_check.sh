@@ -12,7 +12,7 @@ fi
 script=$(mktemp /tmp/gpusel-leak.XXXXXX.sql)
 {
   echo "SET gpusel.device = gpu; SET gpusel.min_rows = 0;"
-  echo "CREATE TEMP TABLE lk AS SELECT random() AS x, (random() * 1e9)::int8 AS i FROM generate_series(1, 2000000);"
+  echo "CREATE TEMP TABLE lk AS SELECT random() AS x, (random() * 1e9)::int8 AS i FROM generate_series(1, 500000);"
   echo "SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) FROM lk;"
   echo "SELECT 'before', free_memory_mb FROM gpusel_device_info();"
   for q in $(seq 1 1000); do

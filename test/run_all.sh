@@ -11,6 +11,7 @@
 #                                         machine's bundle), nothing built
 #   GPUSEL_TEST_DEVICE=gpu ...            the same suites with gpusel.device = gpu
 #                                         and gpusel.min_rows = 0
+#   GPUSEL_TEST_KERNELS=0 ...             leave out the kernel tests
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -57,7 +58,9 @@ if [ "${GPUSEL_TEST_EXISTING:-0}" != 1 ]; then
 fi
 
 note "kernel tests"
+[ "${GPUSEL_TEST_KERNELS:-1}" = 0 ] && echo "kernel tests run separately (GPUSEL_TEST_KERNELS=0)"
 for t in test/kernel/run*.sh; do
+  [ "${GPUSEL_TEST_KERNELS:-1}" = 0 ] && break
   [ -e "$t" ] || continue
   bash "$t" || failures+=("$t")
 done

@@ -8,7 +8,11 @@
  *	  copy of the input from pinned memory separately, and the whole
  *	  gs_select_keys call (allocation, copy, selection) for uniform data.
  *
- *	  select_bench [--sizes 20,24,27,28] [--reps N] [--variants]
+ *	  select_bench [--sizes 20,24,27,28] [--reps N] [--variants] [--breakdown]
+ *	               [--filter-variant N]
+ *	    --variants   also times the count-kernel variants (gs_select_options)
+ *	    --breakdown  also prints device time per phase (sample, count, ...)
+ *	    --filter-variant N  runs every selection with that filter variant
  *
  *	  Times are medians of N runs (default 7; the sort 3), each after a
  *	  warm-up, measured with CUDA events around the call.
@@ -37,6 +41,7 @@ const char *const kDists[] = {"uniform", "all-equal", "two-values", "sorted", "r
 constexpr int kNumDists = 6;
 
 int			g_errors = 0;
+int			g_filter_variant = 0;
 
 #define CHECK(expr) \
 	do { \
@@ -119,6 +124,26 @@ __global__ void generate_kernel(KeyT *keys, long long n, int dist, unsigned long
 	}
 }
 
+/* Reads every key once (16-byte loads) and folds them into *sink: the
+ * memory floor any selection pays for one pass over the input. */
+template <typename KeyT>
+__global__ void read_once_kernel(const KeyT *keys, long long n, unsigned long long *sink)
+{
+	const uint4 *v = reinterpret_cast<const uint4 *>(keys);
+	const long long nv = n * (long long) sizeof(KeyT) / 16;
+	unsigned	acc = 0;
+
+	for (long long i = blockIdx.x * (long long) blockDim.x + threadIdx.x; i < nv;
+		 i += (long long) gridDim.x * blockDim.x)
+	{
+		const uint4 x = __ldcs(v + i);
+
+		acc ^= x.x ^ x.y ^ x.z ^ x.w;
+	}
+	if (acc == 0x12345678u)
+		atomicAdd(sink, 1ull);
+}
+
 /* Median of v. */
 float median(std::vector<float> v)
 {
@@ -170,7 +195,9 @@ void select_or_die(const KeyT *d_keys, int64_t n, const std::vector<int64_t> &ra
 	char		errbuf[512];
 	gs_select_options opt;
 
+	memset(&opt, 0, sizeof(opt));
 	opt.count_variant = variant;
+	opt.filter_variant = g_filter_variant;
 	out.resize(ranks.size());
 	gs_status	st = gs_select_device((int) sizeof(KeyT), d_keys, n, ranks.data(),
 									  (int) ranks.size(), out.data(), ws, ws_bytes, stream, NULL,
@@ -205,7 +232,7 @@ bool matches_sorted(const KeyT *d_sorted, const std::vector<int64_t> &ranks,
 
 /* All rows for one size and key type. */
 template <typename KeyT>
-void bench_size(int log2n, int reps, bool variants, std::vector<std::string> &extra)
+void bench_size(int log2n, int reps, bool variants, bool breakdown, std::vector<std::string> &extra)
 {
 	const int64_t n = 1ll << log2n;
 	const char *type = sizeof(KeyT) == 4 ? "f32" : "f64";
@@ -259,6 +286,37 @@ void bench_size(int log2n, int reps, bool variants, std::vector<std::string> &ex
 		CHECK(cudaStreamSynchronize(stream));
 		const bool	ok = matches_sorted(d_sorted, one, out1) && matches_sorted(d_sorted, nine, out9);
 
+		if (breakdown && (dist == 0 || dist == 1 || dist == 3))
+		{
+			for (int which = 0; which < 2; ++which)
+			{
+				gs_select_stats st;
+				gs_select_options opt;
+				const std::vector<int64_t> &rk = which ? nine : one;
+
+				memset(&opt, 0, sizeof(opt));
+				opt.collect_timing = 1;
+				opt.filter_variant = g_filter_variant;
+				out.resize(rk.size());
+				if (gs_select_device((int) sizeof(KeyT), d_keys, n, rk.data(), (int) rk.size(), out.data(),
+									 d_ws, ws_bytes, stream, NULL, &opt, &st, errbuf, sizeof(errbuf)) != GS_OK)
+					continue;
+				float		sum = 0;
+
+				for (int p = 0; p < GS_NPHASES; ++p)
+					sum += st.phase_ms[p];
+				snprintf(line, sizeof(line),
+						 "2^%-4d %-4s %-10s sel%d  sample %.3f count %.3f reduce %.3f readback %.3f filter %.3f base %.3f"
+						 "  (sum %.3f of %.3f; levels %d, kept after level 1: %lld)",
+						 log2n, type, kDists[dist], which ? 9 : 1, st.phase_ms[GS_PHASE_SAMPLE],
+						 st.phase_ms[GS_PHASE_COUNT], st.phase_ms[GS_PHASE_REDUCE],
+						 st.phase_ms[GS_PHASE_READBACK], st.phase_ms[GS_PHASE_FILTER],
+						 st.phase_ms[GS_PHASE_BASE], sum, which ? sel9 : sel1, st.levels,
+						 (long long) st.kept_after_first_level);
+				extra.push_back(line);
+			}
+		}
+
 		if (!ok)
 			g_errors++;
 		printf("2^%-4d %-4s %-10s %9.3f %9.3f %10.3f %9.1fx %9.1fx   %d/%d %s\n", log2n, type,
@@ -271,8 +329,16 @@ void bench_size(int log2n, int reps, bool variants, std::vector<std::string> &ex
 			float		v[4];
 
 			for (int var = 0; var < 4; ++var)
+			{
 				v[var] = time_ms([&] { select_or_die(d_keys, n, one, out, d_ws, ws_bytes, stream, var, NULL); },
 								 reps, stream);
+				if (out[0] != out1[0])
+				{
+					printf("MISMATCH: count variant %d selected %llx, default %llx\n", var,
+						   (unsigned long long) out[0], (unsigned long long) out1[0]);
+					g_errors++;
+				}
+			}
 			snprintf(line, sizeof(line), "2^%-4d %-4s %-10s  v0 %.3f  v1 %.3f  v2 %.3f  v3 %.3f ms",
 					 log2n, type, kDists[dist], v[0], v[1], v[2], v[3]);
 			extra.push_back(line);
@@ -291,6 +357,19 @@ void bench_size(int log2n, int reps, bool variants, std::vector<std::string> &ex
 				continue;
 			}
 			CHECK(cudaMemcpy(h_pinned, d_keys, sizeof(KeyT) * n, cudaMemcpyDeviceToHost));
+			{
+				unsigned long long *sink = NULL;
+
+				CHECK(cudaMalloc(&sink, sizeof(*sink)));
+				const float rd = time_ms([&] {
+					read_once_kernel<KeyT><<<132 * 16, 256, 0, stream>>>(d_keys, n, sink);
+				}, reps, stream);
+
+				CHECK(cudaFree(sink));
+				snprintf(line, sizeof(line), "2^%-4d %-4s reading the keys once: %.3f ms (%.0f GB/s)",
+						 log2n, type, rd, sizeof(KeyT) * n / rd / 1e6);
+				extra.push_back(line);
+			}
 			const float h2d = time_ms([&] {
 				CHECK(cudaMemcpyAsync(d_sorted, h_pinned, sizeof(KeyT) * n, cudaMemcpyHostToDevice, stream));
 			}, 3, stream);
@@ -334,6 +413,7 @@ main(int argc, char **argv)
 	std::vector<int> sizes = {20, 24, 27, 28};
 	int			reps = 7;
 	bool		variants = false;
+	bool		breakdown = false;
 	gs_device_info info;
 	std::vector<std::string> extra;
 
@@ -349,9 +429,14 @@ main(int argc, char **argv)
 			reps = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--variants"))
 			variants = true;
+		else if (!strcmp(argv[i], "--breakdown"))
+			breakdown = true;
+		else if (!strcmp(argv[i], "--filter-variant") && i + 1 < argc)
+			g_filter_variant = atoi(argv[++i]);
 		else
 		{
-			fprintf(stderr, "usage: %s [--sizes 20,24,27,28] [--reps N] [--variants]\n", argv[0]);
+			fprintf(stderr, "usage: %s [--sizes 20,24,27,28] [--reps N] [--variants] [--breakdown] "
+					"[--filter-variant N]\n", argv[0]);
 			return 2;
 		}
 	}
@@ -360,15 +445,23 @@ main(int argc, char **argv)
 		printf("SKIP: no GPU (%s)\n", info.reason);
 		return 0;
 	}
-	printf("device: %s (cc %d.%d), %.1f GiB\n", info.name, info.cc_major, info.cc_minor,
-		   info.total_memory / 1073741824.0);
+	printf("device: %s (cc %d.%d), %.1f GiB; filter variant %d\n", info.name, info.cc_major,
+		   info.cc_minor, info.total_memory / 1073741824.0, g_filter_variant);
+	{
+		/* the end-to-end gs_select_keys calls take the same filter */
+		gs_select_options defaults;
+
+		memset(&defaults, 0, sizeof(defaults));
+		defaults.filter_variant = g_filter_variant;
+		gs_select_set_defaults(&defaults);
+	}
 	printf("times in ms: medians of %d (sort: 3), keys already on the device\n", reps);
 	printf("%-6s %-4s %-10s %9s %9s %10s %10s %10s   %s\n", "size", "type", "dist", "select1",
 		   "select9", "radixsort", "sort/sel1", "sort/sel9", "levels");
 	for (int lg : sizes)
 	{
-		bench_size<uint32_t>(lg, reps, variants, extra);
-		bench_size<uint64_t>(lg, reps, variants, extra);
+		bench_size<uint32_t>(lg, reps, variants, breakdown, extra);
+		bench_size<uint64_t>(lg, reps, variants, breakdown, extra);
 	}
 	for (const std::string &s : extra)
 		printf("%s\n", s.c_str());

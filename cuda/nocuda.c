@@ -1,0 +1,65 @@
+/*
+ * nocuda.c
+ *	  gpusel_cuda.h for a build without CUDA: every function answers
+ *	  GS_NO_DEVICE, so src/ runs everything on the CPU.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "gpusel_cuda.h"
+
+gs_status
+gs_probe(gs_device_info *info)
+{
+	if (info == NULL)
+		return GS_INVALID_ARGUMENT;
+	memset(info, 0, sizeof(*info));
+	snprintf(info->reason, sizeof(info->reason), "gpusel was built without CUDA");
+	return GS_NO_DEVICE;
+}
+
+gs_status
+gs_device_memory_in_use(uint64_t *used_bytes)
+{
+	if (used_bytes != NULL)
+		*used_bytes = 0;
+	return GS_NO_DEVICE;
+}
+
+gs_status
+gs_host_alloc(void **ptr, size_t bytes)
+{
+	(void) bytes;
+	if (ptr != NULL)
+		*ptr = NULL;
+	return GS_NO_DEVICE;
+}
+
+void
+gs_host_free(void *ptr)
+{
+	/* gs_host_alloc never hands out memory in this build */
+	(void) ptr;
+}
+
+gs_status
+gs_select_keys(int key_bytes,
+			   const void *const *chunks, const int64_t *chunk_counts,
+			   int nchunks, int64_t n,
+			   const int64_t *ranks, int nranks, void *out_keys,
+			   const volatile int *cancel,
+			   char *errbuf, size_t errlen)
+{
+	(void) key_bytes;
+	(void) chunks;
+	(void) chunk_counts;
+	(void) nchunks;
+	(void) n;
+	(void) ranks;
+	(void) nranks;
+	(void) out_keys;
+	(void) cancel;
+	if (errbuf != NULL && errlen > 0)
+		snprintf(errbuf, errlen, "gpusel was built without CUDA");
+	return GS_NO_DEVICE;
+}

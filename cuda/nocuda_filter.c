@@ -1,0 +1,89 @@
+/*
+ * nocuda_filter.c
+ *	  The device WHERE filter (gpusel_filter.h) for builds without CUDA:
+ *	  every function answers GS_NO_DEVICE, so src/ takes the CPU path.
+ *	  Plain C, no CUDA headers.
+ */
+#include <stdio.h>
+
+#include "gpusel_filter.h"
+
+/* Writes the "built without CUDA" message into errbuf. */
+static gs_status
+gs_filter_no_device(char *errbuf, size_t errlen)
+{
+	if (errbuf != NULL && errlen > 0)
+		snprintf(errbuf, errlen, "gpusel filter: built without CUDA support");
+	return GS_NO_DEVICE;
+}
+
+gs_status
+gs_filter_create(gs_filter **filter, const gs_program *program,
+				 int ncols, const gs_coltype *coltypes,
+				 int64_t max_rows, int nslots,
+				 char *errbuf, size_t errlen)
+{
+	(void) program;
+	(void) ncols;
+	(void) coltypes;
+	(void) max_rows;
+	(void) nslots;
+	if (filter != NULL)
+		*filter = NULL;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+void *
+gs_filter_values(gs_filter *filter, int slot, int col)
+{
+	(void) filter;
+	(void) slot;
+	(void) col;
+	return NULL;
+}
+
+uint8_t *
+gs_filter_nulls(gs_filter *filter, int slot, int col)
+{
+	(void) filter;
+	(void) slot;
+	(void) col;
+	return NULL;
+}
+
+gs_status
+gs_filter_submit(gs_filter *filter, int slot, int64_t nrows,
+				 const uint8_t *has_nulls,
+				 char *errbuf, size_t errlen)
+{
+	(void) filter;
+	(void) slot;
+	(void) nrows;
+	(void) has_nulls;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+gs_status
+gs_filter_wait(gs_filter *filter, int slot,
+			   const uint32_t **positions, int64_t *count,
+			   int *row_error, double *device_ms,
+			   char *errbuf, size_t errlen)
+{
+	(void) filter;
+	(void) slot;
+	if (positions != NULL)
+		*positions = NULL;
+	if (count != NULL)
+		*count = 0;
+	if (row_error != NULL)
+		*row_error = 0;
+	if (device_ms != NULL)
+		*device_ms = 0.0;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+void
+gs_filter_destroy(gs_filter *filter)
+{
+	(void) filter;
+}

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# GPU machine only (the device tool), from the repository root, with the
+# extension staged by `make install DESTDIR=$PWD/.device/stage` and the
+# kernel binaries built in test/kernel/bin.  Phases: tests, bench (default both).
+#   bash test/device_run.sh tests|bench|all
+set -uo pipefail
+phase=${1:-all}
+out=${OUT:-/tmp/gpusel-out}
+mkdir -p "$out"
+bash .device/pg-device-up.sh .device/stage >/dev/null || exit 1
+source /tmp/pgenv
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
+status=0
+
+if [ "$phase" = tests ] || [ "$phase" = all ]; then
+  echo "== kernel tests"
+  for t in test/kernel/bin/select_test test/kernel/bin/filter_test; do
+    [ -x "$t" ] && { "$t" --quick 2>&1 | tail -3 || status=1; }
+  done
+  echo "== SQL suites with gpusel.device = gpu, gpusel.min_rows = 0"
+  GPUSEL_TEST_EXISTING=1 GPUSEL_TEST_DEVICE=gpu GPUSEL_TEST_KERNELS=0 bash test/run_all.sh >"$out/suites.log" 2>&1 || status=1
+  grep -E "^(ok|not ok)|tests passed|failed|FAILED|passed|Result|SKIP" "$out/suites.log" | tail -25
+  echo "== leak check"
+  bash test/gpu_leak_check.sh 2>&1 | tail -5 || status=1
+  echo "== input over 1 GB of keys (150M int8, reverse-sorted)"
+  psql -X -At -c "SET work_mem = '12GB'" -c "SET gpusel.device = gpu" -c '\timing on' \
+    -c "SELECT gpu_percentile(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY 150000001 - g) = '{1,75000000,150000000}' AS exact FROM generate_series(1::int8, 150000000) g" \
+    -c "SELECT gpu_selections, gpu_fallbacks FROM gpusel_stats()" 2>&1 | tail -4
+fi
+
+if [ "$phase" = bench ] || [ "$phase" = all ]; then
+  echo "== SQL benchmark (20M rows)"
+  psql -X -v rows="${GPUSEL_BENCH_ROWS:-20000000}" -f test/bench/percentile_bench.sql >"$out/bench.log" 2>&1 || status=1
+  tail -22 "$out/bench.log"
+fi
+exit $status
