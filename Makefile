@@ -19,9 +19,13 @@ OBJS = \
 	src/keys.o \
 	src/keystore.o \
 	src/radix_select.o \
-	src/percentile.o
+	src/percentile.o \
+	src/qual_compile.o \
+	src/filter_sql.o \
+	src/scan_plan.o \
+	src/scan_exec.o
 
-REGRESS = percentile_basic percentile_diff device
+REGRESS = percentile_basic percentile_diff device scan_basic scan_diff scan_security
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel
 
 CUDA_HOME ?= /usr/local/cuda

@@ -128,3 +128,21 @@ COMMENT ON AGGREGATE gpu_percentile_cont(float8[] ORDER BY float8) IS
 'several continuous percentiles, exactly as percentile_cont';
 COMMENT ON AGGREGATE gpu_percentile_cont(float8[] ORDER BY interval) IS
 'several continuous percentiles, exactly as percentile_cont';
+
+-- Filtering ---------------------------------------------------------------
+
+CREATE FUNCTION gpu_filter_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_filter_support'
+LANGUAGE C STRICT;
+
+-- LEAKPROOF: it returns its argument and never fails, so it does not keep a
+-- leakproof predicate from running ahead of row-level-security quals.
+CREATE FUNCTION gpu_filter(boolean)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'gpu_filter'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+SUPPORT gpu_filter_support;
+
+COMMENT ON FUNCTION gpu_filter(boolean) IS
+'returns its argument; in a WHERE clause, runs the predicate in the GPU scan';

@@ -10,6 +10,7 @@
 
 #include "device.h"
 #include "guc.h"
+#include "scan_plan.h"
 
 PG_MODULE_MAGIC;
 
@@ -21,4 +22,5 @@ _PG_init(void)
 {
 	GpuselGucInit();
 	GpuselDeviceInit();
+	GpuselScanInit();
 }

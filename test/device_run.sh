@@ -2,7 +2,7 @@
 # GPU machine only (the device tool), from the repository root, with the
 # extension staged by `make install DESTDIR=$PWD/.device/stage` and the
 # kernel binaries built in test/kernel/bin.  Phases: tests, bench (default both).
-#   bash test/device_run.sh tests|bench|all
+#   bash test/device_run.sh tests|suites|bench|all
 set -uo pipefail
 phase=${1:-all}
 out=${OUT:-/tmp/gpusel-out}
@@ -11,6 +11,11 @@ bash .device/pg-device-up.sh .device/stage >/dev/null || exit 1
 source /tmp/pgenv
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader
 status=0
+
+if [ "$phase" = suites ]; then
+  GPUSEL_TEST_EXISTING=1 GPUSEL_TEST_DEVICE=gpu GPUSEL_TEST_KERNELS=0 bash test/run_all.sh >"$out/suites.log" 2>&1 || status=1
+  grep -E "^(ok|not ok)|tests passed|failed|FAILED|passed|Result|SKIP" "$out/suites.log" | tail -25
+fi
 
 if [ "$phase" = tests ] || [ "$phase" = all ]; then
   echo "== kernel tests"
@@ -32,5 +37,12 @@ if [ "$phase" = bench ] || [ "$phase" = all ]; then
   echo "== SQL benchmark (20M rows)"
   psql -X -v rows="${GPUSEL_BENCH_ROWS:-20000000}" -f test/bench/percentile_bench.sql >"$out/bench.log" 2>&1 || status=1
   tail -22 "$out/bench.log"
+  echo "== SQL scan benchmark"
+  psql -X -f test/bench/scan_bench.sql >"$out/scan_bench.log" 2>&1 || status=1
+  tail -30 "$out/scan_bench.log"
+  echo "== kernel benchmarks"
+  for b in test/kernel/bin/select_bench test/kernel/bin/filter_bench; do
+    [ -x "$b" ] && "$b" >"$out/$(basename $b).log" 2>&1 && tail -40 "$out/$(basename $b).log"
+  done
 fi
 exit $status

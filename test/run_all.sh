@@ -36,7 +36,7 @@ note "pg_regress suite (${GPUSEL_TEST_DEVICE:-default device})"
 regress="$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/regress/pg_regress"
 outdir=$(mktemp -d /tmp/gpusel-regress.XXXXXX)
 tests=$(sed -n 's/^REGRESS = //p' Makefile)
-if ! "$regress" --inputdir=. --outputdir="$outdir" --load-extension=gpusel \
+if ! "$regress" --bindir="$("$PG_CONFIG" --bindir)" --inputdir=. --outputdir="$outdir" --load-extension=gpusel \
      --dbname=gpusel_regression $tests; then
   cat "$outdir/regression.diffs" 2>/dev/null | head -200
   failures+=(pg_regress)

@@ -1,0 +1,821 @@
+/*
+ * qual_compile.c
+ *	  Translation of WHERE clauses into the device's predicate program.
+ *
+ * Only an explicit allow-list reaches the device: columns, constants and
+ * parameters of int2, int4, int8, float4, float8, bool, date, timestamp and
+ * timestamptz; the comparison and arithmetic functions of those types named
+ * by OID below (PostgreSQL's cross-type integer and float variants
+ * included); widening casts; AND, OR, NOT, IS [NOT] NULL, IS [NOT]
+ * TRUE/FALSE/UNKNOWN; and "x = ANY(constant array)" (IN lists), or
+ * "x <> ALL(...)".  Anything else keeps its clause on the CPU.
+ *
+ * Every allowed function has an exact device twin (cuda/predicate.cuh):
+ * NULL in, NULL out; float order with NaN above +Infinity; overflow and
+ * division by zero flag the row, after which the executor re-evaluates the
+ * batch with PostgreSQL itself.  Comparisons between date and timestamp,
+ * or timestamp and timestamptz, depend on the time zone or on conversions
+ * and are not in the list.
+ *
+ * AND and OR short-circuit as PostgreSQL's ExecInterpExpr does, and the
+ * list of quals stops at the first that is not true, as ExecQual does, so
+ * a row the CPU would not evaluate further raises no error on the device.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type_d.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/array.h"
+#include "utils/date.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/timestamp.h"
+
+#include "qual_compile.h"
+
+/* One allowed operator function and its device opcode. */
+typedef struct DeviceOp
+{
+	Oid			funcid;
+	int16		opcode;			/* gs_opcode */
+	int16		kind;			/* gs_valkind the operation runs in */
+	int16		nargs;
+} DeviceOp;
+
+#define CMP(f, op, k)	{f, op, k, 2}
+#define ARITH(f, op, k) {f, op, k, 2}
+#define UNARY(f, op, k) {f, op, k, 1}
+
+/*
+ * The allow-list.  Cross-type functions run in the wider kind: the device
+ * widens an int2 operand of int24lt to int4, a float4 operand of float48pl
+ * to float8, exactly as the C functions do.
+ */
+static const DeviceOp device_ops[] = {
+	/* bool */
+	CMP(F_BOOLEQ, GS_OP_EQ, GS_VK_BOOL), CMP(F_BOOLNE, GS_OP_NE, GS_VK_BOOL),
+	CMP(F_BOOLLT, GS_OP_LT, GS_VK_BOOL), CMP(F_BOOLLE, GS_OP_LE, GS_VK_BOOL),
+	CMP(F_BOOLGT, GS_OP_GT, GS_VK_BOOL), CMP(F_BOOLGE, GS_OP_GE, GS_VK_BOOL),
+	/* int2 */
+	CMP(F_INT2EQ, GS_OP_EQ, GS_VK_INT2), CMP(F_INT2NE, GS_OP_NE, GS_VK_INT2),
+	CMP(F_INT2LT, GS_OP_LT, GS_VK_INT2), CMP(F_INT2LE, GS_OP_LE, GS_VK_INT2),
+	CMP(F_INT2GT, GS_OP_GT, GS_VK_INT2), CMP(F_INT2GE, GS_OP_GE, GS_VK_INT2),
+	ARITH(F_INT2PL, GS_OP_ADD, GS_VK_INT2), ARITH(F_INT2MI, GS_OP_SUB, GS_VK_INT2),
+	ARITH(F_INT2MUL, GS_OP_MUL, GS_VK_INT2), ARITH(F_INT2DIV, GS_OP_DIV, GS_VK_INT2),
+	ARITH(F_INT2MOD, GS_OP_MOD, GS_VK_INT2), UNARY(F_INT2UM, GS_OP_NEG, GS_VK_INT2),
+	/* int4, and int2 with int4 */
+	CMP(F_INT4EQ, GS_OP_EQ, GS_VK_INT4), CMP(F_INT4NE, GS_OP_NE, GS_VK_INT4),
+	CMP(F_INT4LT, GS_OP_LT, GS_VK_INT4), CMP(F_INT4LE, GS_OP_LE, GS_VK_INT4),
+	CMP(F_INT4GT, GS_OP_GT, GS_VK_INT4), CMP(F_INT4GE, GS_OP_GE, GS_VK_INT4),
+	CMP(F_INT24EQ, GS_OP_EQ, GS_VK_INT4), CMP(F_INT24NE, GS_OP_NE, GS_VK_INT4),
+	CMP(F_INT24LT, GS_OP_LT, GS_VK_INT4), CMP(F_INT24LE, GS_OP_LE, GS_VK_INT4),
+	CMP(F_INT24GT, GS_OP_GT, GS_VK_INT4), CMP(F_INT24GE, GS_OP_GE, GS_VK_INT4),
+	CMP(F_INT42EQ, GS_OP_EQ, GS_VK_INT4), CMP(F_INT42NE, GS_OP_NE, GS_VK_INT4),
+	CMP(F_INT42LT, GS_OP_LT, GS_VK_INT4), CMP(F_INT42LE, GS_OP_LE, GS_VK_INT4),
+	CMP(F_INT42GT, GS_OP_GT, GS_VK_INT4), CMP(F_INT42GE, GS_OP_GE, GS_VK_INT4),
+	ARITH(F_INT4PL, GS_OP_ADD, GS_VK_INT4), ARITH(F_INT4MI, GS_OP_SUB, GS_VK_INT4),
+	ARITH(F_INT4MUL, GS_OP_MUL, GS_VK_INT4), ARITH(F_INT4DIV, GS_OP_DIV, GS_VK_INT4),
+	ARITH(F_INT4MOD, GS_OP_MOD, GS_VK_INT4), UNARY(F_INT4UM, GS_OP_NEG, GS_VK_INT4),
+	ARITH(F_INT24PL, GS_OP_ADD, GS_VK_INT4), ARITH(F_INT24MI, GS_OP_SUB, GS_VK_INT4),
+	ARITH(F_INT24MUL, GS_OP_MUL, GS_VK_INT4), ARITH(F_INT24DIV, GS_OP_DIV, GS_VK_INT4),
+	ARITH(F_INT42PL, GS_OP_ADD, GS_VK_INT4), ARITH(F_INT42MI, GS_OP_SUB, GS_VK_INT4),
+	ARITH(F_INT42MUL, GS_OP_MUL, GS_VK_INT4), ARITH(F_INT42DIV, GS_OP_DIV, GS_VK_INT4),
+	/* int8, and int2 or int4 with int8 */
+	CMP(F_INT8EQ, GS_OP_EQ, GS_VK_INT8), CMP(F_INT8NE, GS_OP_NE, GS_VK_INT8),
+	CMP(F_INT8LT, GS_OP_LT, GS_VK_INT8), CMP(F_INT8LE, GS_OP_LE, GS_VK_INT8),
+	CMP(F_INT8GT, GS_OP_GT, GS_VK_INT8), CMP(F_INT8GE, GS_OP_GE, GS_VK_INT8),
+	CMP(F_INT48EQ, GS_OP_EQ, GS_VK_INT8), CMP(F_INT48NE, GS_OP_NE, GS_VK_INT8),
+	CMP(F_INT48LT, GS_OP_LT, GS_VK_INT8), CMP(F_INT48LE, GS_OP_LE, GS_VK_INT8),
+	CMP(F_INT48GT, GS_OP_GT, GS_VK_INT8), CMP(F_INT48GE, GS_OP_GE, GS_VK_INT8),
+	CMP(F_INT84EQ, GS_OP_EQ, GS_VK_INT8), CMP(F_INT84NE, GS_OP_NE, GS_VK_INT8),
+	CMP(F_INT84LT, GS_OP_LT, GS_VK_INT8), CMP(F_INT84LE, GS_OP_LE, GS_VK_INT8),
+	CMP(F_INT84GT, GS_OP_GT, GS_VK_INT8), CMP(F_INT84GE, GS_OP_GE, GS_VK_INT8),
+	CMP(F_INT28EQ, GS_OP_EQ, GS_VK_INT8), CMP(F_INT28NE, GS_OP_NE, GS_VK_INT8),
+	CMP(F_INT28LT, GS_OP_LT, GS_VK_INT8), CMP(F_INT28LE, GS_OP_LE, GS_VK_INT8),
+	CMP(F_INT28GT, GS_OP_GT, GS_VK_INT8), CMP(F_INT28GE, GS_OP_GE, GS_VK_INT8),
+	CMP(F_INT82EQ, GS_OP_EQ, GS_VK_INT8), CMP(F_INT82NE, GS_OP_NE, GS_VK_INT8),
+	CMP(F_INT82LT, GS_OP_LT, GS_VK_INT8), CMP(F_INT82LE, GS_OP_LE, GS_VK_INT8),
+	CMP(F_INT82GT, GS_OP_GT, GS_VK_INT8), CMP(F_INT82GE, GS_OP_GE, GS_VK_INT8),
+	ARITH(F_INT8PL, GS_OP_ADD, GS_VK_INT8), ARITH(F_INT8MI, GS_OP_SUB, GS_VK_INT8),
+	ARITH(F_INT8MUL, GS_OP_MUL, GS_VK_INT8), ARITH(F_INT8DIV, GS_OP_DIV, GS_VK_INT8),
+	ARITH(F_INT8MOD, GS_OP_MOD, GS_VK_INT8), UNARY(F_INT8UM, GS_OP_NEG, GS_VK_INT8),
+	ARITH(F_INT48PL, GS_OP_ADD, GS_VK_INT8), ARITH(F_INT48MI, GS_OP_SUB, GS_VK_INT8),
+	ARITH(F_INT48MUL, GS_OP_MUL, GS_VK_INT8), ARITH(F_INT48DIV, GS_OP_DIV, GS_VK_INT8),
+	ARITH(F_INT84PL, GS_OP_ADD, GS_VK_INT8), ARITH(F_INT84MI, GS_OP_SUB, GS_VK_INT8),
+	ARITH(F_INT84MUL, GS_OP_MUL, GS_VK_INT8), ARITH(F_INT84DIV, GS_OP_DIV, GS_VK_INT8),
+	ARITH(F_INT28PL, GS_OP_ADD, GS_VK_INT8), ARITH(F_INT28MI, GS_OP_SUB, GS_VK_INT8),
+	ARITH(F_INT28MUL, GS_OP_MUL, GS_VK_INT8), ARITH(F_INT28DIV, GS_OP_DIV, GS_VK_INT8),
+	ARITH(F_INT82PL, GS_OP_ADD, GS_VK_INT8), ARITH(F_INT82MI, GS_OP_SUB, GS_VK_INT8),
+	ARITH(F_INT82MUL, GS_OP_MUL, GS_VK_INT8), ARITH(F_INT82DIV, GS_OP_DIV, GS_VK_INT8),
+	/* float4 */
+	CMP(F_FLOAT4EQ, GS_OP_EQ, GS_VK_FLOAT4), CMP(F_FLOAT4NE, GS_OP_NE, GS_VK_FLOAT4),
+	CMP(F_FLOAT4LT, GS_OP_LT, GS_VK_FLOAT4), CMP(F_FLOAT4LE, GS_OP_LE, GS_VK_FLOAT4),
+	CMP(F_FLOAT4GT, GS_OP_GT, GS_VK_FLOAT4), CMP(F_FLOAT4GE, GS_OP_GE, GS_VK_FLOAT4),
+	ARITH(F_FLOAT4PL, GS_OP_ADD, GS_VK_FLOAT4), ARITH(F_FLOAT4MI, GS_OP_SUB, GS_VK_FLOAT4),
+	ARITH(F_FLOAT4MUL, GS_OP_MUL, GS_VK_FLOAT4), ARITH(F_FLOAT4DIV, GS_OP_DIV, GS_VK_FLOAT4),
+	UNARY(F_FLOAT4UM, GS_OP_NEG, GS_VK_FLOAT4),
+	/* float8, and float4 with float8 */
+	CMP(F_FLOAT8EQ, GS_OP_EQ, GS_VK_FLOAT8), CMP(F_FLOAT8NE, GS_OP_NE, GS_VK_FLOAT8),
+	CMP(F_FLOAT8LT, GS_OP_LT, GS_VK_FLOAT8), CMP(F_FLOAT8LE, GS_OP_LE, GS_VK_FLOAT8),
+	CMP(F_FLOAT8GT, GS_OP_GT, GS_VK_FLOAT8), CMP(F_FLOAT8GE, GS_OP_GE, GS_VK_FLOAT8),
+	CMP(F_FLOAT48EQ, GS_OP_EQ, GS_VK_FLOAT8), CMP(F_FLOAT48NE, GS_OP_NE, GS_VK_FLOAT8),
+	CMP(F_FLOAT48LT, GS_OP_LT, GS_VK_FLOAT8), CMP(F_FLOAT48LE, GS_OP_LE, GS_VK_FLOAT8),
+	CMP(F_FLOAT48GT, GS_OP_GT, GS_VK_FLOAT8), CMP(F_FLOAT48GE, GS_OP_GE, GS_VK_FLOAT8),
+	CMP(F_FLOAT84EQ, GS_OP_EQ, GS_VK_FLOAT8), CMP(F_FLOAT84NE, GS_OP_NE, GS_VK_FLOAT8),
+	CMP(F_FLOAT84LT, GS_OP_LT, GS_VK_FLOAT8), CMP(F_FLOAT84LE, GS_OP_LE, GS_VK_FLOAT8),
+	CMP(F_FLOAT84GT, GS_OP_GT, GS_VK_FLOAT8), CMP(F_FLOAT84GE, GS_OP_GE, GS_VK_FLOAT8),
+	ARITH(F_FLOAT8PL, GS_OP_ADD, GS_VK_FLOAT8), ARITH(F_FLOAT8MI, GS_OP_SUB, GS_VK_FLOAT8),
+	ARITH(F_FLOAT8MUL, GS_OP_MUL, GS_VK_FLOAT8), ARITH(F_FLOAT8DIV, GS_OP_DIV, GS_VK_FLOAT8),
+	UNARY(F_FLOAT8UM, GS_OP_NEG, GS_VK_FLOAT8),
+	ARITH(F_FLOAT48PL, GS_OP_ADD, GS_VK_FLOAT8), ARITH(F_FLOAT48MI, GS_OP_SUB, GS_VK_FLOAT8),
+	ARITH(F_FLOAT48MUL, GS_OP_MUL, GS_VK_FLOAT8), ARITH(F_FLOAT48DIV, GS_OP_DIV, GS_VK_FLOAT8),
+	ARITH(F_FLOAT84PL, GS_OP_ADD, GS_VK_FLOAT8), ARITH(F_FLOAT84MI, GS_OP_SUB, GS_VK_FLOAT8),
+	ARITH(F_FLOAT84MUL, GS_OP_MUL, GS_VK_FLOAT8), ARITH(F_FLOAT84DIV, GS_OP_DIV, GS_VK_FLOAT8),
+	/* date (int4 day numbers) and timestamps (int8 microseconds) compare as integers */
+	CMP(F_DATE_EQ, GS_OP_EQ, GS_VK_INT4), CMP(F_DATE_NE, GS_OP_NE, GS_VK_INT4),
+	CMP(F_DATE_LT, GS_OP_LT, GS_VK_INT4), CMP(F_DATE_LE, GS_OP_LE, GS_VK_INT4),
+	CMP(F_DATE_GT, GS_OP_GT, GS_VK_INT4), CMP(F_DATE_GE, GS_OP_GE, GS_VK_INT4),
+	CMP(F_TIMESTAMP_EQ, GS_OP_EQ, GS_VK_INT8), CMP(F_TIMESTAMP_NE, GS_OP_NE, GS_VK_INT8),
+	CMP(F_TIMESTAMP_LT, GS_OP_LT, GS_VK_INT8), CMP(F_TIMESTAMP_LE, GS_OP_LE, GS_VK_INT8),
+	CMP(F_TIMESTAMP_GT, GS_OP_GT, GS_VK_INT8), CMP(F_TIMESTAMP_GE, GS_OP_GE, GS_VK_INT8),
+	CMP(F_TIMESTAMPTZ_EQ, GS_OP_EQ, GS_VK_INT8), CMP(F_TIMESTAMPTZ_NE, GS_OP_NE, GS_VK_INT8),
+	CMP(F_TIMESTAMPTZ_LT, GS_OP_LT, GS_VK_INT8), CMP(F_TIMESTAMPTZ_LE, GS_OP_LE, GS_VK_INT8),
+	CMP(F_TIMESTAMPTZ_GT, GS_OP_GT, GS_VK_INT8), CMP(F_TIMESTAMPTZ_GE, GS_OP_GE, GS_VK_INT8),
+};
+
+/* One allowed cast function: widening only, never an error. */
+typedef struct DeviceCast
+{
+	Oid			funcid;
+	int16		from;
+	int16		to;
+} DeviceCast;
+
+static const DeviceCast device_casts[] = {
+	{F_INT4_INT2, GS_VK_INT2, GS_VK_INT4},
+	{F_INT8_INT2, GS_VK_INT2, GS_VK_INT8},
+	{F_INT8_INT4, GS_VK_INT4, GS_VK_INT8},
+	{F_FLOAT4_INT2, GS_VK_INT2, GS_VK_FLOAT4},
+	{F_FLOAT4_INT4, GS_VK_INT4, GS_VK_FLOAT4},
+	{F_FLOAT4_INT8, GS_VK_INT8, GS_VK_FLOAT4},
+	{F_FLOAT8_INT2, GS_VK_INT2, GS_VK_FLOAT8},
+	{F_FLOAT8_INT4, GS_VK_INT4, GS_VK_FLOAT8},
+	{F_FLOAT8_INT8, GS_VK_INT8, GS_VK_FLOAT8},
+	{F_FLOAT8_FLOAT4, GS_VK_FLOAT4, GS_VK_FLOAT8},
+};
+
+/* State of one compilation. */
+typedef struct QualCompiler
+{
+	GpuselProgram *prog;
+	Index		relid;			/* Vars must belong to it; 0 accepts any */
+	Oid			marker;			/* gpu_filter's OID, or InvalidOid */
+	int			depth;			/* values on the stack now */
+	bool		failed;			/* something is not on the allow-list */
+} QualCompiler;
+
+static int	compile_expr(QualCompiler *qc, Expr *expr);
+
+/* Maps a SQL type to the device column type holding it, if any. */
+bool
+GpuselTypeIsDeviceable(Oid typid, gs_coltype *coltype)
+{
+	gs_coltype	t;
+
+	switch (typid)
+	{
+		case BOOLOID:
+			t = GS_COL_BOOL;
+			break;
+		case INT2OID:
+			t = GS_COL_INT2;
+			break;
+		case INT4OID:
+		case DATEOID:
+			t = GS_COL_INT4;
+			break;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			t = GS_COL_INT8;
+			break;
+		case FLOAT4OID:
+			t = GS_COL_FLOAT4;
+			break;
+		case FLOAT8OID:
+			t = GS_COL_FLOAT8;
+			break;
+		default:
+			return false;
+	}
+	if (coltype)
+		*coltype = t;
+	return true;
+}
+
+/* Bytes per value of a device column type. */
+int
+GpuselColumnWidth(gs_coltype type)
+{
+	switch (type)
+	{
+		case GS_COL_BOOL:
+			return 1;
+		case GS_COL_INT2:
+			return 2;
+		case GS_COL_INT4:
+		case GS_COL_FLOAT4:
+			return 4;
+		default:
+			return 8;
+	}
+}
+
+/* Converts a value of a deviceable SQL type into a program constant. */
+void
+GpuselDatumToConst(Datum value, bool isnull, Oid typid, gs_const *out)
+{
+	gs_coltype	t = GS_COL_INT8;
+
+	memset(out, 0, sizeof(*out));
+	if (isnull)
+	{
+		out->isnull = 1;
+		return;
+	}
+	if (!GpuselTypeIsDeviceable(typid, &t))
+		elog(ERROR, "gpusel: type %u has no device representation", typid);
+	switch (t)
+	{
+		case GS_COL_BOOL:
+			out->v.i = DatumGetBool(value) ? 1 : 0;
+			break;
+		case GS_COL_INT2:
+			out->v.i = DatumGetInt16(value);
+			break;
+		case GS_COL_INT4:
+			out->v.i = DatumGetInt32(value);
+			break;
+		case GS_COL_INT8:
+			out->v.i = DatumGetInt64(value);
+			break;
+		case GS_COL_FLOAT4:
+			/* exact: the device rounds back to the same float */
+			out->v.f = (double) DatumGetFloat4(value);
+			break;
+		case GS_COL_FLOAT8:
+			out->v.f = DatumGetFloat8(value);
+			break;
+	}
+}
+
+/* Whether a value of kind 'have' may be an operand of an operation in kind 'want'. */
+static bool
+kind_fits(int have, int want)
+{
+	bool		have_int = have >= GS_VK_INT2 && have <= GS_VK_INT8;
+	bool		want_int = want >= GS_VK_INT2 && want <= GS_VK_INT8;
+	bool		have_float = have == GS_VK_FLOAT4 || have == GS_VK_FLOAT8;
+	bool		want_float = want == GS_VK_FLOAT4 || want == GS_VK_FLOAT8;
+
+	if (want_int)
+		return have_int && have <= want;
+	if (want_float)
+		return have_float && have <= want;
+	return want == GS_VK_BOOL && have == GS_VK_BOOL;
+}
+
+/* Appends one instruction; pops and pushes keep the stack depth. */
+static int
+emit(QualCompiler *qc, int op, int kind, int kind2, int arg, int arg2,
+	 int pops, int pushes)
+{
+	GpuselProgram *p = qc->prog;
+	gs_instr   *ins;
+
+	if (qc->failed || p->ncode >= GS_MAX_PROGRAM_LENGTH)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	ins = &p->code[p->ncode];
+	ins->op = (int16_t) op;
+	ins->kind = (int16_t) kind;
+	ins->kind2 = (int16_t) kind2;
+	ins->pad = 0;
+	ins->arg = arg;
+	ins->arg2 = arg2;
+	qc->depth += pushes - pops;
+	if (qc->depth > GS_MAX_STACK)
+		qc->failed = true;
+	if (qc->depth > p->max_stack)
+		p->max_stack = qc->depth;
+	return p->ncode++;
+}
+
+/* Reserves a constant slot; -1 when the program has no room left. */
+static int
+new_const(QualCompiler *qc)
+{
+	GpuselProgram *p = qc->prog;
+
+	if (p->nconsts >= GS_MAX_PROGRAM_CONSTS)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	memset(&p->consts[p->nconsts], 0, sizeof(gs_const));
+	return p->nconsts++;
+}
+
+/* The device kind of a SQL type, or -1. */
+static int
+kind_of_type(Oid typid)
+{
+	gs_coltype	t;
+
+	if (!GpuselTypeIsDeviceable(typid, &t))
+		return -1;
+	return (int) t;				/* gs_coltype and gs_valkind share numbering */
+}
+
+/* Pushes a column of the scanned relation. */
+static int
+compile_var(QualCompiler *qc, Var *var)
+{
+	GpuselProgram *p = qc->prog;
+	gs_coltype	t;
+	int			col;
+
+	if (var->varlevelsup != 0 || var->varattno <= 0 ||
+		(qc->relid != 0 && var->varno != qc->relid) ||
+		!GpuselTypeIsDeviceable(var->vartype, &t))
+	{
+		qc->failed = true;
+		return -1;
+	}
+	for (col = 0; col < p->ncols; col++)
+		if (p->attnos[col] == var->varattno)
+			break;
+	if (col == p->ncols)
+	{
+		if (p->ncols >= GS_MAX_PROGRAM_LENGTH)
+		{
+			qc->failed = true;
+			return -1;
+		}
+		p->attnos[col] = var->varattno;
+		p->coltypes[col] = t;
+		p->ncols++;
+	}
+	emit(qc, GS_OP_COLUMN, (int) t, 0, col, 0, 0, 1);
+	return (int) t;
+}
+
+/* Pushes a constant. */
+static int
+compile_const(QualCompiler *qc, Const *c)
+{
+	int			kind = kind_of_type(c->consttype);
+	int			slot;
+
+	if (kind < 0)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	slot = new_const(qc);
+	if (slot < 0)
+		return -1;
+	GpuselDatumToConst(c->constvalue, c->constisnull, c->consttype,
+					   &qc->prog->consts[slot]);
+	emit(qc, GS_OP_CONST, kind, 0, slot, 0, 0, 1);
+	return kind;
+}
+
+/*
+ * Pushes a parameter as a constant that the executor fills in at scan
+ * start: the program itself never changes during a query.
+ */
+static int
+compile_param(QualCompiler *qc, Param *param)
+{
+	GpuselProgram *p = qc->prog;
+	int			kind = kind_of_type(param->paramtype);
+	int			slot;
+
+	if (kind < 0 ||
+		(param->paramkind != PARAM_EXTERN && param->paramkind != PARAM_EXEC))
+	{
+		qc->failed = true;
+		return -1;
+	}
+	slot = new_const(qc);
+	if (slot < 0)
+		return -1;
+	p->consts[slot].isnull = 1;
+	p->param_slots[p->nparams] = slot;
+	p->param_exprs[p->nparams] = (Expr *) param;
+	p->nparams++;
+	emit(qc, GS_OP_CONST, kind, 0, slot, 0, 0, 1);
+	return kind;
+}
+
+/* Finds an allowed operator function. */
+static const DeviceOp *
+find_op(Oid funcid)
+{
+	for (int i = 0; i < lengthof(device_ops); i++)
+		if (device_ops[i].funcid == funcid)
+			return &device_ops[i];
+	return NULL;
+}
+
+/* Finds an allowed cast function. */
+static const DeviceCast *
+find_cast(Oid funcid)
+{
+	for (int i = 0; i < lengthof(device_casts); i++)
+		if (device_casts[i].funcid == funcid)
+			return &device_casts[i];
+	return NULL;
+}
+
+/* Compiles a call of an allowed operator or cast function. */
+static int
+compile_call(QualCompiler *qc, Oid funcid, List *args)
+{
+	const DeviceOp *op = find_op(funcid);
+	const DeviceCast *cast;
+
+	if (op != NULL && list_length(args) == op->nargs)
+	{
+		ListCell   *lc;
+		bool		is_cmp = op->opcode <= GS_OP_GE;
+
+		foreach(lc, args)
+		{
+			int			k = compile_expr(qc, (Expr *) lfirst(lc));
+
+			if (k < 0 || !kind_fits(k, op->kind))
+			{
+				qc->failed = true;
+				return -1;
+			}
+		}
+		emit(qc, op->opcode, op->kind, 0, 0, 0, op->nargs, 1);
+		return is_cmp ? GS_VK_BOOL : op->kind;
+	}
+
+	cast = find_cast(funcid);
+	if (cast != NULL && list_length(args) == 1)
+	{
+		int			k = compile_expr(qc, (Expr *) linitial(args));
+
+		if (k != cast->from)
+		{
+			qc->failed = true;
+			return -1;
+		}
+		emit(qc, GS_OP_CAST, cast->from, cast->to, 0, 0, 1, 1);
+		return cast->to;
+	}
+
+	qc->failed = true;
+	return -1;
+}
+
+/* Points every recorded jump at the current end of the program. */
+static void
+patch_jumps(QualCompiler *qc, int *jumps, int njumps)
+{
+	for (int i = 0; i < njumps; i++)
+		if (jumps[i] >= 0)
+			qc->prog->code[jumps[i]].arg = qc->prog->ncode;
+}
+
+/*
+ * AND / OR with PostgreSQL's short circuit: after each argument but the
+ * last, a non-NULL false (AND) or true (OR) skips the rest and is the
+ * result.  Pairwise combining keeps one value on the stack at every jump,
+ * so all jumps reach the end with the same stack.
+ */
+static int
+compile_and_or(QualCompiler *qc, BoolExpr *b)
+{
+	int			nargs = list_length(b->args);
+	int		   *jumps = palloc(sizeof(int) * nargs);
+	int			njumps = 0;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, b->args)
+	{
+		if (compile_expr(qc, (Expr *) lfirst(lc)) != GS_VK_BOOL)
+		{
+			qc->failed = true;
+			break;
+		}
+		if (i > 0)
+			emit(qc, b->boolop == AND_EXPR ? GS_OP_AND : GS_OP_OR,
+				 GS_VK_BOOL, 0, 2, 0, 2, 1);
+		if (i < nargs - 1)
+			jumps[njumps++] = emit(qc,
+								   b->boolop == AND_EXPR ? GS_OP_JUMP_IF_FALSE : GS_OP_JUMP_IF_TRUE,
+								   GS_VK_BOOL, 0, 0, 0, 1, 1);
+		i++;
+	}
+	if (!qc->failed)
+		patch_jumps(qc, jumps, njumps);
+	pfree(jumps);
+	return qc->failed ? -1 : GS_VK_BOOL;
+}
+
+/* x = ANY(constant array), or x <> ALL(...) as its negation. */
+static int
+compile_array_op(QualCompiler *qc, ScalarArrayOpExpr *saop)
+{
+	Oid			funcid = OidIsValid(saop->opfuncid) ? saop->opfuncid : get_opcode(saop->opno);
+	const DeviceOp *op = find_op(funcid);
+	Const	   *arr;
+	ArrayType  *array;
+	Oid			elemtype;
+	int16		elmlen;
+	bool		elmbyval;
+	char		elmalign;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			nelems;
+	int			first;
+	int			k;
+
+	if (op == NULL || list_length(saop->args) != 2 ||
+		!((saop->useOr && op->opcode == GS_OP_EQ) ||
+		  (!saop->useOr && op->opcode == GS_OP_NE)))
+		goto fail;
+	arr = (Const *) lsecond(saop->args);
+	if (!IsA(arr, Const) || arr->constisnull)
+		goto fail;
+	elemtype = get_element_type(arr->consttype);
+	if (kind_of_type(elemtype) < 0 || !kind_fits(kind_of_type(elemtype), op->kind))
+		goto fail;
+
+	k = compile_expr(qc, (Expr *) linitial(saop->args));
+	if (k < 0 || !kind_fits(k, op->kind))
+		goto fail;
+
+	array = DatumGetArrayTypeP(arr->constvalue);
+	get_typlenbyvalalign(elemtype, &elmlen, &elmbyval, &elmalign);
+	deconstruct_array(array, elemtype, elmlen, elmbyval, elmalign,
+					  &elems, &nulls, &nelems);
+	first = qc->prog->nconsts;
+	for (int i = 0; i < nelems; i++)
+	{
+		int			slot = new_const(qc);
+
+		if (slot < 0)
+			goto fail;
+		GpuselDatumToConst(elems[i], nulls[i], elemtype, &qc->prog->consts[slot]);
+	}
+	emit(qc, GS_OP_IN_CONSTS, op->kind, 0, first, nelems, 1, 1);
+	if (!saop->useOr)
+		emit(qc, GS_OP_NOT, GS_VK_BOOL, 0, 0, 0, 1, 1);
+	return qc->failed ? -1 : GS_VK_BOOL;
+
+fail:
+	qc->failed = true;
+	return -1;
+}
+
+/* Compiles one expression; returns the kind it leaves on the stack or -1. */
+static int
+compile_expr(QualCompiler *qc, Expr *expr)
+{
+	check_stack_depth();
+	if (qc->failed || expr == NULL)
+	{
+		qc->failed = true;
+		return -1;
+	}
+
+	switch (nodeTag(expr))
+	{
+		case T_Var:
+			return compile_var(qc, (Var *) expr);
+		case T_Const:
+			return compile_const(qc, (Const *) expr);
+		case T_Param:
+			return compile_param(qc, (Param *) expr);
+		case T_OpExpr:
+			{
+				OpExpr	   *op = (OpExpr *) expr;
+				Oid			funcid = OidIsValid(op->opfuncid) ? op->opfuncid : get_opcode(op->opno);
+
+				return compile_call(qc, funcid, op->args);
+			}
+		case T_FuncExpr:
+			{
+				FuncExpr   *f = (FuncExpr *) expr;
+
+				/* gpu_filter(x) is x: it only marks the clause */
+				if (OidIsValid(qc->marker) && f->funcid == qc->marker &&
+					list_length(f->args) == 1)
+					return compile_expr(qc, (Expr *) linitial(f->args));
+				return compile_call(qc, f->funcid, f->args);
+			}
+		case T_BoolExpr:
+			{
+				BoolExpr   *b = (BoolExpr *) expr;
+
+				if (b->boolop == NOT_EXPR)
+				{
+					if (compile_expr(qc, (Expr *) linitial(b->args)) != GS_VK_BOOL)
+						break;
+					emit(qc, GS_OP_NOT, GS_VK_BOOL, 0, 0, 0, 1, 1);
+					return qc->failed ? -1 : GS_VK_BOOL;
+				}
+				return compile_and_or(qc, b);
+			}
+		case T_NullTest:
+			{
+				NullTest   *nt = (NullTest *) expr;
+
+				if (nt->argisrow || compile_expr(qc, nt->arg) < 0)
+					break;
+				emit(qc, nt->nulltesttype == IS_NULL ? GS_OP_IS_NULL : GS_OP_IS_NOT_NULL,
+					 GS_VK_BOOL, 0, 0, 0, 1, 1);
+				return qc->failed ? -1 : GS_VK_BOOL;
+			}
+		case T_BooleanTest:
+			{
+				BooleanTest *bt = (BooleanTest *) expr;
+				int			op;
+
+				if (compile_expr(qc, bt->arg) != GS_VK_BOOL)
+					break;
+				switch (bt->booltesttype)
+				{
+					case IS_TRUE:
+						op = GS_OP_IS_TRUE;
+						break;
+					case IS_NOT_TRUE:
+						op = GS_OP_IS_NOT_TRUE;
+						break;
+					case IS_FALSE:
+						op = GS_OP_IS_FALSE;
+						break;
+					case IS_NOT_FALSE:
+						op = GS_OP_IS_NOT_FALSE;
+						break;
+					case IS_UNKNOWN:
+						op = GS_OP_IS_NULL;
+						break;
+					default:
+						op = GS_OP_IS_NOT_NULL;
+						break;
+				}
+				emit(qc, op, GS_VK_BOOL, 0, 0, 0, 1, 1);
+				return qc->failed ? -1 : GS_VK_BOOL;
+			}
+		case T_ScalarArrayOpExpr:
+			return compile_array_op(qc, (ScalarArrayOpExpr *) expr);
+		default:
+			break;
+	}
+	qc->failed = true;
+	return -1;
+}
+
+/*
+ * Compiles a list of quals, in the given order, into one program that is
+ * true where every qual is true.  As in ExecQual, a qual that is false or
+ * NULL ends the row's evaluation.  Returns NULL when some qual, or the
+ * whole list, does not fit the device.
+ */
+GpuselProgram *
+GpuselCompileQuals(List *quals, Index relid)
+{
+	QualCompiler qc;
+	int			nquals = list_length(quals);
+	int		   *jumps;
+	int			njumps = 0;
+	int			i = 0;
+	ListCell   *lc;
+
+	if (nquals == 0)
+		return NULL;
+	memset(&qc, 0, sizeof(qc));
+	qc.prog = palloc0(sizeof(GpuselProgram));
+	qc.relid = relid;
+	qc.marker = GpuselFilterFuncOid();
+	jumps = palloc(sizeof(int) * nquals);
+
+	foreach(lc, quals)
+	{
+		if (compile_expr(&qc, (Expr *) lfirst(lc)) != GS_VK_BOOL)
+		{
+			qc.failed = true;
+			break;
+		}
+		if (i > 0)
+			emit(&qc, GS_OP_AND, GS_VK_BOOL, 0, 2, 0, 2, 1);
+		if (i < nquals - 1)
+			jumps[njumps++] = emit(&qc, GS_OP_JUMP_IF_NOT_TRUE, GS_VK_BOOL, 0, 0, 0, 1, 1);
+		i++;
+	}
+	if (qc.failed || qc.depth != 1)
+	{
+		pfree(jumps);
+		pfree(qc.prog);
+		return NULL;
+	}
+	/* a qual that is not true skips all the others */
+	patch_jumps(&qc, jumps, njumps);
+	pfree(jumps);
+	return qc.prog;
+}
+
+/*
+ * Whether some row could make the program raise an error (arithmetic);
+ * comparisons, casts and boolean logic never do.
+ */
+bool
+GpuselProgramCanError(const GpuselProgram *prog)
+{
+	for (int pc = 0; pc < prog->ncode; pc++)
+	{
+		int			op = prog->code[pc].op;
+
+		if (op == GS_OP_ADD || op == GS_OP_SUB || op == GS_OP_MUL ||
+			op == GS_OP_DIV || op == GS_OP_MOD || op == GS_OP_NEG)
+			return true;
+	}
+	return false;
+}
+
+/* Whether the device can evaluate a clause of the relation relid. */
+bool
+GpuselQualIsDeviceable(Expr *clause, Index relid)
+{
+	GpuselProgram *prog = GpuselCompileQuals(list_make1(clause), relid);
+
+	if (prog == NULL)
+		return false;
+	pfree(prog);
+	return true;
+}
+
+/* Walker of GpuselExprHasMarker. */
+static bool
+has_marker_walker(Node *node, void *context)
+{
+	Oid			marker = *(Oid *) context;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == marker)
+		return true;
+	return expression_tree_walker(node, has_marker_walker, context);
+}
+
+/* Whether an expression calls gpu_filter() anywhere. */
+bool
+GpuselExprHasMarker(Node *node)
+{
+	Oid			marker = GpuselFilterFuncOid();
+
+	if (!OidIsValid(marker))
+		return false;
+	return has_marker_walker(node, &marker);
+}
+
+/* Mutator of GpuselStripMarker. */
+static Node *
+strip_marker_mutator(Node *node, void *context)
+{
+	Oid			marker = *(Oid *) context;
+
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, FuncExpr) && ((FuncExpr *) node)->funcid == marker &&
+		list_length(((FuncExpr *) node)->args) == 1)
+		return strip_marker_mutator(linitial(((FuncExpr *) node)->args), context);
+	return expression_tree_mutator(node, strip_marker_mutator, context);
+}
+
+/*
+ * A copy of the clause without its gpu_filter() calls, which return their
+ * argument unchanged; the executor's CPU path then evaluates the bare
+ * predicate and EXPLAIN shows it.
+ */
+Expr *
+GpuselStripMarker(Expr *clause)
+{
+	Oid			marker = GpuselFilterFuncOid();
+
+	if (!OidIsValid(marker))
+		return clause;
+	return (Expr *) strip_marker_mutator((Node *) clause, &marker);
+}

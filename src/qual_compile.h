@@ -1,0 +1,80 @@
+/*
+ * qual_compile.h
+ *	  Which WHERE clauses the device can evaluate, and their translation into
+ *	  a gs_program (cuda/gpusel_filter.h).
+ *
+ * The planner asks GpuselQualIsDeviceable clause by clause; the executor
+ * compiles the chosen clauses once per scan with GpuselCompileQuals.  Both
+ * run the same walker, so a clause the planner accepted always compiles.
+ */
+#ifndef GPUSEL_QUAL_COMPILE_H
+#define GPUSEL_QUAL_COMPILE_H
+
+#include "postgres.h"
+
+#include "nodes/execnodes.h"
+#include "nodes/primnodes.h"
+
+#include "gpusel_filter.h"
+
+/* A compiled device program with the columns and parameters it reads. */
+typedef struct GpuselProgram
+{
+	gs_instr	code[GS_MAX_PROGRAM_LENGTH];
+	int			ncode;
+	gs_const	consts[GS_MAX_PROGRAM_CONSTS];
+	int			nconsts;
+	int			max_stack;
+
+	/* device column c holds attribute attnos[c] of physical type coltypes[c] */
+	int			ncols;
+	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
+	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
+
+	/* constants filled in at scan start: consts[param_slots[i]] = param_exprs[i] */
+	int			nparams;
+	int			param_slots[GS_MAX_PROGRAM_CONSTS];
+	Expr	   *param_exprs[GS_MAX_PROGRAM_CONSTS];
+} GpuselProgram;
+
+/* filter_sql.c: the OID of gpu_filter(bool), InvalidOid without the extension */
+extern Oid	GpuselFilterFuncOid(void);
+
+extern bool GpuselTypeIsDeviceable(Oid typid, gs_coltype *coltype);
+extern bool GpuselQualIsDeviceable(Expr *clause, Index relid);
+extern bool GpuselExprHasMarker(Node *node);
+extern Expr *GpuselStripMarker(Expr *clause);
+extern GpuselProgram *GpuselCompileQuals(List *quals, Index relid);
+extern bool GpuselProgramCanError(const GpuselProgram *prog);
+extern void GpuselDatumToConst(Datum value, bool isnull, Oid typid,
+							   gs_const *out);
+extern int	GpuselColumnWidth(gs_coltype type);
+
+/* Writes one non-NULL value into a column's staging array (inline: once per row and column). */
+static inline void
+GpuselStoreValue(void *values, int64 row, gs_coltype type, Datum value)
+{
+	switch (type)
+	{
+		case GS_COL_BOOL:
+			((uint8 *) values)[row] = DatumGetBool(value) ? 1 : 0;
+			break;
+		case GS_COL_INT2:
+			((int16 *) values)[row] = DatumGetInt16(value);
+			break;
+		case GS_COL_INT4:
+			((int32 *) values)[row] = DatumGetInt32(value);
+			break;
+		case GS_COL_INT8:
+			((int64 *) values)[row] = DatumGetInt64(value);
+			break;
+		case GS_COL_FLOAT4:
+			((float4 *) values)[row] = DatumGetFloat4(value);
+			break;
+		case GS_COL_FLOAT8:
+			((float8 *) values)[row] = DatumGetFloat8(value);
+			break;
+	}
+}
+
+#endif							/* GPUSEL_QUAL_COMPILE_H */

@@ -1,0 +1,891 @@
+/*
+ * scan_exec.c
+ *	  Executor side of GpuSelScan.
+ *
+ * GPU path: the heap is read through the table AM with the executor's
+ * snapshot (so MVCC visibility stays PostgreSQL's), batch by batch.  For
+ * each visible tuple the device columns go into the filter's pinned
+ * staging (values plus one null byte per row) and its TID into the batch;
+ * the batch goes to the device, and while the device works, the next batch
+ * is built in the other staging slot.  The device returns the positions of
+ * the rows where the device quals are true, in order; those tuples are
+ * re-read by TID from their (pinned) heap pages, the host quals run on
+ * them, and they leave in their original order.  When nothing above the
+ * scan reads a column (count(*)), no tuple is re-read at all.
+ *
+ * When the device reports that some row raised an error (overflow,
+ * division by zero), the whole batch is evaluated again on the CPU with
+ * every qual in PostgreSQL's order, which raises PostgreSQL's own error
+ * for exactly the row and qual a sequential scan would have failed on, or
+ * none, where an earlier qual rejects that row.
+ *
+ * CPU path (no usable GPU, gpusel.device = cpu, small tables in auto
+ * mode): tuples stream from the table AM and the quals run with ExecQual,
+ * as in a sequential scan: device quals first when none of them can fail
+ * (as on the device, so host quals see the same rows on both paths),
+ * otherwise every qual in PostgreSQL's order.  Batches are still counted
+ * the same way, so EXPLAIN ANALYZE shows the same figures.
+ *
+ * Slots: PostgreSQL 15 gives a custom scan a virtual scan slot, and the
+ * node's projection (or its parent) reads values from it without
+ * deforming.  The scan therefore reads heap tuples into its own buffer
+ * slot, evaluates its quals there (compiled for that slot type), and
+ * returns a virtual copy of the columns the targetlist reads, with ctid and
+ * tableoid; the values still point into the pinned heap page.
+ *
+ * The device filter is freed in EndCustomScan and, on error or cancel, by
+ * a callback on the executor's memory context.
+ */
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "access/tableam.h"
+#include "commands/explain.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+#include "device.h"
+#include "guc.h"
+#include "qual_compile.h"
+#include "scan_plan.h"
+
+#define GPUSEL_NSLOTS 2
+
+/* How a tuple's quals are evaluated. */
+typedef enum EvalOrder
+{
+	EVAL_PG_ORDER,				/* every qual in PostgreSQL's order */
+	EVAL_DEVICE_FIRST,			/* device quals, then host quals */
+	EVAL_HOST_ONLY				/* host quals: the device passed the tuple */
+} EvalOrder;
+
+/* A run of consecutive quals (in PostgreSQL's order) on the same side. */
+typedef struct QualRun
+{
+	bool		device;
+	ExprState  *qual;
+} QualRun;
+
+/* One staging slot's batch on the host side. */
+typedef struct BatchSlot
+{
+	int64		nrows;
+	ItemPointerData *tids;		/* scan order */
+	uint8	   *has_nulls;		/* per device column */
+	bool		submitted;		/* device work pending on this slot */
+} BatchSlot;
+
+/* Execution state of a GpuSelScan. */
+typedef struct GpuselScanState
+{
+	CustomScanState css;
+
+	/* from the plan */
+	List	   *device_quals;
+	List	   *host_quals;
+	int			nruns;
+	QualRun    *runs;
+	bool		needs_tuples;
+	bool		has_host_quals;
+	double		rel_tuples;
+	EvalOrder	cpu_order;		/* the CPU path's order */
+	int			out_natts;		/* columns the targetlist reads: 1..out_natts */
+
+	/* device program and the parameters it reads */
+	GpuselProgram *program;
+	ExprState **param_states;
+	gs_const   *filter_consts;	/* constants the current filter holds */
+	AttrNumber	max_attno;
+
+	/* where and how */
+	bool		use_gpu;
+	int64		batch_rows;
+	TableScanDesc scan;
+	bool		scan_done;
+	int64		scan_rows;		/* rows read since the last (re)scan */
+
+	TupleTableSlot *heapslot;	/* tuples as read from the heap */
+
+	/* GPU path */
+	gs_filter  *filter;
+	MemoryContextCallback cleanup;
+	BatchSlot	slots[GPUSEL_NSLOTS];
+	bool		started;		/* first batch of this (re)scan submitted */
+	bool		consts_ready;	/* parameters evaluated for this (re)scan */
+	int			wait_slot;		/* next slot to wait for */
+
+	/* the batch being returned */
+	int			out_slot;		/* -1: none */
+	bool		out_recheck;	/* every row through every qual on the CPU */
+	const uint32 *positions;
+	int64		npositions;
+	int64		out_next;
+	Buffer		buf;			/* heap page of the last re-read tuple */
+	BlockNumber blk;
+	HeapTupleData tuple;
+	BufferAccessStrategy strategy;
+
+	/* EXPLAIN ANALYZE */
+	int64		batches;
+	int64		rows_in;
+	int64		removed_device;
+	int64		bytes_moved;
+	int64		rechecks;
+	double		device_ms;
+} GpuselScanState;
+
+static Node *gpusel_create_state(CustomScan *cscan);
+static void gpusel_begin(CustomScanState *node, EState *estate, int eflags);
+static TupleTableSlot *gpusel_exec(CustomScanState *node);
+static void gpusel_end(CustomScanState *node);
+static void gpusel_rescan(CustomScanState *node);
+static void gpusel_explain(CustomScanState *node, List *ancestors,
+						   ExplainState *es);
+
+CustomScanMethods gpusel_scan_methods = {
+	.CustomName = GPUSEL_SCAN_NAME,
+	.CreateCustomScanState = gpusel_create_state,
+};
+
+static CustomExecMethods gpusel_exec_methods = {
+	.CustomName = GPUSEL_SCAN_NAME,
+	.BeginCustomScan = gpusel_begin,
+	.ExecCustomScan = gpusel_exec,
+	.EndCustomScan = gpusel_end,
+	.ReScanCustomScan = gpusel_rescan,
+	.ExplainCustomScan = gpusel_explain,
+};
+
+/* Registers the plan node's methods, so plans can be copied and read back. */
+void
+GpuselScanExecInit(void)
+{
+	RegisterCustomScanMethods(&gpusel_scan_methods);
+}
+
+/* CreateCustomScanState: a GpuselScanState reading heap tuples. */
+static Node *
+gpusel_create_state(CustomScan *cscan)
+{
+	GpuselScanState *state = palloc0(sizeof(GpuselScanState));
+
+	NodeSetTag(state, T_CustomScanState);
+	state->css.flags = cscan->flags;
+	state->css.methods = &gpusel_exec_methods;
+	state->out_slot = -1;
+	state->buf = InvalidBuffer;
+	return (Node *) state;
+}
+
+/* Frees the device filter; safe to call more than once. */
+static void
+release_filter(GpuselScanState *state)
+{
+	if (state->filter != NULL)
+	{
+		gs_filter *filter = state->filter;
+
+		state->filter = NULL;
+		gs_filter_destroy(filter);
+	}
+	for (int s = 0; s < GPUSEL_NSLOTS; s++)
+		state->slots[s].submitted = false;
+}
+
+/* Memory context callback: frees the device filter on error or cancel. */
+static void
+cleanup_callback(void *arg)
+{
+	release_filter((GpuselScanState *) arg);
+}
+
+/*
+ * Groups the plan's quals into runs of consecutive device or host quals,
+ * each compiled into one ExprState, in PostgreSQL's order.
+ */
+static void
+init_runs(GpuselScanState *state, CustomScan *cscan)
+{
+	List	   *flags = (List *) list_nth(cscan->custom_private, GPUSEL_PRIV_DEVICE_FLAGS);
+	List	   *current = NIL;
+	bool		current_device = false;
+	ListCell   *lc,
+			   *lf;
+
+	state->runs = palloc0(sizeof(QualRun) * Max(list_length(cscan->custom_exprs), 1));
+	forboth(lc, cscan->custom_exprs, lf, flags)
+	{
+		bool		device = lfirst_int(lf) != 0;
+
+		if (device)
+			state->device_quals = lappend(state->device_quals, lfirst(lc));
+		else
+			state->host_quals = lappend(state->host_quals, lfirst(lc));
+		if (current != NIL && device != current_device)
+		{
+			state->runs[state->nruns].device = current_device;
+			state->runs[state->nruns].qual = ExecInitQual(current, &state->css.ss.ps);
+			state->nruns++;
+			current = NIL;
+		}
+		current = lappend(current, lfirst(lc));
+		current_device = device;
+	}
+	if (current != NIL)
+	{
+		state->runs[state->nruns].device = current_device;
+		state->runs[state->nruns].qual = ExecInitQual(current, &state->css.ss.ps);
+		state->nruns++;
+	}
+}
+
+/* The highest column the plan's targetlist reads (all of them for a whole-row Var). */
+static int
+targetlist_natts(CustomScan *cscan, Relation rel)
+{
+	Bitmapset  *attrs = NULL;
+	int			natts = 0;
+	int			k = -1;
+
+	pull_varattnos((Node *) cscan->scan.plan.targetlist, cscan->scan.scanrelid, &attrs);
+	while ((k = bms_next_member(attrs, k)) >= 0)
+	{
+		AttrNumber	attno = k + FirstLowInvalidHeapAttributeNumber;
+
+		if (attno == InvalidAttrNumber)
+			return RelationGetDescr(rel)->natts;
+		natts = Max(natts, attno);
+	}
+	return natts;
+}
+
+/* BeginCustomScan: reads the plan, compiles the device program, picks the device. */
+static void
+gpusel_begin(CustomScanState *node, EState *estate, int eflags)
+{
+	GpuselScanState *state = (GpuselScanState *) node;
+	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
+	Relation	rel = node->ss.ss_currentRelation;
+	int			flags = intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_FLAGS));
+	const TupleTableSlotOps *scanops = node->ss.ps.scanops;
+	GpuselProgram *prog;
+
+	state->needs_tuples = (flags & GPUSEL_SCAN_NEEDS_TUPLES) != 0;
+	state->rel_tuples = floatVal(list_nth(cscan->custom_private, GPUSEL_PRIV_REL_TUPLES));
+	state->out_natts = targetlist_natts(cscan, rel);
+
+	/* quals and parameters read heap tuples: compile them for that slot type */
+	state->heapslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(rel),
+											 &TTSOpsBufferHeapTuple);
+	node->ss.ps.scanops = &TTSOpsBufferHeapTuple;
+	init_runs(state, cscan);
+	state->has_host_quals = state->host_quals != NIL;
+	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
+	{
+		node->ss.ps.scanops = scanops;
+		return;
+	}
+
+	prog = GpuselCompileQuals(state->device_quals, cscan->scan.scanrelid);
+	if (prog == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpusel could not compile the device quals of its scan"),
+				 errdetail("The planner accepted quals that the executor cannot compile.")));
+	state->program = prog;
+	state->param_states = palloc0(sizeof(ExprState *) * Max(prog->nparams, 1));
+	for (int i = 0; i < prog->nparams; i++)
+		state->param_states[i] = ExecInitExpr(prog->param_exprs[i], &node->ss.ps);
+	node->ss.ps.scanops = scanops;
+
+	/*
+	 * Quals that cannot fail and have no side effects can run first, as on
+	 * the device, so both paths call the host quals on the same rows; quals
+	 * that can fail keep PostgreSQL's order, which decides which error, if
+	 * any, a row raises.
+	 */
+	state->cpu_order = GpuselProgramCanError(prog) ? EVAL_PG_ORDER : EVAL_DEVICE_FIRST;
+	state->max_attno = 0;
+	for (int c = 0; c < prog->ncols; c++)
+		state->max_attno = Max(state->max_attno, prog->attnos[c]);
+
+	state->batch_rows = gpusel_batch_rows;
+	state->use_gpu = GpuselWantGpu((int64) state->rel_tuples);
+	if (state->use_gpu)
+	{
+		state->strategy = GetAccessStrategy(BAS_BULKREAD);
+		state->cleanup.func = cleanup_callback;
+		state->cleanup.arg = state;
+		MemoryContextRegisterResetCallback(estate->es_query_cxt, &state->cleanup);
+	}
+}
+
+/*
+ * The tuple to return: a virtual copy of the heap slot's first out_natts
+ * columns (the rest NULL, as nothing reads them), with its ctid and
+ * tableoid.  By-reference values stay in the pinned heap page.
+ */
+static TupleTableSlot *
+emit_tuple(GpuselScanState *state, TupleTableSlot *heapslot)
+{
+	TupleTableSlot *out = state->css.ss.ss_ScanTupleSlot;
+	int			natts = out->tts_tupleDescriptor->natts;
+	int			n = Min(state->out_natts, natts);
+
+	ExecClearTuple(out);
+	if (n > 0)
+	{
+		slot_getsomeattrs(heapslot, n);
+		memcpy(out->tts_values, heapslot->tts_values, sizeof(Datum) * n);
+		memcpy(out->tts_isnull, heapslot->tts_isnull, sizeof(bool) * n);
+	}
+	for (int i = n; i < natts; i++)
+		out->tts_isnull[i] = true;
+	ExecStoreVirtualTuple(out);
+	out->tts_tid = heapslot->tts_tid;
+	out->tts_tableOid = heapslot->tts_tableOid;
+	return out;
+}
+
+/* Evaluates the runs on one side (or both), in order; counts a rejection. */
+static bool
+eval_runs(GpuselScanState *state, ExprContext *econtext, bool device, bool host)
+{
+	for (int i = 0; i < state->nruns; i++)
+	{
+		QualRun    *run = &state->runs[i];
+
+		if (run->device ? !device : !host)
+			continue;
+		if (!ExecQual(run->qual, econtext))
+		{
+			if (run->device)
+				state->removed_device++;
+			else
+				InstrCountFiltered1(state, 1);
+			return false;
+		}
+	}
+	return true;
+}
+
+/* Whether one tuple passes the quals, evaluated as 'order' says. */
+static bool
+eval_quals(GpuselScanState *state, TupleTableSlot *slot, EvalOrder order)
+{
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+
+	econtext->ecxt_scantuple = slot;
+	switch (order)
+	{
+		case EVAL_PG_ORDER:
+			return eval_runs(state, econtext, true, true);
+		case EVAL_DEVICE_FIRST:
+			return eval_runs(state, econtext, true, false) &&
+				eval_runs(state, econtext, false, true);
+		case EVAL_HOST_ONLY:
+			return eval_runs(state, econtext, false, true);
+	}
+	return false;
+}
+
+/*
+ * Counts one more scanned row, opening a new batch every batch_rows rows of
+ * this (re)scan, as the GPU path cuts them.
+ */
+static inline void
+count_cpu_row(GpuselScanState *state)
+{
+	if (state->scan_rows % state->batch_rows == 0)
+		state->batches++;
+	state->scan_rows++;
+	state->rows_in++;
+}
+
+/* Next tuple of the CPU path: a sequential scan with every qual in order. */
+static TupleTableSlot *
+cpu_next(GpuselScanState *state)
+{
+	TupleTableSlot *slot = state->heapslot;
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+
+	while (!state->scan_done)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		if (!table_scan_getnextslot(state->scan, ForwardScanDirection, slot))
+		{
+			state->scan_done = true;
+			break;
+		}
+		count_cpu_row(state);
+		if (eval_quals(state, slot, state->cpu_order))
+			return emit_tuple(state, slot);
+	}
+	ExecClearTuple(slot);
+	return NULL;
+}
+
+/*
+ * Evaluates the program's parameters for this (re)scan and makes sure a
+ * filter holding those constants exists.  Returns false, having switched
+ * the scan to the CPU, when the device has no memory for it in auto mode.
+ */
+static bool
+ensure_filter(GpuselScanState *state)
+{
+	GpuselProgram *prog = state->program;
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	gs_program	program;
+	char		errbuf[512];
+	gs_status	status;
+	Size		constbytes = sizeof(gs_const) * Max(prog->nconsts, 1);
+
+	for (int i = 0; i < prog->nparams; i++)
+	{
+		bool		isnull;
+		Datum		value = ExecEvalExprSwitchContext(state->param_states[i], econtext, &isnull);
+
+		GpuselDatumToConst(value, isnull, exprType((Node *) prog->param_exprs[i]),
+						   &prog->consts[prog->param_slots[i]]);
+	}
+	state->consts_ready = true;
+
+	/* a rescan with the same parameter values keeps its filter */
+	if (state->filter != NULL &&
+		memcmp(state->filter_consts, prog->consts, sizeof(gs_const) * prog->nconsts) == 0)
+		return true;
+	release_filter(state);
+
+	program.code = prog->code;
+	program.ncode = prog->ncode;
+	program.consts = prog->consts;
+	program.nconsts = prog->nconsts;
+	program.max_stack = prog->max_stack;
+	errbuf[0] = '\0';
+	status = gs_filter_create(&state->filter, &program, prog->ncols, prog->coltypes,
+							  state->batch_rows, GPUSEL_NSLOTS, errbuf, sizeof(errbuf));
+	if (status == GS_OUT_OF_MEMORY && gpusel_device_mode != GPUSEL_DEVICE_GPU)
+	{
+		ereport(DEBUG1,
+				(errmsg("gpusel: scan does not fit in GPU memory, using the CPU"),
+				 errdetail("%s", errbuf)));
+		state->filter = NULL;
+		state->use_gpu = false;
+		return false;
+	}
+	if (status != GS_OK)
+		state->filter = NULL;
+	GpuselCheckStatus(status, errbuf, "the GPU scan setup");
+
+	if (state->filter_consts == NULL)
+		state->filter_consts = MemoryContextAlloc(state->css.ss.ps.state->es_query_cxt, constbytes);
+	memcpy(state->filter_consts, prog->consts, sizeof(gs_const) * prog->nconsts);
+	if (state->slots[0].tids == NULL)
+	{
+		MemoryContext old = MemoryContextSwitchTo(state->css.ss.ps.state->es_query_cxt);
+
+		for (int s = 0; s < GPUSEL_NSLOTS; s++)
+		{
+			state->slots[s].tids = palloc(sizeof(ItemPointerData) * state->batch_rows);
+			state->slots[s].has_nulls = palloc0(Max(prog->ncols, 1));
+		}
+		MemoryContextSwitchTo(old);
+	}
+	return true;
+}
+
+/*
+ * Fills staging slot s with the next batch of visible tuples (device
+ * columns and TIDs) and submits it; a slot left empty is not submitted.
+ */
+static void
+fill_and_submit(GpuselScanState *state, int s)
+{
+	GpuselProgram *prog = state->program;
+	BatchSlot  *b = &state->slots[s];
+	TupleTableSlot *slot = state->heapslot;
+	void	   *values[GS_MAX_PROGRAM_LENGTH];
+	uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];
+	int			atts[GS_MAX_PROGRAM_LENGTH];
+	int			ncols = prog->ncols;
+	int64		n = 0;
+	char		errbuf[512];
+	gs_status	status;
+
+	for (int c = 0; c < prog->ncols; c++)
+	{
+		atts[c] = prog->attnos[c] - 1;
+		values[c] = gs_filter_values(state->filter, s, c);
+		nulls[c] = gs_filter_nulls(state->filter, s, c);
+		if (values[c] == NULL || nulls[c] == NULL)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("gpusel device filter has no staging for column %d", c)));
+		b->has_nulls[c] = 0;
+	}
+
+	while (n < state->batch_rows && !state->scan_done)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!table_scan_getnextslot(state->scan, ForwardScanDirection, slot))
+		{
+			state->scan_done = true;
+			break;
+		}
+		slot_getsomeattrs(slot, state->max_attno);
+		for (int c = 0; c < ncols; c++)
+		{
+			int			att = atts[c];
+			bool		isnull = slot->tts_isnull[att];
+
+			nulls[c][n] = isnull;
+			if (isnull)
+				b->has_nulls[c] = 1;
+			else
+				GpuselStoreValue(values[c], n, prog->coltypes[c], slot->tts_values[att]);
+		}
+		b->tids[n] = slot->tts_tid;
+		n++;
+	}
+	ExecClearTuple(slot);
+	b->nrows = n;
+	b->submitted = false;
+	if (n == 0)
+		return;
+
+	errbuf[0] = '\0';
+	status = gs_filter_submit(state->filter, s, n, b->has_nulls, errbuf, sizeof(errbuf));
+	GpuselCheckStatus(status, errbuf, "the GPU scan");
+	b->submitted = true;
+	state->batches++;
+	state->rows_in += n;
+	for (int c = 0; c < prog->ncols; c++)
+		state->bytes_moved += n * GpuselColumnWidth(prog->coltypes[c]) + (b->has_nulls[c] ? n : 0);
+}
+
+/* Waits for slot s and makes its result the batch being returned. */
+static void
+wait_batch(GpuselScanState *state, int s)
+{
+	BatchSlot  *b = &state->slots[s];
+	const uint32_t *positions = NULL;
+	int64_t		count = 0;
+	int			row_error = 0;
+	double		ms = 0;
+	char		errbuf[512];
+	gs_status	status;
+
+	errbuf[0] = '\0';
+	b->submitted = false;
+	status = gs_filter_wait(state->filter, s, &positions, &count, &row_error, &ms,
+							errbuf, sizeof(errbuf));
+	GpuselCheckStatus(status, errbuf, "the GPU scan");
+	state->device_ms += ms;
+	state->out_slot = s;
+	state->out_next = 0;
+	state->out_recheck = row_error != 0;
+	if (state->out_recheck)
+	{
+		/* PostgreSQL decides which row fails, and how */
+		state->rechecks++;
+		state->positions = NULL;
+		state->npositions = 0;
+	}
+	else
+	{
+		state->positions = positions;
+		state->npositions = count;
+		state->removed_device += b->nrows - count;
+		state->bytes_moved += count * sizeof(uint32);
+	}
+}
+
+/*
+ * Advances to the next device batch: submits the first one on a fresh
+ * scan, then builds and submits the following one before waiting for the
+ * current, so the host and the device work at the same time.
+ */
+static bool
+next_batch(GpuselScanState *state)
+{
+	int			cur;
+
+	if (!state->started)
+	{
+		state->started = true;
+		state->wait_slot = 0;
+		fill_and_submit(state, 0);
+	}
+	cur = state->wait_slot;
+	if (!state->slots[cur].submitted)
+		return false;
+	if (!state->scan_done)
+		fill_and_submit(state, 1 - cur);
+	wait_batch(state, cur);
+	state->wait_slot = 1 - cur;
+	return true;
+}
+
+/* Drops the pin on the page of the last re-read tuple. */
+static void
+release_page(GpuselScanState *state)
+{
+	if (BufferIsValid(state->buf))
+		ReleaseBuffer(state->buf);
+	state->buf = InvalidBuffer;
+}
+
+/*
+ * Re-reads a tuple the scan has already found visible.  Its snapshot still
+ * holds, and a pinned page cannot be pruned or defragmented, so the line
+ * pointer is the same and no visibility check is needed (as heapam's page
+ * mode reads tuples under a pin only).
+ */
+static void
+fetch_tuple(GpuselScanState *state, ItemPointer tid, TupleTableSlot *slot)
+{
+	Relation	rel = state->css.ss.ss_currentRelation;
+	BlockNumber blk = ItemPointerGetBlockNumber(tid);
+	Page		page;
+	ItemId		lp;
+
+	if (!BufferIsValid(state->buf) || state->blk != blk)
+	{
+		release_page(state);
+		state->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, state->strategy);
+		state->blk = blk;
+	}
+	page = BufferGetPage(state->buf);
+	lp = PageGetItemId(page, ItemPointerGetOffsetNumber(tid));
+	if (!ItemIdIsNormal(lp))
+		ereport(ERROR,
+				(errcode(ERRCODE_DATA_CORRUPTED),
+				 errmsg("gpusel lost tuple (%u,%u) of relation \"%s\" during its scan",
+						blk, ItemPointerGetOffsetNumber(tid), RelationGetRelationName(rel))));
+	state->tuple.t_data = (HeapTupleHeader) PageGetItem(page, lp);
+	state->tuple.t_len = ItemIdGetLength(lp);
+	state->tuple.t_self = *tid;
+	state->tuple.t_tableOid = RelationGetRelid(rel);
+	ExecStoreBufferHeapTuple(&state->tuple, slot, state->buf);
+}
+
+/* Next tuple of the GPU path. */
+static TupleTableSlot *
+gpu_next(GpuselScanState *state)
+{
+	TupleTableSlot *slot = state->heapslot;
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+
+	for (;;)
+	{
+		if (state->out_slot >= 0)
+		{
+			BatchSlot  *b = &state->slots[state->out_slot];
+			int64		limit = state->out_recheck ? b->nrows : state->npositions;
+
+			while (state->out_next < limit)
+			{
+				int64		row = state->out_recheck ? state->out_next :
+					(int64) state->positions[state->out_next];
+
+				state->out_next++;
+				CHECK_FOR_INTERRUPTS();
+				ResetExprContext(econtext);
+				if (!state->needs_tuples && !state->out_recheck)
+				{
+					/*
+					 * Nothing reads a column (count(*)): every surviving row
+					 * is the same all-NULL tuple, stored once.
+					 */
+					TupleTableSlot *out = state->css.ss.ss_ScanTupleSlot;
+
+					if (TTS_EMPTY(out))
+						ExecStoreAllNullTuple(out);
+					if (!state->has_host_quals || eval_quals(state, out, EVAL_HOST_ONLY))
+						return out;
+					continue;
+				}
+				fetch_tuple(state, &b->tids[row], slot);
+				if (eval_quals(state, slot, state->out_recheck ? EVAL_PG_ORDER : EVAL_HOST_ONLY))
+					return emit_tuple(state, slot);
+			}
+			state->out_slot = -1;
+			ExecClearTuple(slot);
+			release_page(state);
+		}
+		if (!next_batch(state))
+			return NULL;
+	}
+}
+
+/* Access method for ExecScan: the next tuple that passes every qual. */
+static TupleTableSlot *
+gpusel_next(ScanState *ss)
+{
+	GpuselScanState *state = (GpuselScanState *) ss;
+
+	if (state->scan == NULL)
+		state->scan = table_beginscan(ss->ss_currentRelation,
+									  ss->ps.state->es_snapshot, 0, NULL);
+	if (state->use_gpu && !state->consts_ready)
+		(void) ensure_filter(state);
+	if (state->use_gpu)
+		return gpu_next(state);
+	return cpu_next(state);
+}
+
+/* Recheck method for ExecScan (EvalPlanQual): every qual on the given tuple. */
+static bool
+gpusel_recheck(ScanState *ss, TupleTableSlot *slot)
+{
+	GpuselScanState *state = (GpuselScanState *) ss;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+
+	/*
+	 * ExecScan returns this slot as it is, to a projection compiled for
+	 * the virtual scan slot, which does not deform: deform it here.
+	 */
+	slot_getallattrs(slot);
+	econtext->ecxt_scantuple = slot;
+	for (int i = 0; i < state->nruns; i++)
+		if (!ExecQual(state->runs[i].qual, econtext))
+			return false;
+	return true;
+}
+
+/* ExecCustomScan: ExecScan does EvalPlanQual and projection. */
+static TupleTableSlot *
+gpusel_exec(CustomScanState *node)
+{
+	return ExecScan(&node->ss, gpusel_next, gpusel_recheck);
+}
+
+/* Waits for device work still pending, discarding its results. */
+static void
+drain_slots(GpuselScanState *state, bool report)
+{
+	for (int s = 0; s < GPUSEL_NSLOTS; s++)
+	{
+		if (state->slots[s].submitted && state->filter != NULL)
+		{
+			const uint32_t *positions;
+			int64_t		count;
+			int			row_error;
+			double		ms;
+			char		errbuf[512];
+			gs_status	status;
+
+			errbuf[0] = '\0';
+			state->slots[s].submitted = false;
+			status = gs_filter_wait(state->filter, s, &positions, &count, &row_error,
+									&ms, errbuf, sizeof(errbuf));
+			if (report)
+				GpuselCheckStatus(status, errbuf, "the GPU scan");
+		}
+		state->slots[s].submitted = false;
+	}
+	state->out_slot = -1;
+	release_page(state);
+}
+
+/* ReScanCustomScan: starts over; parameters are evaluated again. */
+static void
+gpusel_rescan(CustomScanState *node)
+{
+	GpuselScanState *state = (GpuselScanState *) node;
+
+	drain_slots(state, true);
+	if (state->scan != NULL)
+		table_rescan(state->scan, NULL);
+	state->scan_done = false;
+	state->scan_rows = 0;
+	state->started = false;
+	state->consts_ready = false;
+	ExecScanReScan(&node->ss);
+}
+
+/* EndCustomScan: frees the device filter, the page pin and the table scan. */
+static void
+gpusel_end(CustomScanState *node)
+{
+	GpuselScanState *state = (GpuselScanState *) node;
+
+	drain_slots(state, false);
+	release_filter(state);
+	if (state->scan != NULL)
+		table_endscan(state->scan);
+	state->scan = NULL;
+	if (state->strategy != NULL)
+		FreeAccessStrategy(state->strategy);
+	state->strategy = NULL;
+}
+
+/* Shows a list of quals the way EXPLAIN shows a scan's Filter. */
+static void
+show_quals(const char *label, List *quals, CustomScanState *node,
+		   List *ancestors, ExplainState *es)
+{
+	List	   *context;
+	char	   *text;
+	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+
+	if (quals == NIL)
+		return;
+	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+	text = deparse_expression((Node *) make_ands_explicit(quals), context, useprefix, false);
+	ExplainPropertyText(label, text, es);
+}
+
+/* Shows a per-loop count of removed rows as EXPLAIN ANALYZE does. */
+static void
+show_removed(const char *label, double total, CustomScanState *node,
+			 ExplainState *es)
+{
+	Instrumentation *instr = node->ss.ps.instrument;
+	double		nloops = instr ? instr->nloops : 0;
+	double		value = nloops > 0 ? total / nloops : 0;
+
+	if (value > 0 || es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyFloat(label, NULL, value, 0, es);
+}
+
+/*
+ * ExplainCustomScan: the device quals, the host quals and, with ANALYZE,
+ * what the scan did.  Batches and rows are the same on every machine;
+ * the device, bytes, time and CPU rechecks only with
+ * gpusel.explain_device_details.
+ */
+static void
+gpusel_explain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuselScanState *state = (GpuselScanState *) node;
+
+	show_quals("Device Filter", state->device_quals, node, ancestors, es);
+	if (es->analyze)
+		show_removed("Rows Removed by Device Filter", state->removed_device, node, es);
+	show_quals("Filter", state->host_quals, node, ancestors, es);
+	if (es->analyze && state->host_quals != NIL)
+		show_removed("Rows Removed by Filter",
+					 node->ss.ps.instrument ? node->ss.ps.instrument->nfiltered1 : 0,
+					 node, es);
+	if (!es->analyze)
+		return;
+	if (gpusel_explain_device_details)
+		ExplainPropertyText("Device", state->use_gpu ? "gpu" : "cpu", es);
+	ExplainPropertyInteger("Batches", NULL, state->batches, es);
+	ExplainPropertyInteger("Rows Scanned", NULL, state->rows_in, es);
+	if (gpusel_explain_device_details && state->use_gpu)
+	{
+		ExplainPropertyInteger("Bytes Moved", NULL, state->bytes_moved, es);
+		ExplainPropertyFloat("Device Time", "ms", state->device_ms, 3, es);
+		ExplainPropertyInteger("CPU Rechecks", NULL, state->rechecks, es);
+	}
+}

@@ -1,0 +1,429 @@
+/*
+ * scan_plan.c
+ *	  Planner side of GpuSelScan: a set_rel_pathlist_hook that offers a
+ *	  custom path for heap tables and partitions when part of the WHERE
+ *	  clause can run on the device, its cost, and the plan node.
+ *
+ * Quals are split clause by clause.  A clause goes to the device when the
+ * compiler accepts it (qual_compile.c) and either it is wrapped in
+ * gpu_filter() or gpusel.enable_scan is on; the rest stay on the CPU, and
+ * run after the device quals on the surviving rows.  The device runs its
+ * quals ahead of every host qual, so a clause may go there only if it
+ * could legally run first: its security_level is the lowest among the
+ * relation's quals (row-level security and security-barrier quals), or it
+ * is leakproof.  Otherwise it stays on the host, in PostgreSQL's order.
+ *
+ * A path with a gpu_filter() clause replaces the relation's unparameterized
+ * paths, whatever the device: that is what the marker asks for, and it lets
+ * a server without a GPU run the same plans on the CPU.  Without a marker
+ * the path competes on cost, and only where the GPU would run it: a usable
+ * GPU with gpusel.device = auto and at least gpusel.min_rows rows, or
+ * gpusel.device = gpu, which costs it for the GPU without probing (and
+ * raises its error at execution when there is none).  gpusel.device = gpu
+ * does not force the path for ordinary quals: plans of small tables stay
+ * PostgreSQL's, so a test suite gives the same plans in every mode.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/sysattr.h"
+#include "access/table.h"
+#include "catalog/catalog.h"
+#include "catalog/pg_am_d.h"
+#include "catalog/pg_class_d.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
+#include "optimizer/restrictinfo.h"
+#include "utils/rel.h"
+#include "utils/spccache.h"
+
+#include "device.h"
+#include "guc.h"
+#include "qual_compile.h"
+#include "scan_plan.h"
+
+/*
+ * Cost constants, in the planner's units (1.0 = one sequential page read),
+ * from the figures in DESIGN.md (a serial scan reads about 30 MB of heap
+ * per 100 ms: one unit is roughly 1.7 us) and from measurements of this
+ * scan on an H200 (10M rows): deforming and staging one column costs about
+ * as much as one comparison on the CPU, so the device only pays where the
+ * predicate does more work per row than reading its columns.
+ */
+#define GPUSEL_SETUP_COST		2000.0	/* device buffers, pinned staging: a few ms */
+#define GPUSEL_BATCH_COST		50.0	/* submit, synchronise, result copy per batch */
+#define GPUSEL_BYTE_COST		0.00002 /* host-to-device copy, ~25 GB/s pinned */
+#define GPUSEL_INSTR_COST		0.00001 /* one program instruction for one row */
+#define GPUSEL_COLUMN_FACTOR	1.0		/* deform and store one column value, in cpu_operator_cost */
+#define GPUSEL_EMIT_FACTOR		1.0		/* hand on one surviving row, in cpu_operator_cost */
+#define GPUSEL_REFETCH_FACTOR	0.25	/* re-reading a surviving tuple, in cpu_tuple_cost */
+
+/* One qual of the scan with where it runs. */
+typedef struct QualItem
+{
+	RestrictInfo *rinfo;
+	Expr	   *expr;			/* as the executor evaluates it */
+	bool		device;
+} QualItem;
+
+static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+
+static Plan *plan_gpusel_path(PlannerInfo *root, RelOptInfo *rel,
+							  CustomPath *best_path, List *tlist,
+							  List *clauses, List *custom_plans);
+
+static CustomPathMethods gpusel_path_methods = {
+	.CustomName = GPUSEL_SCAN_NAME,
+	.PlanCustomPath = plan_gpusel_path,
+};
+
+/* Whether the relation is a heap table (or partition) the scan can read. */
+static bool
+rel_is_candidate(RelOptInfo *rel, RangeTblEntry *rte)
+{
+	Relation	relation;
+	bool		heap;
+
+	if (rel->reloptkind != RELOPT_BASEREL &&
+		rel->reloptkind != RELOPT_OTHER_MEMBER_REL)
+		return false;
+	if (rte->rtekind != RTE_RELATION || rte->inh || rte->tablesample != NULL)
+		return false;
+	if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW)
+		return false;
+	if (rel->baserestrictinfo == NIL || IS_DUMMY_REL(rel))
+		return false;
+	if (IsCatalogRelationOid(rte->relid))
+		return false;
+
+	/* the planner holds a lock already */
+	relation = table_open(rte->relid, NoLock);
+	heap = relation->rd_rel->relam == HEAP_TABLE_AM_OID;
+	table_close(relation, NoLock);
+	return heap;
+}
+
+/*
+ * Splits the scan's RestrictInfos, in the given order, into device and
+ * host quals.  *any_marked tells whether a device qual carries
+ * gpu_filter().  When the device quals together exceed the program's
+ * limits, the last ones move to the host until the rest fit.
+ */
+static List *
+split_quals(RelOptInfo *rel, List *rinfos, bool *any_marked)
+{
+	List	   *items = NIL;
+	List	   *device = NIL;
+	ListCell   *lc;
+
+	*any_marked = false;
+	foreach(lc, rinfos)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		QualItem   *item = palloc0(sizeof(QualItem));
+		bool		marked;
+
+		if (rinfo->pseudoconstant)
+			continue;			/* a gating Result node checks these */
+		marked = GpuselExprHasMarker((Node *) rinfo->clause);
+		item->rinfo = rinfo;
+		item->expr = rinfo->clause;
+		item->device = (marked || gpusel_enable_scan) &&
+			(rinfo->security_level <= rel->baserestrict_min_security ||
+			 rinfo->leakproof) &&
+			GpuselQualIsDeviceable(rinfo->clause, rel->relid);
+		if (item->device)
+		{
+			item->expr = GpuselStripMarker(rinfo->clause);
+			device = lappend(device, item);
+			*any_marked |= marked;
+		}
+		items = lappend(items, item);
+	}
+
+	/* the whole program must fit too */
+	while (device != NIL)
+	{
+		List	   *exprs = NIL;
+		GpuselProgram *prog;
+
+		foreach(lc, device)
+			exprs = lappend(exprs, ((QualItem *) lfirst(lc))->expr);
+		prog = GpuselCompileQuals(exprs, rel->relid);
+		if (prog != NULL)
+			break;
+		((QualItem *) llast(device))->device = false;
+		device = list_delete_last(device);
+	}
+
+	/* a clause moved back keeps its original form, marker included */
+	foreach(lc, items)
+	{
+		QualItem   *item = lfirst(lc);
+
+		if (!item->device)
+			item->expr = item->rinfo->clause;
+	}
+	if (device == NIL)
+		*any_marked = false;
+	return items;
+}
+
+/* The expressions of the items that run on the device (or on the host). */
+static List *
+item_exprs(List *items, bool device)
+{
+	List	   *exprs = NIL;
+	ListCell   *lc;
+
+	foreach(lc, items)
+	{
+		QualItem   *item = lfirst(lc);
+
+		if (item->device == device)
+			exprs = lappend(exprs, item->expr);
+	}
+	return exprs;
+}
+
+/*
+ * Costs the path.  Both sides read every page and pay for every tuple the
+ * table access method returns.  On the GPU a row then costs the stores of
+ * its device columns, their bytes over the bus and the program's
+ * instructions, plus a setup and a per-batch charge, instead of evaluating
+ * the device quals; surviving rows are re-read when a column is needed
+ * above the scan, and pay for the host quals.  The CPU path evaluates all
+ * quals per row, as a sequential scan does.
+ */
+static void
+cost_gpusel_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
+				 List *device_quals, List *host_quals, bool on_gpu,
+				 bool needs_tuples)
+{
+	Path	   *path = &cpath->path;
+	double		tuples = rel->tuples;
+	double		spc_seq_page_cost;
+	QualCost	dcost;
+	QualCost	hcost;
+	Selectivity sel;
+	double		survivors;
+	Cost		startup = 0;
+	Cost		run;
+
+	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
+	cost_qual_eval(&dcost, device_quals, root);
+	cost_qual_eval(&hcost, host_quals, root);
+	sel = clauselist_selectivity(root, device_quals, rel->relid, JOIN_INNER, NULL);
+	survivors = clamp_row_est(tuples * sel);
+
+	run = spc_seq_page_cost * rel->pages + cpu_tuple_cost * tuples;
+	if (on_gpu)
+	{
+		GpuselProgram *prog = GpuselCompileQuals(device_quals, rel->relid);
+		double		row_bytes = 0;
+		double		batches = Max(1.0, ceil(tuples / gpusel_batch_rows));
+
+		Assert(prog != NULL);
+		for (int c = 0; c < prog->ncols; c++)
+			row_bytes += GpuselColumnWidth(prog->coltypes[c]) + 1;
+		startup += GPUSEL_SETUP_COST;
+		run += tuples * (prog->ncols * GPUSEL_COLUMN_FACTOR * cpu_operator_cost +
+						 (row_bytes + sel * sizeof(uint32)) * GPUSEL_BYTE_COST +
+						 prog->ncode * GPUSEL_INSTR_COST);
+		run += batches * GPUSEL_BATCH_COST;
+		run += survivors * GPUSEL_EMIT_FACTOR * cpu_operator_cost;
+		if (needs_tuples)
+			run += survivors * GPUSEL_REFETCH_FACTOR * cpu_tuple_cost;
+		startup += dcost.startup;
+	}
+	else
+	{
+		startup += dcost.startup;
+		run += tuples * dcost.per_tuple;
+	}
+	startup += hcost.startup;
+	run += survivors * hcost.per_tuple;
+
+	startup += path->pathtarget->cost.startup;
+	run += path->pathtarget->cost.per_tuple * path->rows;
+	path->startup_cost = startup;
+	path->total_cost = startup + run;
+}
+
+/* Whether any column of the relation is read above the device filter. */
+static bool
+scan_needs_tuples(RelOptInfo *rel, List *host_quals)
+{
+	Bitmapset  *attrs = NULL;
+
+	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
+	pull_varattnos((Node *) host_quals, rel->relid, &attrs);
+	return attrs != NULL;
+}
+
+/*
+ * Whether the scan can return every column the query reads: its virtual
+ * output slot carries user columns, ctid and tableoid, but not xmin, xmax,
+ * cmin or cmax.
+ */
+static bool
+output_supported(RelOptInfo *rel)
+{
+	Bitmapset  *attrs = NULL;
+	int			k = -1;
+
+	pull_varattnos((Node *) rel->reltarget->exprs, rel->relid, &attrs);
+	while ((k = bms_next_member(attrs, k)) >= 0)
+	{
+		AttrNumber	attno = k + FirstLowInvalidHeapAttributeNumber;
+
+		if (attno < 0 && attno != SelfItemPointerAttributeNumber &&
+			attno != TableOidAttributeNumber)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * Whether the executor would run this scan on the GPU; the probe only
+ * happens where the answer matters (auto mode, a large enough table).
+ */
+static bool
+plan_on_gpu(RelOptInfo *rel)
+{
+	if (gpusel_device_mode == GPUSEL_DEVICE_CPU)
+		return false;
+	if (gpusel_device_mode == GPUSEL_DEVICE_GPU)
+		return true;
+	return rel->tuples >= gpusel_min_rows && GpuselGpuUsable();
+}
+
+/* Drops the paths a marked scan replaces: all unparameterized and partial ones. */
+static void
+remove_competing_paths(RelOptInfo *rel)
+{
+	List	   *keep = NIL;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = lfirst(lc);
+
+		if (path->param_info != NULL)
+			keep = lappend(keep, path);
+	}
+	rel->pathlist = keep;
+	rel->partial_pathlist = NIL;
+}
+
+/* set_rel_pathlist_hook: offers a GpuSelScan path for a heap relation. */
+static void
+gpusel_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
+						RangeTblEntry *rte)
+{
+	List	   *items;
+	List	   *device_quals;
+	List	   *host_quals;
+	bool		any_marked;
+	bool		forced;
+	bool		on_gpu;
+	CustomPath *cpath;
+
+	if (prev_set_rel_pathlist_hook)
+		prev_set_rel_pathlist_hook(root, rel, rti, rte);
+
+	if (!rel_is_candidate(rel, rte) || !OidIsValid(GpuselFilterFuncOid()) ||
+		!output_supported(rel))
+		return;
+
+	items = split_quals(rel, rel->baserestrictinfo, &any_marked);
+	device_quals = item_exprs(items, true);
+	if (device_quals == NIL)
+		return;
+	host_quals = item_exprs(items, false);
+
+	forced = any_marked;
+	on_gpu = plan_on_gpu(rel);
+	if (!forced && !on_gpu)
+		return;
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = rel;
+	cpath->path.pathtarget = rel->reltarget;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	/* one CUDA context per backend: workers would each pay for their own */
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = rel->rows;
+	cpath->path.pathkeys = NIL;
+	cpath->flags = CUSTOMPATH_SUPPORT_PROJECTION;
+	cpath->custom_paths = NIL;
+	cpath->custom_private = NIL;
+	cpath->methods = &gpusel_path_methods;
+	cost_gpusel_path(root, rel, cpath, device_quals, host_quals, on_gpu,
+					 scan_needs_tuples(rel, host_quals));
+
+	if (forced)
+		remove_competing_paths(rel);
+	add_path(rel, &cpath->path);
+}
+
+/*
+ * PlanCustomPath: builds the CustomScan.  The clauses arrive sorted into
+ * PostgreSQL's execution order; the split is redone on that order, so the
+ * executor sees the quals as a sequential scan would evaluate them.
+ */
+static Plan *
+plan_gpusel_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				 List *tlist, List *clauses, List *custom_plans)
+{
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *items;
+	List	   *exprs = NIL;
+	List	   *device_flags = NIL;
+	bool		any_marked;
+	int			flags = 0;
+	ListCell   *lc;
+
+	items = split_quals(rel, clauses, &any_marked);
+	foreach(lc, items)
+	{
+		QualItem   *item = lfirst(lc);
+
+		exprs = lappend(exprs, item->expr);
+		device_flags = lappend_int(device_flags, item->device ? 1 : 0);
+	}
+	if (scan_needs_tuples(rel, item_exprs(items, false)))
+		flags |= GPUSEL_SCAN_NEEDS_TUPLES;
+	if (any_marked)
+		flags |= GPUSEL_SCAN_MARKED;
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = rel->relid;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = exprs;
+	cscan->custom_private = list_make3(device_flags,
+									   makeInteger(flags),
+									   makeFloat(psprintf("%.0f", rel->tuples)));
+	cscan->custom_scan_tlist = NIL;
+	cscan->methods = &gpusel_scan_methods;
+	return &cscan->scan.plan;
+}
+
+/* Installs the planner hook and registers the scan's methods. */
+void
+GpuselScanInit(void)
+{
+	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
+	set_rel_pathlist_hook = gpusel_set_rel_pathlist;
+	GpuselScanExecInit();
+}

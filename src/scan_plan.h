@@ -1,0 +1,37 @@
+/*
+ * scan_plan.h
+ *	  The GpuSelScan custom scan: planner side (scan_plan.c) and the plan
+ *	  fields the executor side (scan_exec.c) reads.
+ *
+ * A GpuSelScan plan carries every qual of the scan in custom_exprs, in the
+ * order PostgreSQL would evaluate them (order_qual_clauses); device quals
+ * are stored without their gpu_filter() wrapper.  plan.qual stays empty:
+ * the executor evaluates the host quals itself, because a batch that the
+ * device could not finish is re-evaluated with all quals in that order.
+ */
+#ifndef GPUSEL_SCAN_PLAN_H
+#define GPUSEL_SCAN_PLAN_H
+
+#include "postgres.h"
+
+#include "nodes/extensible.h"
+
+/* Name shown by EXPLAIN: Custom Scan (GpuSelScan). */
+#define GPUSEL_SCAN_NAME "GpuSelScan"
+
+/* Positions in CustomScan.custom_private. */
+#define GPUSEL_PRIV_DEVICE_FLAGS	0	/* IntList: 1 where custom_exprs[i] is a device qual */
+#define GPUSEL_PRIV_FLAGS			1	/* Integer: GPUSEL_SCAN_* bits */
+#define GPUSEL_PRIV_REL_TUPLES		2	/* Float: the relation's estimated size, in rows */
+
+/* Bits of GPUSEL_PRIV_FLAGS. */
+#define GPUSEL_SCAN_NEEDS_TUPLES	0x01	/* some column is read above the device filter */
+#define GPUSEL_SCAN_MARKED			0x02	/* planned because of gpu_filter() */
+
+extern void GpuselScanInit(void);
+
+/* scan_exec.c */
+extern CustomScanMethods gpusel_scan_methods;
+extern void GpuselScanExecInit(void);
+
+#endif							/* GPUSEL_SCAN_PLAN_H */
