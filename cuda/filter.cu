@@ -21,6 +21,7 @@
 #include <cuda_runtime.h>
 
 #include "gpusel_filter.h"
+#include "gs_internal.cuh"
 #include "filter_tuning.cuh"
 #include "compact.cuh"
 #include "predicate.cuh"
@@ -96,48 +97,14 @@ gs_fail(gs_status st, char *errbuf, size_t errlen, const char *fmt, ...)
 	return st;
 }
 
-/* Whether a CUDA error leaves the context unusable for the process. */
-static int
-gs_cuda_is_sticky(cudaError_t e)
-{
-	switch (e)
-	{
-		case cudaErrorIllegalAddress:
-		case cudaErrorLaunchFailure:
-		case cudaErrorHardwareStackError:
-		case cudaErrorIllegalInstruction:
-		case cudaErrorMisalignedAddress:
-		case cudaErrorInvalidAddressSpace:
-		case cudaErrorInvalidPc:
-		case cudaErrorAssert:
-		case cudaErrorLaunchTimeout:
-		case cudaErrorECCUncorrectable:
-		case cudaErrorContextIsDestroyed:
-		case cudaErrorUnknown:
-			return 1;
-		default:
-			return 0;
-	}
-}
-
 /* Maps a CUDA error to a status and a message naming what failed. */
 static gs_status
 gs_cuda_fail(cudaError_t e, const char *what, char *errbuf, size_t errlen)
 {
-	gs_status	st;
+	char		what_here[160];
 
-	if (e == cudaErrorMemoryAllocation)
-		st = GS_OUT_OF_MEMORY;
-	else if (e == cudaErrorInsufficientDriver || e == cudaErrorNoDevice)
-		st = GS_NO_DEVICE;
-	else if (gs_cuda_is_sticky(e))
-		st = GS_STICKY_ERROR;
-	else
-		st = GS_CUDA_ERROR;
-	if (st != GS_STICKY_ERROR)
-		(void) cudaGetLastError();	/* clear a non-sticky error */
-	return gs_fail(st, errbuf, errlen, "gpusel filter: %s: %s (%s, %d)",
-				   what, cudaGetErrorString(e), cudaGetErrorName(e), (int) e);
+	snprintf(what_here, sizeof(what_here), "gpusel filter: %s", what);
+	return gs_status_from_cuda(e, what_here, errbuf, errlen);
 }
 
 /* ------------------------------------------------------------------------

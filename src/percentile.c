@@ -349,6 +349,26 @@ lerp_for_type(Oid typid)
 	return NULL;
 }
 
+/*
+ * Common start of the single-fraction final functions, in percentile_disc's
+ * order: a NULL fraction gives NULL, a bad one an error even with no rows,
+ * then no rows (or only NULLs) give NULL.  Returns NULL for a NULL result.
+ */
+static PercentileState *
+single_fraction_state(FunctionCallInfo fcinfo, double *p)
+{
+	PercentileState *state;
+
+	if (PG_ARGISNULL(1))
+		return NULL;
+	*p = PG_GETARG_FLOAT8(1);
+	check_fraction(*p);
+	if (PG_ARGISNULL(0))
+		return NULL;
+	state = (PercentileState *) PG_GETARG_POINTER(0);
+	return state->nrows == 0 ? NULL : state;
+}
+
 /* gpu_percentile(float8) WITHIN GROUP (ORDER BY anyelement). */
 Datum
 gpusel_percentile_disc_final(PG_FUNCTION_ARGS)
@@ -358,14 +378,8 @@ gpusel_percentile_disc_final(PG_FUNCTION_ARGS)
 	Datum		value;
 	double		p;
 
-	if (PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	p = PG_GETARG_FLOAT8(1);
-	check_fraction(p);
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	state = (PercentileState *) PG_GETARG_POINTER(0);
-	if (state->nrows == 0)
+	state = single_fraction_state(fcinfo, &p);
+	if (state == NULL)
 		PG_RETURN_NULL();
 
 	req.row = disc_row(p, state->nrows);
@@ -386,14 +400,8 @@ gpusel_percentile_cont_final(PG_FUNCTION_ARGS)
 	int64		second_row;
 	LerpFn		lerp;
 
-	if (PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	p = PG_GETARG_FLOAT8(1);
-	check_fraction(p);
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	state = (PercentileState *) PG_GETARG_POINTER(0);
-	if (state->nrows == 0)
+	state = single_fraction_state(fcinfo, &p);
+	if (state == NULL)
 		PG_RETURN_NULL();
 	lerp = lerp_for_type(state->query->typid);
 
