@@ -23,7 +23,8 @@ OBJS = \
 	src/qual_compile.o \
 	src/filter_sql.o \
 	src/scan_plan.o \
-	src/scan_exec.o
+	src/scan_exec.o \
+	src/scan_pages.o
 
 REGRESS = percentile_basic percentile_diff device scan_basic scan_diff scan_security
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel

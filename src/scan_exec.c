@@ -2,10 +2,13 @@
  * scan_exec.c
  *	  Executor side of GpuSelScan.
  *
- * GPU path: the heap is read through the table AM with the executor's
- * snapshot (so MVCC visibility stays PostgreSQL's), batch by batch.  For
- * each visible tuple the device columns go into the filter's pinned
- * staging (values plus one null byte per row) and its TID into the batch;
+ * GPU path: the heap is read with the executor's snapshot (so MVCC
+ * visibility stays PostgreSQL's), batch by batch.  A heap table is read a
+ * page at a time (scan_pages.c), its device columns copied straight from
+ * the page; any other table AM goes through the table AM, a tuple at a
+ * time.  For each visible tuple the device columns go into the filter's
+ * pinned staging (values plus one null byte per row) and its TID into the
+ * batch;
  * the batch goes to the device, and while the device works, the next batch
  * is built in the other staging slot.  The device returns the positions of
  * the rows where the device quals are true, in order; those tuples are
@@ -20,7 +23,8 @@
  * none, where an earlier qual rejects that row.
  *
  * CPU path (no usable GPU, gpusel.device = cpu, small tables in auto
- * mode): tuples stream from the table AM and the quals run with ExecQual,
+ * mode): tuples stream from the same page reader (or the table AM) and the
+ * quals run with ExecQual,
  * as in a sequential scan: device quals first when none of them can fail
  * (as on the device, so host quals see the same rows on both paths),
  * otherwise every qual in PostgreSQL's order.  Batches are still counted
@@ -54,6 +58,7 @@
 #include "device.h"
 #include "guc.h"
 #include "qual_compile.h"
+#include "scan_pages.h"
 #include "scan_plan.h"
 
 #define GPUSEL_NSLOTS 2
@@ -97,6 +102,7 @@ typedef struct GpuselScanState
 	double		rel_tuples;
 	EvalOrder	cpu_order;		/* the CPU path's order */
 	int			out_natts;		/* columns the targetlist reads: 1..out_natts */
+	bool		empty_output;	/* every row projects to the same empty tuple */
 
 	/* device program and the parameters it reads */
 	GpuselProgram *program;
@@ -107,7 +113,8 @@ typedef struct GpuselScanState
 	/* where and how */
 	bool		use_gpu;
 	int64		batch_rows;
-	TableScanDesc scan;
+	TableScanDesc scan;			/* tables of other AMs */
+	GpuselPageReader *pages;	/* heap tables */
 	bool		scan_done;
 	int64		scan_rows;		/* rows read since the last (re)scan */
 
@@ -287,6 +294,10 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	node->ss.ps.scanops = &TTSOpsBufferHeapTuple;
 	init_runs(state, cscan);
 	state->has_host_quals = state->host_quals != NIL;
+	state->empty_output = cscan->scan.plan.targetlist == NIL && !state->has_host_quals &&
+		node->ss.ps.qual == NULL && node->ss.ps.ps_ProjInfo != NULL &&
+		node->ss.ps.ps_ResultTupleSlot != NULL &&
+		node->ss.ps.ps_ResultTupleSlot->tts_tupleDescriptor->natts == 0;
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 	{
 		node->ss.ps.scanops = scanops;
@@ -420,7 +431,9 @@ cpu_next(GpuselScanState *state)
 	{
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
-		if (!table_scan_getnextslot(state->scan, ForwardScanDirection, slot))
+		if (state->pages != NULL ?
+			!GpuselPagesNextSlot(state->pages, slot) :
+			!table_scan_getnextslot(state->scan, ForwardScanDirection, slot))
 		{
 			state->scan_done = true;
 			break;
@@ -503,6 +516,42 @@ ensure_filter(GpuselScanState *state)
 }
 
 /*
+ * Appends the next visible tuples of a table of another AM to a batch,
+ * a tuple at a time through the table AM, until the batch holds max_rows
+ * rows or the table ends.  Returns the number of rows in the batch.
+ */
+static int64
+fill_from_table_am(GpuselScanState *state, GpuselStaging *staging, int64 max_rows)
+{
+	GpuselProgram *prog = state->program;
+	TupleTableSlot *slot = state->heapslot;
+	int64		n = 0;
+
+	while (n < max_rows)
+	{
+		CHECK_FOR_INTERRUPTS();
+		if (!table_scan_getnextslot(state->scan, ForwardScanDirection, slot))
+			break;
+		slot_getsomeattrs(slot, state->max_attno);
+		for (int c = 0; c < prog->ncols; c++)
+		{
+			int			att = prog->attnos[c] - 1;
+			bool		isnull = slot->tts_isnull[att];
+
+			staging->nulls[c][n] = isnull;
+			if (isnull)
+				staging->has_nulls[c] = 1;
+			else
+				GpuselStoreValue(staging->values[c], n, prog->coltypes[c],
+								 slot->tts_values[att]);
+		}
+		staging->tids[n] = slot->tts_tid;
+		n++;
+	}
+	return n;
+}
+
+/*
  * Fills staging slot s with the next batch of visible tuples (device
  * columns and TIDs) and submits it; a slot left empty is not submitted.
  */
@@ -511,51 +560,31 @@ fill_and_submit(GpuselScanState *state, int s)
 {
 	GpuselProgram *prog = state->program;
 	BatchSlot  *b = &state->slots[s];
-	TupleTableSlot *slot = state->heapslot;
-	void	   *values[GS_MAX_PROGRAM_LENGTH];
-	uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];
-	int			atts[GS_MAX_PROGRAM_LENGTH];
-	int			ncols = prog->ncols;
-	int64		n = 0;
+	GpuselStaging staging;
+	int64		n;
 	char		errbuf[512];
 	gs_status	status;
 
 	for (int c = 0; c < prog->ncols; c++)
 	{
-		atts[c] = prog->attnos[c] - 1;
-		values[c] = gs_filter_values(state->filter, s, c);
-		nulls[c] = gs_filter_nulls(state->filter, s, c);
-		if (values[c] == NULL || nulls[c] == NULL)
+		staging.values[c] = gs_filter_values(state->filter, s, c);
+		staging.nulls[c] = gs_filter_nulls(state->filter, s, c);
+		if (staging.values[c] == NULL || staging.nulls[c] == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("gpusel device filter has no staging for column %d", c)));
 		b->has_nulls[c] = 0;
 	}
+	staging.has_nulls = b->has_nulls;
+	staging.tids = b->tids;
 
-	while (n < state->batch_rows && !state->scan_done)
-	{
-		CHECK_FOR_INTERRUPTS();
-		if (!table_scan_getnextslot(state->scan, ForwardScanDirection, slot))
-		{
-			state->scan_done = true;
-			break;
-		}
-		slot_getsomeattrs(slot, state->max_attno);
-		for (int c = 0; c < ncols; c++)
-		{
-			int			att = atts[c];
-			bool		isnull = slot->tts_isnull[att];
-
-			nulls[c][n] = isnull;
-			if (isnull)
-				b->has_nulls[c] = 1;
-			else
-				GpuselStoreValue(values[c], n, prog->coltypes[c], slot->tts_values[att]);
-		}
-		b->tids[n] = slot->tts_tid;
-		n++;
-	}
-	ExecClearTuple(slot);
+	if (state->pages != NULL)
+		n = GpuselPagesFill(state->pages, &staging, state->batch_rows, state->heapslot);
+	else
+		n = fill_from_table_am(state, &staging, state->batch_rows);
+	if (n < state->batch_rows)
+		state->scan_done = true;
+	ExecClearTuple(state->heapslot);
 	b->nrows = n;
 	b->submitted = false;
 	if (n == 0)
@@ -698,7 +727,13 @@ gpu_next(GpuselScanState *state)
 
 				state->out_next++;
 				CHECK_FOR_INTERRUPTS();
-				ResetExprContext(econtext);
+
+				/*
+				 * Only a row that evaluates something here needs a fresh
+				 * context; count(*) rows skip the reset.
+				 */
+				if (state->needs_tuples || state->has_host_quals || state->out_recheck)
+					ResetExprContext(econtext);
 				if (!state->needs_tuples && !state->out_recheck)
 				{
 					/*
@@ -731,10 +766,19 @@ static TupleTableSlot *
 gpusel_next(ScanState *ss)
 {
 	GpuselScanState *state = (GpuselScanState *) ss;
+	Relation	rel = ss->ss_currentRelation;
+	Snapshot	snapshot = ss->ps.state->es_snapshot;
 
-	if (state->scan == NULL)
-		state->scan = table_beginscan(ss->ss_currentRelation,
-									  ss->ps.state->es_snapshot, 0, NULL);
+	if (state->scan == NULL && state->pages == NULL)
+	{
+		if (GpuselPagesUsable(rel, snapshot))
+		{
+			state->pages = GpuselPagesBegin(rel, snapshot);
+			GpuselPagesSetColumns(state->pages, state->program);
+		}
+		else
+			state->scan = table_beginscan(rel, snapshot, 0, NULL);
+	}
 	if (state->use_gpu && !state->consts_ready)
 		(void) ensure_filter(state);
 	if (state->use_gpu)
@@ -761,10 +805,28 @@ gpusel_recheck(ScanState *ss, TupleTableSlot *slot)
 	return true;
 }
 
-/* ExecCustomScan: ExecScan does EvalPlanQual and projection. */
+/*
+ * ExecCustomScan: ExecScan does EvalPlanQual and projection.  When the
+ * targetlist is empty (count(*)) and no host qual runs, every row projects
+ * to the same empty tuple: it is returned directly, without ExecScan's
+ * per-row projection, except under EvalPlanQual.
+ */
 static TupleTableSlot *
 gpusel_exec(CustomScanState *node)
 {
+	GpuselScanState *state = (GpuselScanState *) node;
+
+	if (state->empty_output && node->ss.ps.state->es_epq_active == NULL)
+	{
+		TupleTableSlot *result = node->ss.ps.ps_ResultTupleSlot;
+		TupleTableSlot *slot = gpusel_next(&node->ss);
+
+		if (TupIsNull(slot))
+			return ExecClearTuple(result);
+		if (TTS_EMPTY(result))
+			ExecStoreVirtualTuple(result);
+		return result;
+	}
 	return ExecScan(&node->ss, gpusel_next, gpusel_recheck);
 }
 
@@ -805,6 +867,8 @@ gpusel_rescan(CustomScanState *node)
 	drain_slots(state, true);
 	if (state->scan != NULL)
 		table_rescan(state->scan, NULL);
+	if (state->pages != NULL)
+		GpuselPagesRescan(state->pages);
 	state->scan_done = false;
 	state->scan_rows = 0;
 	state->started = false;
@@ -812,7 +876,7 @@ gpusel_rescan(CustomScanState *node)
 	ExecScanReScan(&node->ss);
 }
 
-/* EndCustomScan: frees the device filter, the page pin and the table scan. */
+/* EndCustomScan: frees the device filter, the page pins and the table scan. */
 static void
 gpusel_end(CustomScanState *node)
 {
@@ -823,6 +887,9 @@ gpusel_end(CustomScanState *node)
 	if (state->scan != NULL)
 		table_endscan(state->scan);
 	state->scan = NULL;
+	if (state->pages != NULL)
+		GpuselPagesEnd(state->pages);
+	state->pages = NULL;
 	if (state->strategy != NULL)
 		FreeAccessStrategy(state->strategy);
 	state->strategy = NULL;

@@ -1,0 +1,74 @@
+/*
+ * scan_pages.h
+ *	  Page-at-a-time reader of a heap relation for GpuSelScan.
+ *
+ * The reader walks a heap table block by block with the executor's MVCC
+ * snapshot and decides the visibility of a whole page at once, as heapam's
+ * page mode does.  It then either hands visible tuples to a buffer heap
+ * slot one by one (the CPU path), or copies the device columns of many
+ * tuples at once straight from the page into a batch's staging arrays (the
+ * GPU path), without deforming them through a slot.
+ */
+#ifndef GPUSEL_SCAN_PAGES_H
+#define GPUSEL_SCAN_PAGES_H
+
+#include "postgres.h"
+
+#include "access/htup_details.h"
+#include "executor/tuptable.h"
+#include "storage/bufmgr.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+#include "qual_compile.h"
+
+/* Where the device columns of a batch go. */
+typedef struct GpuselStaging
+{
+	void	   *values[GS_MAX_PROGRAM_LENGTH];	/* per device column */
+	uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];	/* one byte per row and column */
+	uint8	   *has_nulls;		/* per device column: some row is NULL */
+	ItemPointerData *tids;		/* per row */
+} GpuselStaging;
+
+/* A page-at-a-time scan of one heap relation. */
+typedef struct GpuselPageReader
+{
+	Relation	rel;
+	Snapshot	snapshot;
+	BufferAccessStrategy strategy;	/* NULL for small or temporary tables */
+	BlockNumber nblocks;		/* blocks of this (re)scan */
+	BlockNumber next_block;		/* next block to read */
+	bool		started;		/* nblocks read for this (re)scan */
+	bool		done;
+
+	/* the current page: pinned, not locked, with its visible tuples */
+	Buffer		buf;
+	BlockNumber blk;
+	int			ntuples;
+	int			next;			/* index into vis of the next tuple */
+	OffsetNumber vis[MaxHeapTuplesPerPage];
+	HeapTupleData tuple;		/* the tuple last handed to a slot */
+
+	/* device columns, for GpuselPagesFill */
+	int			ncols;
+	AttrNumber	max_attno;
+	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
+	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
+	int			widths[GS_MAX_PROGRAM_LENGTH];
+	int32		offsets[GS_MAX_PROGRAM_LENGTH];	/* in a tuple without nulls */
+	bool		fixed;			/* every device column has a fixed offset */
+	char	   *standin;		/* zeroes: stands in for a tuple's data */
+} GpuselPageReader;
+
+extern bool GpuselPagesUsable(Relation rel, Snapshot snapshot);
+extern GpuselPageReader *GpuselPagesBegin(Relation rel, Snapshot snapshot);
+extern void GpuselPagesSetColumns(GpuselPageReader *reader,
+								  const GpuselProgram *prog);
+extern void GpuselPagesRescan(GpuselPageReader *reader);
+extern void GpuselPagesEnd(GpuselPageReader *reader);
+extern bool GpuselPagesNextSlot(GpuselPageReader *reader, TupleTableSlot *slot);
+extern int64 GpuselPagesFill(GpuselPageReader *reader, GpuselStaging *staging,
+							 int64 max_rows, TupleTableSlot *slot);
+
+#endif							/* GPUSEL_SCAN_PAGES_H */
