@@ -173,11 +173,11 @@ WorkspaceLayout plan_workspace(int key_bytes, long long n, int nranks, int sms)
 /* Options in force when a call passes none (gs_select_set_defaults). */
 gs_select_options g_default_options;
 
-/* The filter kernel variant that options ask for. */
+/* The filter kernel variant that options ask for (0: warp-aggregated slots). */
 template <typename KeyT>
 auto filter_kernel_for(int variant)
 {
-	return variant == 1 ? &filter_kernel<KeyT, true> : &filter_kernel<KeyT, false>;
+	return variant == 1 ? &filter_kernel<KeyT, false> : &filter_kernel<KeyT, true>;
 }
 
 /* The count kernel variant that options ask for. */

@@ -25,9 +25,11 @@ struct gs_select_options
 	 */
 	int			count_variant;
 	/*
-	 * Filter kernel variant: 0 = default, one atomic per kept key; 1 =
-	 * warp-aggregated slots (__match_any_sync), one atomic per bucket and
-	 * round (NOT yet run on a GPU: see the kernel notes).
+	 * Filter kernel variant: 0 = default, warp-aggregated slots
+	 * (__match_any_sync), one shared atomic per bucket and warp round;
+	 * 1 = one atomic per kept key.  On an H200, 2^27 float64 uniform keys,
+	 * 0 took 0.697 ms for one rank and 0.933 ms for nine, against 0.782 and
+	 * 1.541 ms for 1; both pass the whole kernel test.
 	 */
 	int			filter_variant;
 	/* nonzero: time each kernel and copy with events into stats->phase_ms */
