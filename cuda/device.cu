@@ -160,7 +160,7 @@ gs_probe(gs_device_info *info)
 	err = cudaGetDeviceProperties(&prop, 0);
 	if (err != cudaSuccess)
 		return probe_failed(info, err, "reading device properties");
-	strncpy(info->name, prop.name, sizeof(info->name) - 1);
+	gs_format_error(info->name, sizeof(info->name), "%.*s", (int) sizeof(info->name) - 1, prop.name);
 	err = cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, 0);
 	if (err == cudaSuccess)
 		err = cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, 0);
@@ -181,9 +181,9 @@ gs_probe(gs_device_info *info)
 
 	if (major < GS_MIN_CC_MAJOR)
 	{
-		snprintf(info->reason, sizeof(info->reason),
-				 "%s has compute capability %d.%d; gpusel needs %d.0 or higher",
-				 info->name, major, minor, GS_MIN_CC_MAJOR);
+		gs_format_error(info->reason, sizeof(info->reason),
+						"%.200s has compute capability %d.%d; gpusel needs %d.0 or higher",
+						info->name, major, minor, GS_MIN_CC_MAJOR);
 		return GS_NO_DEVICE;
 	}
 	/* a device newer than the build runs the PTX; an image must exist */
