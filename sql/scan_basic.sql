@@ -200,5 +200,28 @@ SELECT count(*) FROM sb WHERE b <> 0 AND gpu_filter(10 / b > 1);
 -- after an error the next scan works (the device filter was freed)
 SELECT count(*) FROM sb WHERE gpu_filter(b > 0);
 
+-- count(*) with every qual on the device is answered by the scan itself
+EXPLAIN (COSTS OFF) SELECT count(*), count(*) AS again FROM sb WHERE gpu_filter(b % 7 = 1 AND y > 0);
+SELECT (SELECT count(*) FROM sb WHERE gpu_filter(b % 7 = 1 AND y > 0)) =
+       (SELECT count(*) FROM sb WHERE b % 7 = 1 AND y > 0) AS same_count;
+SET gpusel.batch_rows = 1024;
+SELECT (SELECT count(*) FROM sb WHERE gpu_filter(b % 3 <> 0 OR a IS NULL)) =
+       (SELECT count(*) FROM sb WHERE b % 3 <> 0 OR a IS NULL) AS same_across_batches;
+RESET gpusel.batch_rows;
+-- in subqueries, whose range tables are flattened into the query's
+EXPLAIN (COSTS OFF) SELECT (SELECT count(*) FROM sb WHERE gpu_filter(b > 10)) AS n,
+                           (SELECT count(*) FROM sb WHERE gpu_filter(y < 0)) AS m;
+SELECT (SELECT count(*) FROM sb WHERE gpu_filter(b > 10)) AS n,
+       (SELECT count(*) FROM sb WHERE gpu_filter(y < 0)) AS m,
+       (SELECT count(*) FROM sb WHERE b > 10) AS n_pg,
+       (SELECT count(*) FROM sb WHERE y < 0) AS m_pg;
+SELECT count(*) FROM sb_empty WHERE gpu_filter(b > 0);
+SELECT count(*) FROM sb_mvcc WHERE gpu_filter(v = 3);
+SELECT count(*) + 1 AS plus_one FROM sb WHERE gpu_filter(b > 2000) HAVING count(*) > 0;
+-- not with a host qual, a Param, GROUP BY or another aggregate
+EXPLAIN (COSTS OFF) SELECT count(*) FROM sb WHERE gpu_filter(b > 10) AND t LIKE 'row 1%';
+EXPLAIN (COSTS OFF) SELECT count(*), min(id) FROM sb WHERE gpu_filter(b > 10);
+EXPLAIN (COSTS OFF) SELECT a, count(*) FROM sb WHERE gpu_filter(b > 10) GROUP BY a;
+
 DROP TABLE sb, sb_empty, sb_mvcc, sb_outer, sb_part;
 DROP FUNCTION plan_rows(text);

@@ -49,6 +49,8 @@
 #include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/parsetree.h"
+#include "rewrite/rewriteManip.h"
 #include "optimizer/optimizer.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
@@ -102,6 +104,10 @@ typedef struct GpuselScanState
 	double		rel_tuples;
 	EvalOrder	cpu_order;		/* the CPU path's order */
 	int			out_natts;		/* columns the targetlist reads: 1..out_natts */
+	bool		count_mode;		/* returns count(*) of the passing rows, one row */
+	bool		count_done;		/* that row was returned in this (re)scan */
+	Index		relid;			/* range table index of the scanned relation */
+	List	   *count_quals;	/* count(*) scan: its quals, Vars at relid */
 	bool		empty_output;	/* every row projects to the same empty tuple */
 
 	/* device program and the parameters it reads */
@@ -221,13 +227,14 @@ static void
 init_runs(GpuselScanState *state, CustomScan *cscan)
 {
 	List	   *flags = (List *) list_nth(cscan->custom_private, GPUSEL_PRIV_DEVICE_FLAGS);
+	List	   *quals = state->count_mode ? state->count_quals : cscan->custom_exprs;
 	List	   *current = NIL;
 	bool		current_device = false;
 	ListCell   *lc,
 			   *lf;
 
-	state->runs = palloc0(sizeof(QualRun) * Max(list_length(cscan->custom_exprs), 1));
-	forboth(lc, cscan->custom_exprs, lf, flags)
+	state->runs = palloc0(sizeof(QualRun) * Max(list_length(quals), 1));
+	forboth(lc, quals, lf, flags)
 	{
 		bool		device = lfirst_int(lf) != 0;
 
@@ -273,6 +280,31 @@ targetlist_natts(CustomScan *cscan, Relation rel)
 	return natts;
 }
 
+/*
+ * The range table index of a count(*) scan's relation.  Flattening the
+ * range tables moved it by some offset that setrefs did not apply to
+ * custom_private; it is the first entry from the planned index on that
+ * holds the relation's OID.  Where the query names the table more than
+ * once that may be another mention of it, which reads the same relation
+ * under the same lock: only EXPLAIN's qualifier could differ.
+ */
+static Index
+count_scan_relid(EState *estate, CustomScan *cscan)
+{
+	Index		planned = intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_BASE_RELID));
+	Oid			reloid = (Oid) intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_BASE_RELOID));
+
+	for (Index rti = planned; rti <= (Index) list_length(estate->es_range_table); rti++)
+	{
+		RangeTblEntry *rte = exec_rt_fetch(rti, estate);
+
+		if (rte->rtekind == RTE_RELATION && rte->relid == reloid)
+			return rti;
+	}
+	elog(ERROR, "gpusel could not find the relation of its count(*) scan");
+	return 0;
+}
+
 /* BeginCustomScan: reads the plan, compiles the device program, picks the device. */
 static void
 gpusel_begin(CustomScanState *node, EState *estate, int eflags)
@@ -284,6 +316,20 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	const TupleTableSlotOps *scanops = node->ss.ps.scanops;
 	GpuselProgram *prog;
 
+	/* a count(*) scan has no scan relation of its own: open the one it reads */
+	state->count_mode = (flags & GPUSEL_SCAN_COUNT) != 0;
+	state->relid = cscan->scan.scanrelid;
+	if (state->count_mode)
+	{
+		Index		planned = intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_BASE_RELID));
+
+		state->relid = count_scan_relid(estate, cscan);
+		state->count_quals = copyObject(list_nth(cscan->custom_private, GPUSEL_PRIV_QUALS));
+		if (state->relid != planned)
+			OffsetVarNodes((Node *) state->count_quals, state->relid - planned, 0);
+		rel = ExecOpenScanRelation(estate, state->relid, eflags);
+		node->ss.ss_currentRelation = rel;
+	}
 	state->needs_tuples = (flags & GPUSEL_SCAN_NEEDS_TUPLES) != 0;
 	state->rel_tuples = floatVal(list_nth(cscan->custom_private, GPUSEL_PRIV_REL_TUPLES));
 	state->out_natts = targetlist_natts(cscan, rel);
@@ -304,7 +350,7 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 		return;
 	}
 
-	prog = GpuselCompileQuals(state->device_quals, cscan->scan.scanrelid);
+	prog = GpuselCompileQuals(state->device_quals, state->relid);
 	if (prog == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -806,6 +852,53 @@ gpusel_recheck(ScanState *ss, TupleTableSlot *slot)
 }
 
 /*
+ * The count(*) scan: runs the whole scan, adding up the rows that pass
+ * every qual (on the GPU path, a batch's count is the device's count of
+ * positions, taken without touching the rows), and returns one row whose
+ * columns all hold that count, projected into the plan's targetlist.
+ */
+static TupleTableSlot *
+count_rows(GpuselScanState *state)
+{
+	ScanState  *ss = &state->css.ss;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+	int64		count = 0;
+	TupleTableSlot *row;
+
+	if (state->count_done)
+		return NULL;
+	for (;;)
+	{
+		if (state->use_gpu && state->out_slot >= 0 && !state->out_recheck &&
+			!state->has_host_quals)
+		{
+			/* a batch the device finished: take its count whole */
+			count += state->npositions - state->out_next;
+			state->out_next = state->npositions;
+		}
+		row = gpusel_next(ss);
+		if (TupIsNull(row))
+			break;
+		count++;
+	}
+	state->count_done = true;
+
+	ExecClearTuple(slot);
+	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+	{
+		slot->tts_values[i] = Int64GetDatum(count);
+		slot->tts_isnull[i] = false;
+	}
+	ExecStoreVirtualTuple(slot);
+	if (ss->ps.ps_ProjInfo == NULL)
+		return slot;
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = slot;
+	return ExecProject(ss->ps.ps_ProjInfo);
+}
+
+/*
  * ExecCustomScan: ExecScan does EvalPlanQual and projection.  When the
  * targetlist is empty (count(*)) and no host qual runs, every row projects
  * to the same empty tuple: it is returned directly, without ExecScan's
@@ -816,6 +909,8 @@ gpusel_exec(CustomScanState *node)
 {
 	GpuselScanState *state = (GpuselScanState *) node;
 
+	if (state->count_mode)
+		return count_rows(state);
 	if (state->empty_output && node->ss.ps.state->es_epq_active == NULL)
 	{
 		TupleTableSlot *result = node->ss.ps.ps_ResultTupleSlot;
@@ -873,6 +968,7 @@ gpusel_rescan(CustomScanState *node)
 	state->scan_rows = 0;
 	state->started = false;
 	state->consts_ready = false;
+	state->count_done = false;
 	ExecScanReScan(&node->ss);
 }
 
@@ -935,6 +1031,11 @@ gpusel_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	GpuselScanState *state = (GpuselScanState *) node;
 
+	if (state->count_mode)
+	{
+		ExplainPropertyText("Relation", RelationGetRelationName(node->ss.ss_currentRelation), es);
+		ExplainPropertyText("Device Aggregate", "count(*)", es);
+	}
 	show_quals("Device Filter", state->device_quals, node, ancestors, es);
 	if (es->analyze)
 		show_removed("Rows Removed by Device Filter", state->removed_device, node, es);

@@ -33,12 +33,16 @@
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class_d.h"
 #include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
+#include "optimizer/planner.h"
+#include "parser/parsetree.h"
 #include "optimizer/restrictinfo.h"
+#include "utils/fmgroids.h"
 #include "utils/rel.h"
 #include "utils/spccache.h"
 
@@ -72,14 +76,23 @@ typedef struct QualItem
 } QualItem;
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
+static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
 static Plan *plan_gpusel_path(PlannerInfo *root, RelOptInfo *rel,
 							  CustomPath *best_path, List *tlist,
 							  List *clauses, List *custom_plans);
+static Plan *plan_gpusel_count_path(PlannerInfo *root, RelOptInfo *rel,
+									CustomPath *best_path, List *tlist,
+									List *clauses, List *custom_plans);
 
 static CustomPathMethods gpusel_path_methods = {
 	.CustomName = GPUSEL_SCAN_NAME,
 	.PlanCustomPath = plan_gpusel_path,
+};
+
+static CustomPathMethods gpusel_count_path_methods = {
+	.CustomName = GPUSEL_SCAN_NAME,
+	.PlanCustomPath = plan_gpusel_count_path,
 };
 
 /* Whether the relation is a heap table (or partition) the scan can read. */
@@ -419,11 +432,220 @@ plan_gpusel_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	return &cscan->scan.plan;
 }
 
+/*
+ * Puts RestrictInfos into the order PostgreSQL evaluates a scan's quals in
+ * (createplan.c's order_qual_clauses): by security level, then by cost,
+ * stably; a cheap leakproof clause counts as level 0.
+ */
+static List *
+order_quals_as_postgres(PlannerInfo *root, List *rinfos)
+{
+	int			n = list_length(rinfos);
+	RestrictInfo **items = palloc(sizeof(RestrictInfo *) * Max(n, 1));
+	Index	   *levels = palloc(sizeof(Index) * Max(n, 1));
+	Cost	   *costs = palloc(sizeof(Cost) * Max(n, 1));
+	List	   *result = NIL;
+	int			i = 0;
+	ListCell   *lc;
+
+	foreach(lc, rinfos)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+		QualCost	qcost;
+		int			j = i;
+
+		cost_qual_eval_node(&qcost, (Node *) rinfo, root);
+		/* insertion sort on (level, cost) keeps equal items in order */
+		while (j > 0 &&
+			   ((rinfo->leakproof && qcost.per_tuple < 10 * cpu_operator_cost ? 0 :
+				 rinfo->security_level) < levels[j - 1] ||
+				((rinfo->leakproof && qcost.per_tuple < 10 * cpu_operator_cost ? 0 :
+				  rinfo->security_level) == levels[j - 1] &&
+				 qcost.per_tuple < costs[j - 1])))
+		{
+			items[j] = items[j - 1];
+			levels[j] = levels[j - 1];
+			costs[j] = costs[j - 1];
+			j--;
+		}
+		items[j] = rinfo;
+		levels[j] = (rinfo->leakproof && qcost.per_tuple < 10 * cpu_operator_cost) ?
+			0 : rinfo->security_level;
+		costs[j] = qcost.per_tuple;
+		i++;
+	}
+	for (i = 0; i < n; i++)
+		result = lappend(result, items[i]);
+	return result;
+}
+
+/* Expression walker: whether a Param appears anywhere in the tree. */
+static bool
+contains_param(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Param))
+		return true;
+	return expression_tree_walker(node, contains_param, context);
+}
+
+/* Whether every output column of the grouping step is a plain count(*). */
+static bool
+target_is_count_star(PathTarget *target)
+{
+	ListCell   *lc;
+
+	if (target == NULL || target->exprs == NIL)
+		return false;
+	foreach(lc, target->exprs)
+	{
+		Aggref	   *agg = (Aggref *) lfirst(lc);
+
+		if (!IsA(agg, Aggref) || agg->aggfnoid != F_COUNT_ || !agg->aggstar ||
+			agg->aggfilter != NULL || agg->aggdistinct != NIL ||
+			agg->aggorder != NIL || agg->agglevelsup != 0 ||
+			agg->aggsplit != AGGSPLIT_SIMPLE)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * create_upper_paths_hook: SELECT count(*) over a GpuSelScan whose quals
+ * all run on the device becomes one scan that adds up the device's counts
+ * of passing rows, so no surviving row travels through the executor.
+ */
+static void
+gpusel_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
+						  RelOptInfo *input_rel, RelOptInfo *output_rel,
+						  void *extra)
+{
+	Query	   *parse = root->parse;
+	PathTarget *target;
+	CustomPath *scan_path = NULL;
+	CustomPath *cpath;
+	List	   *items;
+	bool		any_marked;
+	ListCell   *lc;
+
+	if (prev_create_upper_paths_hook)
+		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+
+	if (stage != UPPERREL_GROUP_AGG || input_rel->reloptkind != RELOPT_BASEREL ||
+		parse->groupClause != NIL || parse->groupingSets != NIL ||
+		parse->havingQual != NULL || parse->hasTargetSRFs)
+		return;
+	if (((GroupPathExtraData *) extra)->patype != PARTITIONWISE_AGGREGATE_NONE)
+		return;
+	target = root->upper_targets[UPPERREL_GROUP_AGG];
+	if (!target_is_count_star(target))
+		return;
+
+	/* our scan must be the relation's best plain path */
+	foreach(lc, input_rel->pathlist)
+	{
+		Path	   *path = lfirst(lc);
+
+		if (IsA(path, CustomPath) &&
+			((CustomPath *) path)->methods == &gpusel_path_methods)
+			scan_path = (CustomPath *) path;
+	}
+	if (scan_path == NULL || input_rel->cheapest_total_path != &scan_path->path)
+		return;
+
+	/* every qual on the device, none a pseudoconstant or a parameter */
+	foreach(lc, input_rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (rinfo->pseudoconstant || contains_param((Node *) rinfo->clause, NULL))
+			return;
+	}
+	items = split_quals(input_rel, input_rel->baserestrictinfo, &any_marked);
+	if (item_exprs(items, false) != NIL)
+		return;
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = 1;
+	cpath->path.pathkeys = NIL;
+	/* the scan's cost, without handing each surviving row on */
+	cpath->path.startup_cost = scan_path->path.total_cost -
+		scan_path->path.rows * GPUSEL_EMIT_FACTOR * cpu_operator_cost;
+	cpath->path.total_cost = cpath->path.startup_cost;
+	cpath->flags = 0;
+	cpath->custom_paths = NIL;
+	cpath->custom_private = list_make1(input_rel);
+	cpath->methods = &gpusel_count_path_methods;
+	add_path(output_rel, &cpath->path);
+}
+
+/*
+ * PlanCustomPath of the count(*) scan: a CustomScan with no scan relation
+ * of its own (scanrelid 0) whose one-row output holds the count; the quals
+ * and the relation travel in custom_private, out of setrefs' reach, because
+ * their Vars belong to the relation below, not to the scan's output.  The
+ * executor finds the relation's place in the final range table by its OID
+ * and moves the Vars there (setrefs would have added the same offset).
+ */
+static Plan *
+plan_gpusel_count_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+					   List *tlist, List *clauses, List *custom_plans)
+{
+	RelOptInfo *base = (RelOptInfo *) linitial(best_path->custom_private);
+	CustomScan *cscan = makeNode(CustomScan);
+	List	   *items;
+	List	   *exprs = NIL;
+	List	   *device_flags = NIL;
+	bool		any_marked;
+	int			flags = GPUSEL_SCAN_COUNT;
+	ListCell   *lc;
+
+	items = split_quals(base, order_quals_as_postgres(root, base->baserestrictinfo),
+						&any_marked);
+	foreach(lc, items)
+	{
+		QualItem   *item = lfirst(lc);
+
+		Assert(item->device);
+		exprs = lappend(exprs, item->expr);
+		device_flags = lappend_int(device_flags, item->device ? 1 : 0);
+	}
+	if (any_marked)
+		flags |= GPUSEL_SCAN_MARKED;
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = NIL;
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = list_make5(device_flags,
+									   makeInteger(flags),
+									   makeFloat(psprintf("%.0f", base->tuples)),
+									   exprs,
+									   makeInteger(base->relid));
+	cscan->custom_private = lappend(cscan->custom_private,
+									makeInteger((int) planner_rt_fetch(base->relid, root)->relid));
+	cscan->custom_scan_tlist = tlist;
+	cscan->methods = &gpusel_scan_methods;
+	return &cscan->scan.plan;
+}
+
 /* Installs the planner hook and registers the scan's methods. */
 void
 GpuselScanInit(void)
 {
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = gpusel_set_rel_pathlist;
+	prev_create_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = gpusel_create_upper_paths;
 	GpuselScanExecInit();
 }

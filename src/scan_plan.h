@@ -8,6 +8,10 @@
  * are stored without their gpu_filter() wrapper.  plan.qual stays empty:
  * the executor evaluates the host quals itself, because a batch that the
  * device could not finish is re-evaluated with all quals in that order.
+ *
+ * SELECT count(*) over such a scan, with every qual on the device, plans as
+ * a GpuSelScan of its own (scanrelid 0, GPUSEL_SCAN_COUNT) that returns the
+ * count: its quals and relation are in custom_private.
  */
 #ifndef GPUSEL_SCAN_PLAN_H
 #define GPUSEL_SCAN_PLAN_H
@@ -23,10 +27,15 @@
 #define GPUSEL_PRIV_DEVICE_FLAGS	0	/* IntList: 1 where custom_exprs[i] is a device qual */
 #define GPUSEL_PRIV_FLAGS			1	/* Integer: GPUSEL_SCAN_* bits */
 #define GPUSEL_PRIV_REL_TUPLES		2	/* Float: the relation's estimated size, in rows */
+/* count(*) scans only (scanrelid 0): */
+#define GPUSEL_PRIV_QUALS			3	/* List: the quals, in place of custom_exprs */
+#define GPUSEL_PRIV_BASE_RELID		4	/* Integer: the relation's range table index when planned */
+#define GPUSEL_PRIV_BASE_RELOID		5	/* Integer: the relation's OID */
 
 /* Bits of GPUSEL_PRIV_FLAGS. */
 #define GPUSEL_SCAN_NEEDS_TUPLES	0x01	/* some column is read above the device filter */
 #define GPUSEL_SCAN_MARKED			0x02	/* planned because of gpu_filter() */
+#define GPUSEL_SCAN_COUNT			0x04	/* returns count(*) of the passing rows */
 
 extern void GpuselScanInit(void);
 
