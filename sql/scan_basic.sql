@@ -200,6 +200,21 @@ SELECT count(*) FROM sb WHERE b <> 0 AND gpu_filter(10 / b > 1);
 -- after an error the next scan works (the device filter was freed)
 SELECT count(*) FROM sb WHERE gpu_filter(b > 0);
 
+-- LATERAL references keep PostgreSQL's parameterized scan
+CREATE TABLE sb_lat (a int4, b int4);
+INSERT INTO sb_lat SELECT g, g FROM generate_series(1, 3) g;
+SELECT o.k, s.* FROM (VALUES (10), (20)) o(k)
+  LEFT JOIN LATERAL (SELECT sb_lat.a, o.k AS ok FROM sb_lat WHERE gpu_filter(sb_lat.a > 1)) s ON true
+  ORDER BY 1, 2;
+DROP TABLE sb_lat;
+
+-- a host qual PostgreSQL evaluates first, and that can fail, keeps later quals on the host
+CREATE TABLE sb_order (a int4, n numeric);
+INSERT INTO sb_order VALUES (1, 1);
+EXPLAIN (COSTS OFF) SELECT * FROM sb_order WHERE n / 0 > 0 AND gpu_filter(a::int8 > 5);
+SELECT * FROM sb_order WHERE n / 0 > 0 AND gpu_filter(a::int8 > 5);
+DROP TABLE sb_order;
+
 -- count(*) with every qual on the device is answered by the scan itself
 EXPLAIN (COSTS OFF) SELECT count(*), count(*) AS again FROM sb WHERE gpu_filter(b % 7 = 1 AND y > 0);
 SELECT (SELECT count(*) FROM sb WHERE gpu_filter(b % 7 = 1 AND y > 0)) =

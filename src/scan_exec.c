@@ -719,10 +719,12 @@ release_page(GpuselScanState *state)
 }
 
 /*
- * Re-reads a tuple the scan has already found visible.  Its snapshot still
- * holds, and a pinned page cannot be pruned or defragmented, so the line
- * pointer is the same and no visibility check is needed (as heapam's page
- * mode reads tuples under a pin only).
+ * Re-reads a tuple the scan has already found visible.  The page may have
+ * been unpinned since, but pruning never removes a tuple that a registered
+ * MVCC snapshot still sees, and defragmenting keeps line pointers, so no
+ * visibility check is needed.  The one exception is old_snapshot_threshold,
+ * under which pruning may remove such tuples: TestForOldSnapshot raises
+ * "snapshot too old" then, as heapam does.
  */
 static void
 fetch_tuple(GpuselScanState *state, ItemPointer tid, TupleTableSlot *slot)
@@ -737,6 +739,13 @@ fetch_tuple(GpuselScanState *state, ItemPointer tid, TupleTableSlot *slot)
 		release_page(state);
 		state->buf = ReadBufferExtended(rel, MAIN_FORKNUM, blk, RBM_NORMAL, state->strategy);
 		state->blk = blk;
+		if (old_snapshot_threshold >= 0)
+		{
+			LockBuffer(state->buf, BUFFER_LOCK_SHARE);
+			TestForOldSnapshot(state->css.ss.ps.state->es_snapshot, rel,
+							   BufferGetPage(state->buf));
+			LockBuffer(state->buf, BUFFER_LOCK_UNLOCK);
+		}
 	}
 	page = BufferGetPage(state->buf);
 	lp = PageGetItemId(page, ItemPointerGetOffsetNumber(tid));

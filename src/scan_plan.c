@@ -78,6 +78,7 @@ typedef struct QualItem
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
 static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
+static List *order_quals_as_postgres(PlannerInfo *root, List *rinfos);
 static Plan *plan_gpusel_path(PlannerInfo *root, RelOptInfo *rel,
 							  CustomPath *best_path, List *tlist,
 							  List *clauses, List *custom_plans);
@@ -111,6 +112,9 @@ rel_is_candidate(RelOptInfo *rel, RangeTblEntry *rte)
 		return false;
 	if (rel->baserestrictinfo == NIL || IS_DUMMY_REL(rel))
 		return false;
+	/* LATERAL references need parameterized paths, which the scan has not */
+	if (!bms_is_empty(rel->lateral_relids))
+		return false;
 	if (IsCatalogRelationOid(rte->relid))
 		return false;
 
@@ -122,8 +126,8 @@ rel_is_candidate(RelOptInfo *rel, RangeTblEntry *rte)
 }
 
 /*
- * Splits the scan's RestrictInfos, in the given order, into device and
- * host quals.  *any_marked tells whether a device qual carries
+ * Splits the scan's RestrictInfos, in the given order (PostgreSQL's
+ * evaluation order), into device and host quals.  *any_marked tells whether a device qual carries
  * gpu_filter().  When the device quals together exceed the program's
  * limits, the last ones move to the host until the rest fit.
  */
@@ -132,6 +136,7 @@ split_quals(RelOptInfo *rel, List *rinfos, bool *any_marked)
 {
 	List	   *items = NIL;
 	List	   *device = NIL;
+	bool		blocked = false;
 	ListCell   *lc;
 
 	*any_marked = false;
@@ -146,10 +151,21 @@ split_quals(RelOptInfo *rel, List *rinfos, bool *any_marked)
 		marked = GpuselExprHasMarker((Node *) rinfo->clause);
 		item->rinfo = rinfo;
 		item->expr = rinfo->clause;
-		item->device = (marked || gpusel_enable_scan) &&
+		item->device = !blocked && (marked || gpusel_enable_scan) &&
 			(rinfo->security_level <= rel->baserestrict_min_security ||
 			 rinfo->leakproof) &&
 			GpuselQualIsDeviceable(rinfo->clause, rel->relid);
+
+		/*
+		 * Device quals run before every host qual.  A host qual that
+		 * PostgreSQL evaluates earlier may be skipped for the rows the
+		 * device rejects only if skipping it cannot hide an error or a side
+		 * effect; after any other host qual, the rest stay on the host.
+		 */
+		if (!item->device &&
+			(contain_leaked_vars((Node *) rinfo->clause) ||
+			 contain_volatile_functions((Node *) rinfo->clause)))
+			blocked = true;
 		if (item->device)
 		{
 			item->expr = GpuselStripMarker(rinfo->clause);
@@ -354,7 +370,8 @@ gpusel_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		!output_supported(rel))
 		return;
 
-	items = split_quals(rel, rel->baserestrictinfo, &any_marked);
+	items = split_quals(rel, order_quals_as_postgres(root, rel->baserestrictinfo),
+						&any_marked);
 	device_quals = item_exprs(items, true);
 	if (device_quals == NIL)
 		return;
@@ -562,7 +579,8 @@ gpusel_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		if (rinfo->pseudoconstant || contains_param((Node *) rinfo->clause, NULL))
 			return;
 	}
-	items = split_quals(input_rel, input_rel->baserestrictinfo, &any_marked);
+	items = split_quals(input_rel, order_quals_as_postgres(root, input_rel->baserestrictinfo),
+						&any_marked);
 	if (item_exprs(items, false) != NIL)
 		return;
 
