@@ -111,24 +111,6 @@ gs_cuda_fail(cudaError_t e, const char *what, char *errbuf, size_t errlen)
  * Program validation and compilation
  * ------------------------------------------------------------------------ */
 
-/* Bytes per value of a column type. */
-static size_t
-gs_coltype_width(int t)
-{
-	switch (t)
-	{
-		case GS_COL_BOOL:
-			return 1;
-		case GS_COL_INT2:
-			return 2;
-		case GS_COL_INT4:
-		case GS_COL_FLOAT4:
-			return 4;
-		default:
-			return 8;
-	}
-}
-
 /* Whether k is an integer kind. */
 static int
 gs_kind_is_int(int k)

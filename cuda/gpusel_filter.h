@@ -33,6 +33,24 @@ typedef enum gs_coltype
 	GS_COL_FLOAT8
 } gs_coltype;
 
+/* Bytes per value of a column type, in staging and on the device. */
+static inline size_t
+gs_coltype_width(int type)
+{
+	switch (type)
+	{
+		case GS_COL_BOOL:
+			return 1;
+		case GS_COL_INT2:
+			return 2;
+		case GS_COL_INT4:
+		case GS_COL_FLOAT4:
+			return 4;
+		default:
+			return 8;
+	}
+}
+
 /* Value kinds on the evaluation stack. */
 typedef enum gs_valkind
 {

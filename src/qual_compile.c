@@ -219,19 +219,9 @@ GpuselTypeIsDeviceable(Oid typid, gs_coltype *coltype)
 int
 GpuselColumnWidth(gs_coltype type)
 {
-	switch (type)
-	{
-		case GS_COL_BOOL:
-			return 1;
-		case GS_COL_INT2:
-			return 2;
-		case GS_COL_INT4:
-		case GS_COL_FLOAT4:
-			return 4;
-		default:
-			return 8;
-	}
+	return (int) gs_coltype_width(type);
 }
+
 
 /* Converts a value of a deviceable SQL type into a program constant. */
 void
