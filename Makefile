@@ -24,9 +24,10 @@ OBJS = \
 	src/filter_sql.o \
 	src/scan_plan.o \
 	src/scan_exec.o \
-	src/scan_pages.o
+	src/scan_pages.o \
+	src/percentile_scan.o
 
-REGRESS = percentile_basic percentile_diff device scan_basic scan_diff scan_security
+REGRESS = percentile_basic percentile_diff percentile_scan device scan_basic scan_diff scan_security
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel
 
 CUDA_HOME ?= /usr/local/cuda

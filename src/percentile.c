@@ -38,6 +38,7 @@
 #include "guc.h"
 #include "keys.h"
 #include "keystore.h"
+#include "percentile.h"
 
 /* What one aggregate call sorts by; cached in fn_extra for the query. */
 typedef struct PercentileQuery
@@ -53,8 +54,8 @@ typedef struct PercentileQuery
 	const KeyType *keytype;		/* NULL: the tuplesort path */
 } PercentileQuery;
 
-/* Transition state of one group. */
-typedef struct PercentileState
+/* Transition state of one group (declared in percentile.h). */
+struct PercentileState
 {
 	PercentileQuery *query;
 	int64		nrows;			/* non-NULL inputs */
@@ -63,7 +64,7 @@ typedef struct PercentileState
 	KeyStore	keys;			/* key path */
 	Tuplesortstate *sort;		/* tuplesort path */
 	bool		sort_done;
-} PercentileState;
+};
 
 /* A wanted 0-based position in sort order, and where its value goes. */
 typedef struct RowRequest
@@ -167,6 +168,30 @@ percentile_startup(FunctionCallInfo fcinfo)
 	return state;
 }
 
+/* Stores one non-NULL value in a group's state. */
+static inline void
+percentile_add(PercentileState *state, Datum value)
+{
+	const KeyType *kt = state->query->keytype;
+
+	if (kt != NULL)
+	{
+		uint64		key = kt->to_key(value);
+
+		if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
+		{
+			if (kt->is_negative_zero(value))
+				state->seen_negative_zero = true;
+			else
+				state->seen_positive_zero = true;
+		}
+		KeyStoreAdd(&state->keys, key);
+	}
+	else
+		tuplesort_putdatum(state->sort, value, false);
+	state->nrows++;
+}
+
 /* Transition: stores one non-NULL input value. */
 Datum
 gpusel_percentile_transition(PG_FUNCTION_ARGS)
@@ -179,26 +204,7 @@ gpusel_percentile_transition(PG_FUNCTION_ARGS)
 		state = (PercentileState *) PG_GETARG_POINTER(0);
 
 	if (!PG_ARGISNULL(1))
-	{
-		const KeyType *kt = state->query->keytype;
-
-		if (kt != NULL)
-		{
-			uint64		key = kt->to_key(PG_GETARG_DATUM(1));
-
-			if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
-			{
-				if (kt->is_negative_zero(PG_GETARG_DATUM(1)))
-					state->seen_negative_zero = true;
-				else
-					state->seen_positive_zero = true;
-			}
-			KeyStoreAdd(&state->keys, key);
-		}
-		else
-			tuplesort_putdatum(state->sort, PG_GETARG_DATUM(1), false);
-		state->nrows++;
-	}
+		percentile_add(state, PG_GETARG_DATUM(1));
 	PG_RETURN_POINTER(state);
 }
 
@@ -369,23 +375,30 @@ single_fraction_state(FunctionCallInfo fcinfo, double *p)
 	return state->nrows == 0 ? NULL : state;
 }
 
+/* The value percentile_disc returns for fraction p of a non-empty group. */
+static Datum
+percentile_disc_result(PercentileState *state, double p)
+{
+	RowRequest	req;
+	Datum		value;
+
+	req.row = disc_row(p, state->nrows);
+	req.slot = 0;
+	fetch_rows(state, &req, 1, &value);
+	return value;
+}
+
 /* gpu_percentile(float8) WITHIN GROUP (ORDER BY anyelement). */
 Datum
 gpusel_percentile_disc_final(PG_FUNCTION_ARGS)
 {
 	PercentileState *state;
-	RowRequest	req;
-	Datum		value;
 	double		p;
 
 	state = single_fraction_state(fcinfo, &p);
 	if (state == NULL)
 		PG_RETURN_NULL();
-
-	req.row = disc_row(p, state->nrows);
-	req.slot = 0;
-	fetch_rows(state, &req, 1, &value);
-	PG_RETURN_DATUM(value);
+	PG_RETURN_DATUM(percentile_disc_result(state, p));
 }
 
 /* gpu_percentile_cont(float8) WITHIN GROUP (ORDER BY float8 | interval). */
@@ -423,10 +436,8 @@ gpusel_percentile_cont_final(PG_FUNCTION_ARGS)
  * serves all fractions in one multiselection pass per level.
  */
 static Datum
-percentile_multi_final(FunctionCallInfo fcinfo, bool continuous)
+percentile_multi_result(PercentileState *state, ArrayType *param, bool continuous)
 {
-	PercentileState *state;
-	ArrayType  *param;
 	Datum	   *fractions;
 	bool	   *fraction_nulls;
 	int			nfractions;
@@ -442,20 +453,12 @@ percentile_multi_final(FunctionCallInfo fcinfo, bool continuous)
 	LerpFn		lerp = NULL;
 	int64		n;
 
-	if (PG_ARGISNULL(0))
-		PG_RETURN_NULL();
-	state = (PercentileState *) PG_GETARG_POINTER(0);
-	if (state->nrows == 0)
-		PG_RETURN_NULL();
-	if (PG_ARGISNULL(1))
-		PG_RETURN_NULL();
-	param = PG_GETARG_ARRAYTYPE_P(1);
 	deconstruct_array(param, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
 					  &fractions, &fraction_nulls, &nfractions);
 
 	result_type = state->query->typid;
 	if (nfractions == 0)
-		PG_RETURN_POINTER(construct_empty_array(result_type));
+		return PointerGetDatum(construct_empty_array(result_type));
 	if (continuous)
 		lerp = lerp_for_type(result_type);
 
@@ -508,9 +511,23 @@ percentile_multi_final(FunctionCallInfo fcinfo, bool continuous)
 	}
 
 	get_typlenbyvalalign(result_type, &typlen, &typbyval, &typalign);
-	PG_RETURN_POINTER(construct_md_array(result, result_nulls,
-										 ARR_NDIM(param), ARR_DIMS(param), ARR_LBOUND(param),
-										 result_type, typlen, typbyval, typalign));
+	return PointerGetDatum(construct_md_array(result, result_nulls,
+											  ARR_NDIM(param), ARR_DIMS(param), ARR_LBOUND(param),
+											  result_type, typlen, typbyval, typalign));
+}
+
+/* The array forms' final function: NULL for no rows or a NULL array. */
+static Datum
+percentile_multi_final(FunctionCallInfo fcinfo, bool continuous)
+{
+	PercentileState *state;
+
+	if (PG_ARGISNULL(0))
+		PG_RETURN_NULL();
+	state = (PercentileState *) PG_GETARG_POINTER(0);
+	if (state->nrows == 0 || PG_ARGISNULL(1))
+		PG_RETURN_NULL();
+	return percentile_multi_result(state, PG_GETARG_ARRAYTYPE_P(1), continuous);
 }
 
 /* gpu_percentile(float8[]) WITHIN GROUP (ORDER BY anyelement). */
@@ -525,4 +542,75 @@ Datum
 gpusel_percentile_cont_multi_final(PG_FUNCTION_ARGS)
 {
 	return percentile_multi_final(fcinfo, true);
+}
+
+/*
+ * A gpu_percentile state outside an aggregate, for a scan that collects the
+ * ORDER BY column itself: values of typid in its default order, ascending
+ * or descending.  Its memory lives in cxt; GpuselPercentileRelease closes
+ * its temporary file.
+ */
+PercentileState *
+GpuselPercentileCreate(MemoryContext cxt, Oid typid, bool descending)
+{
+	PercentileState *state = MemoryContextAllocZero(cxt, sizeof(PercentileState));
+	PercentileQuery *query = MemoryContextAllocZero(cxt, sizeof(PercentileQuery));
+
+	query->typid = typid;
+	get_typlenbyvalalign(typid, &query->typlen, &query->typbyval, &query->typalign);
+	query->keytype = KeyTypeLookup(typid);
+	query->descending = descending;
+	if (query->keytype == NULL)
+		elog(ERROR, "gpusel cannot collect keys of type %s", format_type_be(typid));
+	state->query = query;
+	KeyStoreInit(&state->keys, cxt, query->keytype->key_bytes,
+				 gpusel_device_mode != GPUSEL_DEVICE_CPU);
+	return state;
+}
+
+/* Adds one non-NULL value to a state from GpuselPercentileCreate. */
+void
+GpuselPercentileAdd(PercentileState *state, Datum value)
+{
+	percentile_add(state, value);
+}
+
+/*
+ * gpu_percentile's result over a state from GpuselPercentileCreate, with
+ * the aggregate's NULL rules: the fraction (float8, or float8[] when
+ * is_array) checked as the final functions check it.
+ */
+Datum
+GpuselPercentileResult(PercentileState *state, Datum fraction, bool fraction_isnull,
+					   bool is_array, bool *isnull)
+{
+	*isnull = false;
+	if (is_array)
+	{
+		if (state->nrows == 0 || fraction_isnull)
+		{
+			*isnull = true;
+			return (Datum) 0;
+		}
+		return percentile_multi_result(state, DatumGetArrayTypeP(fraction), false);
+	}
+	if (fraction_isnull)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	check_fraction(DatumGetFloat8(fraction));
+	if (state->nrows == 0)
+	{
+		*isnull = true;
+		return (Datum) 0;
+	}
+	return percentile_disc_result(state, DatumGetFloat8(fraction));
+}
+
+/* Closes a state's temporary file, if it spilled. */
+void
+GpuselPercentileRelease(PercentileState *state)
+{
+	KeyStoreCloseFile(&state->keys);
 }

@@ -281,19 +281,17 @@ targetlist_natts(CustomScan *cscan, Relation rel)
 }
 
 /*
- * The range table index of a count(*) scan's relation.  Flattening the
+ * The range table index of the relation a scan without a scan relation of
+ * its own (scanrelid 0: count(*), gpu_percentile) reads.  Flattening the
  * range tables moved it by some offset that setrefs did not apply to
  * custom_private; it is the first entry from the planned index on that
  * holds the relation's OID.  Where the query names the table more than
  * once that may be another mention of it, which reads the same relation
  * under the same lock: only EXPLAIN's qualifier could differ.
  */
-static Index
-count_scan_relid(EState *estate, CustomScan *cscan)
+Index
+GpuselUpperScanRelid(EState *estate, Index planned, Oid reloid)
 {
-	Index		planned = intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_BASE_RELID));
-	Oid			reloid = (Oid) intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_BASE_RELOID));
-
 	for (Index rti = planned; rti <= (Index) list_length(estate->es_range_table); rti++)
 	{
 		RangeTblEntry *rte = exec_rt_fetch(rti, estate);
@@ -301,7 +299,7 @@ count_scan_relid(EState *estate, CustomScan *cscan)
 		if (rte->rtekind == RTE_RELATION && rte->relid == reloid)
 			return rti;
 	}
-	elog(ERROR, "gpusel could not find the relation of its count(*) scan");
+	elog(ERROR, "gpusel could not find the relation of its scan");
 	return 0;
 }
 
@@ -323,7 +321,9 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	{
 		Index		planned = intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_BASE_RELID));
 
-		state->relid = count_scan_relid(estate, cscan);
+		state->relid = GpuselUpperScanRelid(estate, planned,
+											(Oid) intVal(list_nth(cscan->custom_private,
+																  GPUSEL_PRIV_BASE_RELOID)));
 		state->count_quals = copyObject(list_nth(cscan->custom_private, GPUSEL_PRIV_QUALS));
 		if (state->relid != planned)
 			OffsetVarNodes((Node *) state->count_quals, state->relid - planned, 0);

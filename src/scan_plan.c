@@ -97,8 +97,8 @@ static CustomPathMethods gpusel_count_path_methods = {
 };
 
 /* Whether the relation is a heap table (or partition) the scan can read. */
-static bool
-rel_is_candidate(RelOptInfo *rel, RangeTblEntry *rte)
+bool
+GpuselRelIsReadable(RelOptInfo *rel, RangeTblEntry *rte)
 {
 	Relation	relation;
 	bool		heap;
@@ -110,12 +110,10 @@ rel_is_candidate(RelOptInfo *rel, RangeTblEntry *rte)
 		return false;
 	if (rte->relkind != RELKIND_RELATION && rte->relkind != RELKIND_MATVIEW)
 		return false;
-	if (rel->baserestrictinfo == NIL || IS_DUMMY_REL(rel))
+	if (IS_DUMMY_REL(rel) || IsCatalogRelationOid(rte->relid))
 		return false;
 	/* LATERAL references need parameterized paths, which the scan has not */
 	if (!bms_is_empty(rel->lateral_relids))
-		return false;
-	if (IsCatalogRelationOid(rte->relid))
 		return false;
 
 	/* the planner holds a lock already */
@@ -123,6 +121,13 @@ rel_is_candidate(RelOptInfo *rel, RangeTblEntry *rte)
 	heap = relation->rd_rel->relam == HEAP_TABLE_AM_OID;
 	table_close(relation, NoLock);
 	return heap;
+}
+
+/* Whether the relation is readable and has quals the device might run. */
+static bool
+rel_is_candidate(RelOptInfo *rel, RangeTblEntry *rte)
+{
+	return rel->baserestrictinfo != NIL && GpuselRelIsReadable(rel, rte);
 }
 
 /*
@@ -555,6 +560,7 @@ gpusel_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 		return;
 	if (((GroupPathExtraData *) extra)->patype != PARTITIONWISE_AGGREGATE_NONE)
 		return;
+	GpuselAddPercentilePath(root, input_rel, output_rel);
 	target = root->upper_targets[UPPERREL_GROUP_AGG];
 	if (!target_is_count_star(target))
 		return;
@@ -665,5 +671,6 @@ GpuselScanInit(void)
 	set_rel_pathlist_hook = gpusel_set_rel_pathlist;
 	prev_create_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = gpusel_create_upper_paths;
+	GpuselPercentileScanInit();
 	GpuselScanExecInit();
 }

@@ -18,7 +18,9 @@
 
 #include "postgres.h"
 
+#include "nodes/execnodes.h"
 #include "nodes/extensible.h"
+#include "nodes/pathnodes.h"
 
 /* Name shown by EXPLAIN: Custom Scan (GpuSelScan). */
 #define GPUSEL_SCAN_NAME "GpuSelScan"
@@ -38,9 +40,16 @@
 #define GPUSEL_SCAN_COUNT			0x04	/* returns count(*) of the passing rows */
 
 extern void GpuselScanInit(void);
+extern bool GpuselRelIsReadable(RelOptInfo *rel, RangeTblEntry *rte);
+
+/* percentile_scan.c */
+extern void GpuselAddPercentilePath(PlannerInfo *root, RelOptInfo *input_rel,
+									RelOptInfo *output_rel);
+extern void GpuselPercentileScanInit(void);
 
 /* scan_exec.c */
 extern CustomScanMethods gpusel_scan_methods;
 extern void GpuselScanExecInit(void);
+extern Index GpuselUpperScanRelid(EState *estate, Index planned, Oid reloid);
 
 #endif							/* GPUSEL_SCAN_PLAN_H */

@@ -1,0 +1,21 @@
+/*
+ * percentile.h
+ *	  gpu_percentile's selection state, for callers outside the aggregate:
+ *	  the GPU scan that collects an ORDER BY column page by page.
+ */
+#ifndef GPUSEL_PERCENTILE_H
+#define GPUSEL_PERCENTILE_H
+
+#include "postgres.h"
+
+typedef struct PercentileState PercentileState;
+
+extern PercentileState *GpuselPercentileCreate(MemoryContext cxt, Oid typid,
+											   bool descending);
+extern void GpuselPercentileAdd(PercentileState *state, Datum value);
+extern Datum GpuselPercentileResult(PercentileState *state, Datum fraction,
+									bool fraction_isnull, bool is_array,
+									bool *isnull);
+extern void GpuselPercentileRelease(PercentileState *state);
+
+#endif							/* GPUSEL_PERCENTILE_H */
