@@ -9,6 +9,7 @@
 SET max_parallel_workers_per_gather = 0;
 SET jit = off;
 CREATE EXTENSION IF NOT EXISTS gpusel;
+LOAD 'gpusel';  -- installs the planner hooks before the first query
 SELECT (SELECT count(*) FROM pg_available_extensions WHERE name = 'tdigest') > 0 AS have_tdigest \gset
 \if :have_tdigest
 CREATE EXTENSION IF NOT EXISTS tdigest;
@@ -35,6 +36,8 @@ BEGIN
   END LOOP;
   RETURN round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM unnest(times) v)::numeric, 1);
 END $$;
+-- a WHERE clause that keeps the whole-table scan away, evaluated once
+CREATE FUNCTION pg_temp.noscan() RETURNS boolean LANGUAGE plpgsql STABLE AS 'BEGIN RETURN true; END';
 CREATE FUNCTION pg_temp.ms_on(device text, query text) RETURNS numeric LANGUAGE plpgsql AS $$
 BEGIN
   PERFORM set_config('gpusel.device', device, true);
@@ -60,6 +63,11 @@ INSERT INTO results VALUES
   pg_temp.ms('SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY j) FROM bench_t', 1),
   pg_temp.ms_on('gpu', 'SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY j) FROM bench_t'),
   pg_temp.ms_on('cpu', 'SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY j) FROM bench_t'),
+  NULL),
+ ('single fraction, float8, aggregate path (gpusel.enable_scan off)',
+  pg_temp.ms('SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM bench_t', 1),
+  pg_temp.ms_on('gpu', 'SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) FROM bench_t WHERE pg_temp.noscan()'),
+  pg_temp.ms_on('cpu', 'SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) FROM bench_t WHERE pg_temp.noscan()'),
   NULL),
  ('per group, 101 groups',
   pg_temp.ms('SELECT array_agg(p) FROM (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) p FROM bench_t GROUP BY grp) s', 1),
