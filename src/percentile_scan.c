@@ -21,6 +21,9 @@
 
 #include "access/tableam.h"
 #include "catalog/pg_aggregate_d.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_proc_d.h"
+#include "commands/extension.h"
 #include "catalog/pg_type_d.h"
 #include "commands/explain.h"
 #include "executor/executor.h"
@@ -46,12 +49,10 @@
 #define PERCENTILE_SCAN_CHUNK_ROWS 65536
 
 /* Positions in CustomScan.custom_private. */
-#define PSCAN_PRIV_RELID		0	/* Integer: range table index when planned */
-#define PSCAN_PRIV_RELOID		1	/* Integer: the relation's OID */
-#define PSCAN_PRIV_ATTNO		2	/* Integer: the ORDER BY column */
-#define PSCAN_PRIV_TYPID		3	/* Integer: its type */
-#define PSCAN_PRIV_DESCENDING	4	/* Integer: 1 for ORDER BY ... DESC */
-#define PSCAN_PRIV_FRACTION		5	/* Const: the fraction, float8 or float8[] */
+#define PSCAN_PRIV_ATTNO		0	/* Integer: the ORDER BY column */
+#define PSCAN_PRIV_TYPID		1	/* Integer: its type */
+#define PSCAN_PRIV_DESCENDING	2	/* Integer: 1 for ORDER BY ... DESC */
+#define PSCAN_PRIV_FRACTION		3	/* Const: the fraction, float8 or float8[] */
 
 /* Execution state. */
 typedef struct PercentileScanState
@@ -109,11 +110,11 @@ GpuselPercentileScanInit(void)
 static bool
 is_gpu_percentile(Oid aggfnoid)
 {
-	Oid			filter_oid = GpuselFilterFuncOid();
+	Oid			extoid = get_extension_oid("gpusel", true);
 	char	   *name;
 
-	if (!OidIsValid(filter_oid) ||
-		get_func_namespace(aggfnoid) != get_func_namespace(filter_oid))
+	if (!OidIsValid(extoid) ||
+		getExtensionOfObject(ProcedureRelationId, aggfnoid) != extoid)
 		return false;
 	name = get_func_name(aggfnoid);
 	return name != NULL && strcmp(name, "gpu_percentile") == 0;
@@ -215,14 +216,14 @@ GpuselAddPercentilePath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 
 /*
  * PlanCustomPath: a CustomScan with no scan relation of its own, whose
- * one-row output is the aggregate; the relation and column travel in
- * custom_private (see GpuselUpperScanRelid).
+ * one-row output is the aggregate; the column travels in custom_private,
+ * and the relation is the one of the Var the aggregate orders by (see
+ * GpuselUpperScanRelid).
  */
 static Plan *
 plan_percentile_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 					 List *tlist, List *clauses, List *custom_plans)
 {
-	RelOptInfo *base = (RelOptInfo *) linitial(best_path->custom_private);
 	Aggref	   *agg = (Aggref *) lsecond(best_path->custom_private);
 	Var		   *var = (Var *) lthird(best_path->custom_private);
 	int			descending = intVal(lfourth(best_path->custom_private));
@@ -234,13 +235,10 @@ plan_percentile_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->flags = best_path->flags;
 	cscan->custom_plans = custom_plans;
 	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_make5(makeInteger(base->relid),
-									   makeInteger((int) planner_rt_fetch(base->relid, root)->relid),
-									   makeInteger(var->varattno),
+	cscan->custom_private = list_make4(makeInteger(var->varattno),
 									   makeInteger((int) var->vartype),
-									   makeInteger(descending));
-	cscan->custom_private = lappend(cscan->custom_private,
-									copyObject(linitial(agg->aggdirectargs)));
+									   makeInteger(descending),
+									   copyObject(linitial(agg->aggdirectargs)));
 	cscan->custom_scan_tlist = tlist;
 	cscan->methods = &percentile_scan_methods;
 	return &cscan->scan.plan;
@@ -267,8 +265,7 @@ percentile_begin(CustomScanState *node, EState *estate, int eflags)
 	Index		relid;
 	Relation	rel;
 
-	relid = GpuselUpperScanRelid(estate, intVal(list_nth(priv, PSCAN_PRIV_RELID)),
-								 (Oid) intVal(list_nth(priv, PSCAN_PRIV_RELOID)));
+	relid = GpuselUpperScanRelid((CustomScan *) node->ss.ps.plan);
 	rel = ExecOpenScanRelation(estate, relid, eflags);
 	node->ss.ss_currentRelation = rel;
 	state->attno = intVal(list_nth(priv, PSCAN_PRIV_ATTNO));

@@ -281,26 +281,20 @@ targetlist_natts(CustomScan *cscan, Relation rel)
 }
 
 /*
- * The range table index of the relation a scan without a scan relation of
- * its own (scanrelid 0: count(*), gpu_percentile) reads.  Flattening the
- * range tables moved it by some offset that setrefs did not apply to
- * custom_private; it is the first entry from the planned index on that
- * holds the relation's OID.  Where the query names the table more than
- * once that may be another mention of it, which reads the same relation
- * under the same lock: only EXPLAIN's qualifier could differ.
+ * The range table index of the relation that a scan without a scan
+ * relation of its own (scanrelid 0: count(*), gpu_percentile) reads: the
+ * varno of the first Var of its custom_scan_tlist, which setrefs moved with
+ * the range table as it flattened it.
  */
 Index
-GpuselUpperScanRelid(EState *estate, Index planned, Oid reloid)
+GpuselUpperScanRelid(CustomScan *cscan)
 {
-	for (Index rti = planned; rti <= (Index) list_length(estate->es_range_table); rti++)
-	{
-		RangeTblEntry *rte = exec_rt_fetch(rti, estate);
+	List	   *vars = pull_var_clause((Node *) cscan->custom_scan_tlist,
+									   PVC_RECURSE_AGGREGATES | PVC_RECURSE_PLACEHOLDERS);
 
-		if (rte->rtekind == RTE_RELATION && rte->relid == reloid)
-			return rti;
-	}
-	elog(ERROR, "gpusel could not find the relation of its scan");
-	return 0;
+	if (vars == NIL)
+		elog(ERROR, "gpusel could not find the relation of its scan");
+	return ((Var *) linitial(vars))->varno;
 }
 
 /* BeginCustomScan: reads the plan, compiles the device program, picks the device. */
@@ -321,9 +315,7 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	{
 		Index		planned = intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_BASE_RELID));
 
-		state->relid = GpuselUpperScanRelid(estate, planned,
-											(Oid) intVal(list_nth(cscan->custom_private,
-																  GPUSEL_PRIV_BASE_RELOID)));
+		state->relid = GpuselUpperScanRelid(cscan);
 		state->count_quals = copyObject(list_nth(cscan->custom_private, GPUSEL_PRIV_QUALS));
 		if (state->relid != planned)
 			OffsetVarNodes((Node *) state->count_quals, state->relid - planned, 0);
@@ -896,8 +888,12 @@ count_rows(GpuselScanState *state)
 	ExecClearTuple(slot);
 	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
 	{
-		slot->tts_values[i] = Int64GetDatum(count);
-		slot->tts_isnull[i] = false;
+		TargetEntry *tle = list_nth_node(TargetEntry,
+										 ((CustomScan *) ss->ps.plan)->custom_scan_tlist, i);
+
+		/* the junk Var that names the relation has no value */
+		slot->tts_values[i] = tle->resjunk ? (Datum) 0 : Int64GetDatum(count);
+		slot->tts_isnull[i] = tle->resjunk;
 	}
 	ExecStoreVirtualTuple(slot);
 	if (ss->ps.ps_ProjInfo == NULL)

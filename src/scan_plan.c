@@ -32,6 +32,7 @@
 #include "catalog/catalog.h"
 #include "catalog/pg_am_d.h"
 #include "catalog/pg_class_d.h"
+#include "catalog/pg_type_d.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -448,7 +449,7 @@ plan_gpusel_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_exprs = exprs;
 	cscan->custom_private = list_make3(device_flags,
 									   makeInteger(flags),
-									   makeFloat(psprintf("%.0f", rel->tuples)));
+									   makeFloat(psprintf("%.1f", rel->tuples)));
 	cscan->custom_scan_tlist = NIL;
 	cscan->methods = &gpusel_scan_methods;
 	return &cscan->scan.plan;
@@ -616,8 +617,8 @@ gpusel_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
  * of its own (scanrelid 0) whose one-row output holds the count; the quals
  * and the relation travel in custom_private, out of setrefs' reach, because
  * their Vars belong to the relation below, not to the scan's output.  The
- * executor finds the relation's place in the final range table by its OID
- * and moves the Vars there (setrefs would have added the same offset).
+ * executor moves them to the relation's place in the final range table,
+ * which it reads from a junk Var that setrefs did move.
  */
 static Plan *
 plan_gpusel_count_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
@@ -653,12 +654,19 @@ plan_gpusel_count_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path
 	cscan->custom_exprs = NIL;
 	cscan->custom_private = list_make5(device_flags,
 									   makeInteger(flags),
-									   makeFloat(psprintf("%.0f", base->tuples)),
+									   makeFloat(psprintf("%.1f", base->tuples)),
 									   exprs,
 									   makeInteger(base->relid));
-	cscan->custom_private = lappend(cscan->custom_private,
-									makeInteger((int) planner_rt_fetch(base->relid, root)->relid));
-	cscan->custom_scan_tlist = tlist;
+	/*
+	 * A junk ctid Var of the relation rides in custom_scan_tlist, where
+	 * setrefs moves it with the range table: the executor reads the
+	 * relation's final range table index from it.
+	 */
+	cscan->custom_scan_tlist =
+		lappend(list_copy(tlist),
+				makeTargetEntry((Expr *) makeVar(base->relid, SelfItemPointerAttributeNumber,
+												 TIDOID, -1, InvalidOid, 0),
+								list_length(tlist) + 1, NULL, true));
 	cscan->methods = &gpusel_scan_methods;
 	return &cscan->scan.plan;
 }

@@ -11,7 +11,8 @@
  *
  * SELECT count(*) over such a scan, with every qual on the device, plans as
  * a GpuSelScan of its own (scanrelid 0, GPUSEL_SCAN_COUNT) that returns the
- * count: its quals and relation are in custom_private.
+ * count: its quals are in custom_private, and the last (junk) entry of its
+ * custom_scan_tlist is a Var of the relation it reads.
  */
 #ifndef GPUSEL_SCAN_PLAN_H
 #define GPUSEL_SCAN_PLAN_H
@@ -32,7 +33,6 @@
 /* count(*) scans only (scanrelid 0): */
 #define GPUSEL_PRIV_QUALS			3	/* List: the quals, in place of custom_exprs */
 #define GPUSEL_PRIV_BASE_RELID		4	/* Integer: the relation's range table index when planned */
-#define GPUSEL_PRIV_BASE_RELOID		5	/* Integer: the relation's OID */
 
 /* Bits of GPUSEL_PRIV_FLAGS. */
 #define GPUSEL_SCAN_NEEDS_TUPLES	0x01	/* some column is read above the device filter */
@@ -50,6 +50,6 @@ extern void GpuselPercentileScanInit(void);
 /* scan_exec.c */
 extern CustomScanMethods gpusel_scan_methods;
 extern void GpuselScanExecInit(void);
-extern Index GpuselUpperScanRelid(EState *estate, Index planned, Oid reloid);
+extern Index GpuselUpperScanRelid(CustomScan *cscan);
 
 #endif							/* GPUSEL_SCAN_PLAN_H */
