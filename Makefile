@@ -25,6 +25,7 @@ OBJS = \
 	src/scan_plan.o \
 	src/scan_exec.o \
 	src/scan_pages.o \
+	src/scan_explain.o \
 	src/percentile_scan.o
 
 REGRESS = percentile_basic percentile_diff percentile_scan device scan_basic scan_diff scan_security

@@ -63,104 +63,13 @@
 #include "scan_pages.h"
 #include "scan_plan.h"
 
-#define GPUSEL_NSLOTS 2
-
-/* How a tuple's quals are evaluated. */
-typedef enum EvalOrder
-{
-	EVAL_PG_ORDER,				/* every qual in PostgreSQL's order */
-	EVAL_DEVICE_FIRST,			/* device quals, then host quals */
-	EVAL_HOST_ONLY				/* host quals: the device passed the tuple */
-} EvalOrder;
-
-/* A run of consecutive quals (in PostgreSQL's order) on the same side. */
-typedef struct QualRun
-{
-	bool		device;
-	ExprState  *qual;
-} QualRun;
-
-/* One staging slot's batch on the host side. */
-typedef struct BatchSlot
-{
-	int64		nrows;
-	ItemPointerData *tids;		/* scan order */
-	uint8	   *has_nulls;		/* per device column */
-	bool		submitted;		/* device work pending on this slot */
-} BatchSlot;
-
-/* Execution state of a GpuSelScan. */
-typedef struct GpuselScanState
-{
-	CustomScanState css;
-
-	/* from the plan */
-	List	   *device_quals;
-	List	   *host_quals;
-	int			nruns;
-	QualRun    *runs;
-	bool		needs_tuples;
-	bool		has_host_quals;
-	double		rel_tuples;
-	EvalOrder	cpu_order;		/* the CPU path's order */
-	int			out_natts;		/* columns the targetlist reads: 1..out_natts */
-	bool		count_mode;		/* returns count(*) of the passing rows, one row */
-	bool		count_done;		/* that row was returned in this (re)scan */
-	Index		relid;			/* range table index of the scanned relation */
-	List	   *count_quals;	/* count(*) scan: its quals, Vars at relid */
-	bool		empty_output;	/* every row projects to the same empty tuple */
-
-	/* device program and the parameters it reads */
-	GpuselProgram *program;
-	ExprState **param_states;
-	gs_const   *filter_consts;	/* constants the current filter holds */
-	AttrNumber	max_attno;
-
-	/* where and how */
-	bool		use_gpu;
-	int64		batch_rows;
-	TableScanDesc scan;			/* tables of other AMs */
-	GpuselPageReader *pages;	/* heap tables */
-	bool		scan_done;
-	int64		scan_rows;		/* rows read since the last (re)scan */
-
-	TupleTableSlot *heapslot;	/* tuples as read from the heap */
-
-	/* GPU path */
-	gs_filter  *filter;
-	MemoryContextCallback cleanup;
-	BatchSlot	slots[GPUSEL_NSLOTS];
-	bool		started;		/* first batch of this (re)scan submitted */
-	bool		consts_ready;	/* parameters evaluated for this (re)scan */
-	int			wait_slot;		/* next slot to wait for */
-
-	/* the batch being returned */
-	int			out_slot;		/* -1: none */
-	bool		out_recheck;	/* every row through every qual on the CPU */
-	const uint32 *positions;
-	int64		npositions;
-	int64		out_next;
-	Buffer		buf;			/* heap page of the last re-read tuple */
-	BlockNumber blk;
-	HeapTupleData tuple;
-	BufferAccessStrategy strategy;
-
-	/* EXPLAIN ANALYZE */
-	int64		batches;
-	int64		rows_in;
-	int64		removed_device;
-	int64		bytes_moved;
-	int64		rechecks;
-	double		device_ms;
-} GpuselScanState;
+#include "scan_exec.h"
 
 static Node *gpusel_create_state(CustomScan *cscan);
 static void gpusel_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpusel_exec(CustomScanState *node);
 static void gpusel_end(CustomScanState *node);
 static void gpusel_rescan(CustomScanState *node);
-static void gpusel_explain(CustomScanState *node, List *ancestors,
-						   ExplainState *es);
 
 CustomScanMethods gpusel_scan_methods = {
 	.CustomName = GPUSEL_SCAN_NAME,
@@ -173,7 +82,7 @@ static CustomExecMethods gpusel_exec_methods = {
 	.ExecCustomScan = gpusel_exec,
 	.EndCustomScan = gpusel_end,
 	.ReScanCustomScan = gpusel_rescan,
-	.ExplainCustomScan = gpusel_explain,
+	.ExplainCustomScan = GpuselScanExplain,
 };
 
 /* Registers the plan node's methods, so plans can be copied and read back. */
@@ -994,71 +903,4 @@ gpusel_end(CustomScanState *node)
 	if (state->strategy != NULL)
 		FreeAccessStrategy(state->strategy);
 	state->strategy = NULL;
-}
-
-/* Shows a list of quals the way EXPLAIN shows a scan's Filter. */
-static void
-show_quals(const char *label, List *quals, CustomScanState *node,
-		   List *ancestors, ExplainState *es)
-{
-	List	   *context;
-	char	   *text;
-	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
-
-	if (quals == NIL)
-		return;
-	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
-	text = deparse_expression((Node *) make_ands_explicit(quals), context, useprefix, false);
-	ExplainPropertyText(label, text, es);
-}
-
-/* Shows a per-loop count of removed rows as EXPLAIN ANALYZE does. */
-static void
-show_removed(const char *label, double total, CustomScanState *node,
-			 ExplainState *es)
-{
-	Instrumentation *instr = node->ss.ps.instrument;
-	double		nloops = instr ? instr->nloops : 0;
-	double		value = nloops > 0 ? total / nloops : 0;
-
-	if (value > 0 || es->format != EXPLAIN_FORMAT_TEXT)
-		ExplainPropertyFloat(label, NULL, value, 0, es);
-}
-
-/*
- * ExplainCustomScan: the device quals, the host quals and, with ANALYZE,
- * what the scan did.  Batches and rows are the same on every machine;
- * the device, bytes, time and CPU rechecks only with
- * gpusel.explain_device_details.
- */
-static void
-gpusel_explain(CustomScanState *node, List *ancestors, ExplainState *es)
-{
-	GpuselScanState *state = (GpuselScanState *) node;
-
-	if (state->count_mode)
-	{
-		ExplainPropertyText("Relation", RelationGetRelationName(node->ss.ss_currentRelation), es);
-		ExplainPropertyText("Device Aggregate", "count(*)", es);
-	}
-	show_quals("Device Filter", state->device_quals, node, ancestors, es);
-	if (es->analyze)
-		show_removed("Rows Removed by Device Filter", state->removed_device, node, es);
-	show_quals("Filter", state->host_quals, node, ancestors, es);
-	if (es->analyze && state->host_quals != NIL)
-		show_removed("Rows Removed by Filter",
-					 node->ss.ps.instrument ? node->ss.ps.instrument->nfiltered1 : 0,
-					 node, es);
-	if (!es->analyze)
-		return;
-	if (gpusel_explain_device_details)
-		ExplainPropertyText("Device", state->use_gpu ? "gpu" : "cpu", es);
-	ExplainPropertyInteger("Batches", NULL, state->batches, es);
-	ExplainPropertyInteger("Rows Scanned", NULL, state->rows_in, es);
-	if (gpusel_explain_device_details && state->use_gpu)
-	{
-		ExplainPropertyInteger("Bytes Moved", NULL, state->bytes_moved, es);
-		ExplainPropertyFloat("Device Time", "ms", state->device_ms, 3, es);
-		ExplainPropertyInteger("CPU Rechecks", NULL, state->rechecks, es);
-	}
 }

@@ -1,0 +1,113 @@
+/*
+ * scan_exec.h
+ *	  Execution state of GpuSelScan, shared by its executor (scan_exec.c)
+ *	  and its EXPLAIN output (scan_explain.c).
+ */
+#ifndef GPUSEL_SCAN_EXEC_H
+#define GPUSEL_SCAN_EXEC_H
+
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "commands/explain.h"
+#include "nodes/execnodes.h"
+
+#include "gpusel_filter.h"
+#include "qual_compile.h"
+#include "scan_pages.h"
+
+#define GPUSEL_NSLOTS 2
+
+/* How a tuple's quals are evaluated. */
+typedef enum EvalOrder
+{
+	EVAL_PG_ORDER,				/* every qual in PostgreSQL's order */
+	EVAL_DEVICE_FIRST,			/* device quals, then host quals */
+	EVAL_HOST_ONLY				/* host quals: the device passed the tuple */
+} EvalOrder;
+
+/* A run of consecutive quals (in PostgreSQL's order) on the same side. */
+typedef struct QualRun
+{
+	bool		device;
+	ExprState  *qual;
+} QualRun;
+
+/* One staging slot's batch on the host side. */
+typedef struct BatchSlot
+{
+	int64		nrows;
+	ItemPointerData *tids;		/* scan order */
+	uint8	   *has_nulls;		/* per device column */
+	bool		submitted;		/* device work pending on this slot */
+} BatchSlot;
+
+/* Execution state of a GpuSelScan. */
+typedef struct GpuselScanState
+{
+	CustomScanState css;
+
+	/* from the plan */
+	List	   *device_quals;
+	List	   *host_quals;
+	int			nruns;
+	QualRun    *runs;
+	bool		needs_tuples;
+	bool		has_host_quals;
+	double		rel_tuples;
+	EvalOrder	cpu_order;		/* the CPU path's order */
+	int			out_natts;		/* columns the targetlist reads: 1..out_natts */
+	bool		count_mode;		/* returns count(*) of the passing rows, one row */
+	bool		count_done;		/* that row was returned in this (re)scan */
+	Index		relid;			/* range table index of the scanned relation */
+	List	   *count_quals;	/* count(*) scan: its quals, Vars at relid */
+	bool		empty_output;	/* every row projects to the same empty tuple */
+
+	/* device program and the parameters it reads */
+	GpuselProgram *program;
+	ExprState **param_states;
+	gs_const   *filter_consts;	/* constants the current filter holds */
+	AttrNumber	max_attno;
+
+	/* where and how */
+	bool		use_gpu;
+	int64		batch_rows;
+	TableScanDesc scan;			/* tables of other AMs */
+	GpuselPageReader *pages;	/* heap tables */
+	bool		scan_done;
+	int64		scan_rows;		/* rows read since the last (re)scan */
+
+	TupleTableSlot *heapslot;	/* tuples as read from the heap */
+
+	/* GPU path */
+	gs_filter  *filter;
+	MemoryContextCallback cleanup;
+	BatchSlot	slots[GPUSEL_NSLOTS];
+	bool		started;		/* first batch of this (re)scan submitted */
+	bool		consts_ready;	/* parameters evaluated for this (re)scan */
+	int			wait_slot;		/* next slot to wait for */
+
+	/* the batch being returned */
+	int			out_slot;		/* -1: none */
+	bool		out_recheck;	/* every row through every qual on the CPU */
+	const uint32 *positions;
+	int64		npositions;
+	int64		out_next;
+	Buffer		buf;			/* heap page of the last re-read tuple */
+	BlockNumber blk;
+	HeapTupleData tuple;
+	BufferAccessStrategy strategy;
+
+	/* EXPLAIN ANALYZE */
+	int64		batches;
+	int64		rows_in;
+	int64		removed_device;
+	int64		bytes_moved;
+	int64		rechecks;
+	double		device_ms;
+} GpuselScanState;
+
+extern void GpuselScanExplain(CustomScanState *node, List *ancestors,
+							  ExplainState *es);
+
+#endif							/* GPUSEL_SCAN_EXEC_H */

@@ -1,0 +1,81 @@
+/*
+ * scan_explain.c
+ *	  EXPLAIN output of GpuSelScan: its device and host quals and, with
+ *	  ANALYZE, what the scan did.
+ */
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "nodes/makefuncs.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+#include "guc.h"
+#include "scan_exec.h"
+
+/* Shows a list of quals the way EXPLAIN shows a scan's Filter. */
+static void
+show_quals(const char *label, List *quals, CustomScanState *node,
+		   List *ancestors, ExplainState *es)
+{
+	List	   *context;
+	char	   *text;
+	bool		useprefix = list_length(es->rtable) > 1 || es->verbose;
+
+	if (quals == NIL)
+		return;
+	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
+	text = deparse_expression((Node *) make_ands_explicit(quals), context, useprefix, false);
+	ExplainPropertyText(label, text, es);
+}
+
+/* Shows a per-loop count of removed rows as EXPLAIN ANALYZE does. */
+static void
+show_removed(const char *label, double total, CustomScanState *node,
+			 ExplainState *es)
+{
+	Instrumentation *instr = node->ss.ps.instrument;
+	double		nloops = instr ? instr->nloops : 0;
+	double		value = nloops > 0 ? total / nloops : 0;
+
+	if (value > 0 || es->format != EXPLAIN_FORMAT_TEXT)
+		ExplainPropertyFloat(label, NULL, value, 0, es);
+}
+
+/*
+ * ExplainCustomScan: the device quals, the host quals and, with ANALYZE,
+ * what the scan did.  Batches and rows are the same on every machine;
+ * the device, bytes, time and CPU rechecks only with
+ * gpusel.explain_device_details.
+ */
+void
+GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
+{
+	GpuselScanState *state = (GpuselScanState *) node;
+
+	if (state->count_mode)
+	{
+		ExplainPropertyText("Relation", RelationGetRelationName(node->ss.ss_currentRelation), es);
+		ExplainPropertyText("Device Aggregate", "count(*)", es);
+	}
+	show_quals("Device Filter", state->device_quals, node, ancestors, es);
+	if (es->analyze)
+		show_removed("Rows Removed by Device Filter", state->removed_device, node, es);
+	show_quals("Filter", state->host_quals, node, ancestors, es);
+	if (es->analyze && state->host_quals != NIL)
+		show_removed("Rows Removed by Filter",
+					 node->ss.ps.instrument ? node->ss.ps.instrument->nfiltered1 : 0,
+					 node, es);
+	if (!es->analyze)
+		return;
+	if (gpusel_explain_device_details)
+		ExplainPropertyText("Device", state->use_gpu ? "gpu" : "cpu", es);
+	ExplainPropertyInteger("Batches", NULL, state->batches, es);
+	ExplainPropertyInteger("Rows Scanned", NULL, state->rows_in, es);
+	if (gpusel_explain_device_details && state->use_gpu)
+	{
+		ExplainPropertyInteger("Bytes Moved", NULL, state->bytes_moved, es);
+		ExplainPropertyFloat("Device Time", "ms", state->device_ms, 3, es);
+		ExplainPropertyInteger("CPU Rechecks", NULL, state->rechecks, es);
+	}
+}
