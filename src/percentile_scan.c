@@ -185,7 +185,6 @@ GpuselAddPercentilePath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 	Aggref	   *agg;
 	Var		   *var;
 	bool		descending;
-	CustomPath *cpath;
 
 	if (!gpusel_enable_scan || input_rel->baserestrictinfo != NIL ||
 		!GpuselRelIsReadable(input_rel, rte) || input_rel->cheapest_total_path == NULL)
@@ -194,24 +193,10 @@ GpuselAddPercentilePath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *ou
 	if (agg == NULL)
 		return;
 
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = output_rel;
-	cpath->path.pathtarget = root->upper_targets[UPPERREL_GROUP_AGG];
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = 1;
-	cpath->path.pathkeys = NIL;
-	cpath->path.startup_cost = input_rel->cheapest_total_path->total_cost / 2;
-	cpath->path.total_cost = cpath->path.startup_cost;
-	cpath->flags = 0;
-	cpath->custom_paths = NIL;
-	cpath->custom_private = list_make3(input_rel, agg, var);
-	cpath->custom_private = lappend(cpath->custom_private, makeInteger(descending ? 1 : 0));
-	cpath->methods = &percentile_path_methods;
-	add_path(output_rel, &cpath->path);
+	GpuselAddUpperPath(output_rel, root->upper_targets[UPPERREL_GROUP_AGG],
+					   input_rel->cheapest_total_path->total_cost / 2,
+					   list_make4(input_rel, agg, var, makeInteger(descending ? 1 : 0)),
+					   &percentile_path_methods);
 }
 
 /*
@@ -370,8 +355,6 @@ percentile_exec(CustomScanState *node)
 	ScanState  *ss = &node->ss;
 	Relation	rel = ss->ss_currentRelation;
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
-	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
-	ExprContext *econtext = ss->ps.ps_ExprContext;
 	MemoryContext old;
 	PercentileState *pstate;
 	Datum		value;
@@ -393,18 +376,7 @@ percentile_exec(CustomScanState *node)
 	GpuselPercentileRelease(pstate);
 	MemoryContextSwitchTo(old);
 
-	ExecClearTuple(slot);
-	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
-	{
-		slot->tts_values[i] = value;
-		slot->tts_isnull[i] = isnull;
-	}
-	ExecStoreVirtualTuple(slot);
-	if (ss->ps.ps_ProjInfo == NULL)
-		return slot;
-	ResetExprContext(econtext);
-	econtext->ecxt_scantuple = slot;
-	return ExecProject(ss->ps.ps_ProjInfo);
+	return GpuselReturnAggregateRow(ss, value, isnull);
 }
 
 /* ReScanCustomScan: the next call reads the relation again. */

@@ -762,6 +762,35 @@ gpusel_recheck(ScanState *ss, TupleTableSlot *slot)
 }
 
 /*
+ * Returns the one row of a scan that computes an aggregate (count(*),
+ * gpu_percentile): every aggregate column of its custom_scan_tlist holds
+ * the value, a junk column that only names the relation stays NULL, and
+ * the row is projected into the plan's targetlist.
+ */
+TupleTableSlot *
+GpuselReturnAggregateRow(ScanState *ss, Datum value, bool isnull)
+{
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+	List	   *tlist = ((CustomScan *) ss->ps.plan)->custom_scan_tlist;
+
+	ExecClearTuple(slot);
+	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
+	{
+		bool		junk = list_nth_node(TargetEntry, tlist, i)->resjunk;
+
+		slot->tts_values[i] = junk ? (Datum) 0 : value;
+		slot->tts_isnull[i] = junk || isnull;
+	}
+	ExecStoreVirtualTuple(slot);
+	if (ss->ps.ps_ProjInfo == NULL)
+		return slot;
+	ResetExprContext(econtext);
+	econtext->ecxt_scantuple = slot;
+	return ExecProject(ss->ps.ps_ProjInfo);
+}
+
+/*
  * The count(*) scan: runs the whole scan, adding up the rows that pass
  * every qual (on the GPU path, a batch's count is the device's count of
  * positions, taken without touching the rows), and returns one row whose
@@ -771,8 +800,6 @@ static TupleTableSlot *
 count_rows(GpuselScanState *state)
 {
 	ScanState  *ss = &state->css.ss;
-	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
-	ExprContext *econtext = ss->ps.ps_ExprContext;
 	int64		count = 0;
 	TupleTableSlot *row;
 
@@ -794,22 +821,7 @@ count_rows(GpuselScanState *state)
 	}
 	state->count_done = true;
 
-	ExecClearTuple(slot);
-	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
-	{
-		TargetEntry *tle = list_nth_node(TargetEntry,
-										 ((CustomScan *) ss->ps.plan)->custom_scan_tlist, i);
-
-		/* the junk Var that names the relation has no value */
-		slot->tts_values[i] = tle->resjunk ? (Datum) 0 : Int64GetDatum(count);
-		slot->tts_isnull[i] = tle->resjunk;
-	}
-	ExecStoreVirtualTuple(slot);
-	if (ss->ps.ps_ProjInfo == NULL)
-		return slot;
-	ResetExprContext(econtext);
-	econtext->ecxt_scantuple = slot;
-	return ExecProject(ss->ps.ps_ProjInfo);
+	return GpuselReturnAggregateRow(ss, Int64GetDatum(count), false);
 }
 
 /*

@@ -513,6 +513,35 @@ contains_param(Node *node, void *context)
 	return expression_tree_walker(node, contains_param, context);
 }
 
+/*
+ * Adds a one-row path for the grouping step that a scan computes itself
+ * (count(*), gpu_percentile): not parallel, no pathkeys, all its cost at
+ * startup, since nothing is returned before the whole table is read.
+ */
+void
+GpuselAddUpperPath(RelOptInfo *output_rel, PathTarget *target, Cost cost,
+				   List *custom_private, const CustomPathMethods *methods)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = target;
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = 1;
+	cpath->path.pathkeys = NIL;
+	cpath->path.startup_cost = cost;
+	cpath->path.total_cost = cost;
+	cpath->flags = 0;
+	cpath->custom_paths = NIL;
+	cpath->custom_private = custom_private;
+	cpath->methods = methods;
+	add_path(output_rel, &cpath->path);
+}
+
 /* Whether every output column of the grouping step is a plain count(*). */
 static bool
 target_is_count_star(PathTarget *target)
@@ -547,7 +576,6 @@ gpusel_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	Query	   *parse = root->parse;
 	PathTarget *target;
 	CustomPath *scan_path = NULL;
-	CustomPath *cpath;
 	List	   *items;
 	bool		any_marked;
 	ListCell   *lc;
@@ -591,25 +619,11 @@ gpusel_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (item_exprs(items, false) != NIL)
 		return;
 
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = output_rel;
-	cpath->path.pathtarget = target;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = 1;
-	cpath->path.pathkeys = NIL;
 	/* the scan's cost, without handing each surviving row on */
-	cpath->path.startup_cost = scan_path->path.total_cost -
-		scan_path->path.rows * GPUSEL_EMIT_FACTOR * cpu_operator_cost;
-	cpath->path.total_cost = cpath->path.startup_cost;
-	cpath->flags = 0;
-	cpath->custom_paths = NIL;
-	cpath->custom_private = list_make1(input_rel);
-	cpath->methods = &gpusel_count_path_methods;
-	add_path(output_rel, &cpath->path);
+	GpuselAddUpperPath(output_rel, target,
+					   scan_path->path.total_cost -
+					   scan_path->path.rows * GPUSEL_EMIT_FACTOR * cpu_operator_cost,
+					   list_make1(input_rel), &gpusel_count_path_methods);
 }
 
 /*

@@ -41,6 +41,8 @@
 
 extern void GpuselScanInit(void);
 extern bool GpuselRelIsReadable(RelOptInfo *rel, RangeTblEntry *rte);
+extern void GpuselAddUpperPath(RelOptInfo *output_rel, PathTarget *target, Cost cost,
+							   List *custom_private, const CustomPathMethods *methods);
 
 /* percentile_scan.c */
 extern void GpuselAddPercentilePath(PlannerInfo *root, RelOptInfo *input_rel,
@@ -51,5 +53,6 @@ extern void GpuselPercentileScanInit(void);
 extern CustomScanMethods gpusel_scan_methods;
 extern void GpuselScanExecInit(void);
 extern Index GpuselUpperScanRelid(CustomScan *cscan);
+extern TupleTableSlot *GpuselReturnAggregateRow(ScanState *ss, Datum value, bool isnull);
 
 #endif							/* GPUSEL_SCAN_PLAN_H */
