@@ -9,7 +9,7 @@
 
 EXTENSION = gpusel
 MODULE_big = gpusel
-DATA = sql/gpusel--1.0.sql
+DATA = sql/gpusel--1.0.sql sql/gpusel--1.1.sql sql/gpusel--1.0--1.1.sql
 PGFILEDESC = "gpusel - GPU filtering and percentile selection"
 
 OBJS = \
@@ -28,7 +28,7 @@ OBJS = \
 	src/scan_explain.o \
 	src/percentile_scan.o
 
-REGRESS = percentile_basic percentile_diff percentile_scan device scan_basic scan_diff scan_security
+REGRESS = percentile_basic percentile_diff percentile_scan device scan_basic scan_diff scan_security scan_regressions upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel
 
 CUDA_HOME ?= /usr/local/cuda

@@ -12,6 +12,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "fmgr.h"
 #include "funcapi.h"
 #include "miscadmin.h"
@@ -71,7 +72,35 @@ GpuselGpuUsable(void)
 bool
 GpuselMayUseGpu(void)
 {
-	return gpusel_device_mode != GPUSEL_DEVICE_CPU && GpuselGpuUsable();
+	return GpuselMayPin() && GpuselGpuUsable();
+}
+
+/*
+ * Reports whether this process may allocate page-locked memory, which
+ * creates a CUDA context: never in a parallel worker, which would pay
+ * 150-390 ms for its own, and never with gpusel.device = cpu.
+ */
+bool
+GpuselMayPin(void)
+{
+	return gpusel_device_mode != GPUSEL_DEVICE_CPU && !IsParallelWorker();
+}
+
+/*
+ * Whether the planner should plan for the GPU: a usable one in auto mode
+ * with at least gpusel.min_rows rows, gpusel.device = gpu (no probe), or
+ * gpusel.plan_as_gpu, which plans as a GPU machine would even without one.
+ */
+bool
+GpuselPlanForGpu(double nrows)
+{
+	if (gpusel_device_mode == GPUSEL_DEVICE_CPU)
+		return false;
+	if (gpusel_device_mode == GPUSEL_DEVICE_GPU)
+		return true;
+	if (nrows < gpusel_min_rows)
+		return false;
+	return gpusel_plan_as_gpu || GpuselGpuUsable();
 }
 
 /*
@@ -83,6 +112,9 @@ bool
 GpuselWantGpu(int64 nrows)
 {
 	if (gpusel_device_mode == GPUSEL_DEVICE_CPU)
+		return false;
+	/* the leader owns the GPU; a worker computes on the CPU */
+	if (IsParallelWorker())
 		return false;
 	device_probe();
 	if (device_broken)

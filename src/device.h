@@ -20,6 +20,8 @@ extern void GpuselDeviceInit(void);
 extern bool GpuselGpuUsable(void);
 extern bool GpuselWantGpu(int64 nrows);
 extern bool GpuselMayUseGpu(void);
+extern bool GpuselMayPin(void);
+extern bool GpuselPlanForGpu(double nrows);
 extern KeySelectFn GpuselChooseKeySelect(int64 nrows, bool spilled);
 extern void *GpuselHostAlloc(Size bytes);
 extern void GpuselHostFree(void *ptr);

@@ -15,6 +15,7 @@ int			gpusel_min_rows = 100000;
 bool		gpusel_enable_scan = true;
 int			gpusel_batch_rows = 1048576;
 bool		gpusel_explain_device_details = true;
+bool		gpusel_plan_as_gpu = false;
 
 static const struct config_enum_entry device_mode_options[] = {
 	{"auto", GPUSEL_DEVICE_AUTO, false},
@@ -74,6 +75,18 @@ GpuselGucInit(void)
 							 "Turn off for output that is the same on every machine, as in regression tests.",
 							 &gpusel_explain_device_details,
 							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusel.plan_as_gpu",
+							 "Plans queries as on a server with a usable GPU.",
+							 "The planner offers and costs the GPU paths as gpusel.device = auto does "
+							 "where a GPU is usable; where none is, those plans run on the CPU path "
+							 "with the same results.  Lets a machine without a GPU test the plans "
+							 "that GPU machines run.",
+							 &gpusel_plan_as_gpu,
+							 false,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

@@ -18,6 +18,7 @@ extern int	gpusel_min_rows;
 extern bool gpusel_enable_scan;
 extern int	gpusel_batch_rows;
 extern bool gpusel_explain_device_details;
+extern bool gpusel_plan_as_gpu;
 
 extern void GpuselGucInit(void);
 

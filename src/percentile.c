@@ -151,7 +151,7 @@ percentile_startup(FunctionCallInfo fcinfo)
 	state->query = percentile_query(fcinfo);
 	if (state->query->keytype != NULL)
 		KeyStoreInit(&state->keys, aggcxt, state->query->keytype->key_bytes,
-					 gpusel_device_mode != GPUSEL_DEVICE_CPU);
+					 GpuselMayPin());
 	else
 	{
 		old = MemoryContextSwitchTo(aggcxt);
@@ -564,7 +564,7 @@ GpuselPercentileCreate(MemoryContext cxt, Oid typid, bool descending)
 		elog(ERROR, "gpusel cannot collect keys of type %s", format_type_be(typid));
 	state->query = query;
 	KeyStoreInit(&state->keys, cxt, query->keytype->key_bytes,
-				 gpusel_device_mode != GPUSEL_DEVICE_CPU);
+				 GpuselMayPin());
 	return state;
 }
 

@@ -58,6 +58,7 @@
 typedef struct PercentileScanState
 {
 	CustomScanState css;
+	Relation	rel;			/* the relation read */
 	AttrNumber	attno;
 	Oid			typid;
 	gs_coltype	coltype;
@@ -251,8 +252,9 @@ percentile_begin(CustomScanState *node, EState *estate, int eflags)
 	Relation	rel;
 
 	relid = GpuselUpperScanRelid((CustomScan *) node->ss.ps.plan);
+	/* not ss_currentRelation: WHERE CURRENT OF must not take this for a scan */
 	rel = ExecOpenScanRelation(estate, relid, eflags);
-	node->ss.ss_currentRelation = rel;
+	state->rel = rel;
 	state->attno = intVal(list_nth(priv, PSCAN_PRIV_ATTNO));
 	state->typid = (Oid) intVal(list_nth(priv, PSCAN_PRIV_TYPID));
 	state->descending = intVal(list_nth(priv, PSCAN_PRIV_DESCENDING)) != 0;
@@ -353,7 +355,7 @@ percentile_exec(CustomScanState *node)
 {
 	PercentileScanState *state = (PercentileScanState *) node;
 	ScanState  *ss = &node->ss;
-	Relation	rel = ss->ss_currentRelation;
+	Relation	rel = state->rel;
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
 	MemoryContext old;
 	PercentileState *pstate;
@@ -406,7 +408,7 @@ static void
 percentile_explain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	PercentileScanState *state = (PercentileScanState *) node;
-	Relation	rel = node->ss.ss_currentRelation;
+	Relation	rel = state->rel;
 
 	ExplainPropertyText("Relation", RelationGetRelationName(rel), es);
 	ExplainPropertyText("Device Aggregate",

@@ -129,6 +129,51 @@ cleanup_callback(void *arg)
 }
 
 /*
+ * Compiles an expression (a qual when is_qual) for tuples of the given
+ * descriptor in slots of the given type.  ExecInitExpr takes both from the
+ * node's scan slot, and JIT deforms by them; a scan whose own scan slot is
+ * not what its quals read (the count(*) form's is its one-row output) would
+ * get code that reads the wrong attributes.
+ */
+ExprState *
+GpuselInitExprForSlot(Expr *expr, bool is_qual, PlanState *ps, TupleDesc desc,
+					  const TupleTableSlotOps *ops)
+{
+	TupleDesc	save_desc = ps->scandesc;
+	const TupleTableSlotOps *save_ops = ps->scanops;
+	bool		save_fixed = ps->scanopsfixed;
+	bool		save_set = ps->scanopsset;
+	ExprState  *result;
+
+	ps->scandesc = desc;
+	ps->scanops = ops;
+	ps->scanopsfixed = true;
+	ps->scanopsset = true;
+	PG_TRY();
+	{
+		result = is_qual ? ExecInitQual((List *) expr, ps) : ExecInitExpr(expr, ps);
+	}
+	PG_FINALLY();
+	{
+		ps->scandesc = save_desc;
+		ps->scanops = save_ops;
+		ps->scanopsfixed = save_fixed;
+		ps->scanopsset = save_set;
+	}
+	PG_END_TRY();
+	return result;
+}
+
+/* Compiles quals for the heap tuples the scan reads into its heap slot. */
+static ExprState *
+init_heap_qual(GpuselScanState *state, List *quals)
+{
+	return GpuselInitExprForSlot((Expr *) quals, true, &state->css.ss.ps,
+								 state->heapslot->tts_tupleDescriptor,
+								 &TTSOpsBufferHeapTuple);
+}
+
+/*
  * Groups the plan's quals into runs of consecutive device or host quals,
  * each compiled into one ExprState, in PostgreSQL's order.
  */
@@ -154,7 +199,7 @@ init_runs(GpuselScanState *state, CustomScan *cscan)
 		if (current != NIL && device != current_device)
 		{
 			state->runs[state->nruns].device = current_device;
-			state->runs[state->nruns].qual = ExecInitQual(current, &state->css.ss.ps);
+			state->runs[state->nruns].qual = init_heap_qual(state, current);
 			state->nruns++;
 			current = NIL;
 		}
@@ -164,7 +209,7 @@ init_runs(GpuselScanState *state, CustomScan *cscan)
 	if (current != NIL)
 	{
 		state->runs[state->nruns].device = current_device;
-		state->runs[state->nruns].qual = ExecInitQual(current, &state->css.ss.ps);
+		state->runs[state->nruns].qual = init_heap_qual(state, current);
 		state->nruns++;
 	}
 }
@@ -214,7 +259,6 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	CustomScan *cscan = (CustomScan *) node->ss.ps.plan;
 	Relation	rel = node->ss.ss_currentRelation;
 	int			flags = intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_FLAGS));
-	const TupleTableSlotOps *scanops = node->ss.ps.scanops;
 	GpuselProgram *prog;
 
 	/* a count(*) scan has no scan relation of its own: open the one it reads */
@@ -228,17 +272,20 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 		state->count_quals = copyObject(list_nth(cscan->custom_private, GPUSEL_PRIV_QUALS));
 		if (state->relid != planned)
 			OffsetVarNodes((Node *) state->count_quals, state->relid - planned, 0);
+		/*
+		 * Not the node's ss_currentRelation: WHERE CURRENT OF would take
+		 * this one-row aggregate for a scan positioned on a row of it.
+		 */
 		rel = ExecOpenScanRelation(estate, state->relid, eflags);
-		node->ss.ss_currentRelation = rel;
 	}
+	state->rel = rel;
 	state->needs_tuples = (flags & GPUSEL_SCAN_NEEDS_TUPLES) != 0;
 	state->rel_tuples = floatVal(list_nth(cscan->custom_private, GPUSEL_PRIV_REL_TUPLES));
 	state->out_natts = targetlist_natts(cscan, rel);
 
-	/* quals and parameters read heap tuples: compile them for that slot type */
+	/* quals and parameters read heap tuples: they are compiled for that slot */
 	state->heapslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(rel),
 											 &TTSOpsBufferHeapTuple);
-	node->ss.ps.scanops = &TTSOpsBufferHeapTuple;
 	init_runs(state, cscan);
 	state->has_host_quals = state->host_quals != NIL;
 	state->empty_output = cscan->scan.plan.targetlist == NIL && !state->has_host_quals &&
@@ -246,10 +293,7 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 		node->ss.ps.ps_ResultTupleSlot != NULL &&
 		node->ss.ps.ps_ResultTupleSlot->tts_tupleDescriptor->natts == 0;
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
-	{
-		node->ss.ps.scanops = scanops;
 		return;
-	}
 
 	prog = GpuselCompileQuals(state->device_quals, state->relid);
 	if (prog == NULL)
@@ -260,8 +304,9 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	state->program = prog;
 	state->param_states = palloc0(sizeof(ExprState *) * Max(prog->nparams, 1));
 	for (int i = 0; i < prog->nparams; i++)
-		state->param_states[i] = ExecInitExpr(prog->param_exprs[i], &node->ss.ps);
-	node->ss.ps.scanops = scanops;
+		state->param_states[i] =
+			GpuselInitExprForSlot(prog->param_exprs[i], false, &node->ss.ps,
+								  RelationGetDescr(rel), &TTSOpsBufferHeapTuple);
 
 	/*
 	 * Quals that cannot fail and have no side effects can run first, as on
@@ -630,7 +675,7 @@ release_page(GpuselScanState *state)
 static void
 fetch_tuple(GpuselScanState *state, ItemPointer tid, TupleTableSlot *slot)
 {
-	Relation	rel = state->css.ss.ss_currentRelation;
+	Relation	rel = state->rel;
 	BlockNumber blk = ItemPointerGetBlockNumber(tid);
 	Page		page;
 	ItemId		lp;
@@ -722,7 +767,7 @@ static TupleTableSlot *
 gpusel_next(ScanState *ss)
 {
 	GpuselScanState *state = (GpuselScanState *) ss;
-	Relation	rel = ss->ss_currentRelation;
+	Relation	rel = state->rel;
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
 
 	if (state->scan == NULL && state->pages == NULL)

@@ -60,6 +60,7 @@ typedef struct GpuselScanState
 	bool		count_mode;		/* returns count(*) of the passing rows, one row */
 	bool		count_done;		/* that row was returned in this (re)scan */
 	Index		relid;			/* range table index of the scanned relation */
+	Relation	rel;			/* the scanned relation */
 	List	   *count_quals;	/* count(*) scan: its quals, Vars at relid */
 	bool		empty_output;	/* every row projects to the same empty tuple */
 
@@ -107,6 +108,9 @@ typedef struct GpuselScanState
 	double		device_ms;
 } GpuselScanState;
 
+extern ExprState *GpuselInitExprForSlot(Expr *expr, bool is_qual, PlanState *ps,
+										TupleDesc desc,
+										const TupleTableSlotOps *ops);
 extern void GpuselScanExplain(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
 

@@ -55,7 +55,7 @@ GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 
 	if (state->count_mode)
 	{
-		ExplainPropertyText("Relation", RelationGetRelationName(node->ss.ss_currentRelation), es);
+		ExplainPropertyText("Relation", RelationGetRelationName(state->rel), es);
 		ExplainPropertyText("Device Aggregate", "count(*)", es);
 	}
 	show_quals("Device Filter", state->device_quals, node, ancestors, es);

@@ -15,11 +15,14 @@
  *
  * A path with a gpu_filter() clause replaces the relation's unparameterized
  * paths, whatever the device: that is what the marker asks for, and it lets
- * a server without a GPU run the same plans on the CPU.  Without a marker
+ * a server without a GPU run the same plans on the CPU.  A relation with a
+ * WHERE CURRENT OF qual gets no path: only a Tid Scan can run that.  Without a marker
  * the path competes on cost, and only where the GPU would run it: a usable
- * GPU with gpusel.device = auto and at least gpusel.min_rows rows, or
+ * GPU with gpusel.device = auto and at least gpusel.min_rows rows,
  * gpusel.device = gpu, which costs it for the GPU without probing (and
- * raises its error at execution when there is none).  gpusel.device = gpu
+ * raises its error at execution when there is none), or
+ * gpusel.plan_as_gpu, with which a server without a GPU plans as one with
+ * a GPU would and runs those plans on the CPU.  gpusel.device = gpu
  * does not force the path for ordinary quals: plans of small tables stay
  * PostgreSQL's, so a test suite gives the same plans in every mode.
  */
@@ -44,6 +47,7 @@
 #include "parser/parsetree.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
 #include "utils/rel.h"
 #include "utils/spccache.h"
 
@@ -124,11 +128,82 @@ GpuselRelIsReadable(RelOptInfo *rel, RangeTblEntry *rte)
 	return heap;
 }
 
+/* Expression walker: whether a node with the tag *context appears in the tree. */
+static bool
+contains_node_tag(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	if (nodeTag(node) == *(NodeTag *) context)
+		return true;
+	return expression_tree_walker(node, contains_node_tag, context);
+}
+
 /* Whether the relation is readable and has quals the device might run. */
 static bool
 rel_is_candidate(RelOptInfo *rel, RangeTblEntry *rte)
 {
-	return rel->baserestrictinfo != NIL && GpuselRelIsReadable(rel, rte);
+	NodeTag		current_of = T_CurrentOfExpr;
+	ListCell   *lc;
+
+	if (rel->baserestrictinfo == NIL || !GpuselRelIsReadable(rel, rte))
+		return false;
+	/* WHERE CURRENT OF runs only in a Tid Scan, which a marked path would remove */
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (contains_node_tag((Node *) rinfo->clause, &current_of))
+			return false;
+	}
+	return true;
+}
+
+/* check_functions_in_node callback: whether a function is not leakproof. */
+static bool
+function_may_fail(Oid funcid, void *context)
+{
+	return !get_func_leakproof(funcid);
+}
+
+/*
+ * Expression walker: whether evaluating the expression might raise an
+ * error, for any row or parameter value.  Only leakproof functions are
+ * known never to fail; every node type not listed as harmless counts as
+ * one that may fail (subplans, coercions to domains, row comparisons...).
+ */
+static bool
+expr_may_fail(Node *node, void *context)
+{
+	if (node == NULL)
+		return false;
+	switch (nodeTag(node))
+	{
+		case T_Var:
+		case T_Const:
+		case T_Param:
+		case T_List:
+		case T_BoolExpr:
+		case T_NullTest:
+		case T_BooleanTest:
+		case T_RelabelType:
+		case T_CaseExpr:
+		case T_CaseWhen:
+		case T_CaseTestExpr:
+		case T_CoalesceExpr:
+			break;
+		case T_FuncExpr:
+		case T_OpExpr:
+		case T_DistinctExpr:
+		case T_NullIfExpr:
+		case T_ScalarArrayOpExpr:
+			if (check_functions_in_node(node, function_may_fail, NULL))
+				return true;
+			break;
+		default:
+			return true;
+	}
+	return expression_tree_walker(node, expr_may_fail, context);
 }
 
 /*
@@ -166,10 +241,12 @@ split_quals(RelOptInfo *rel, List *rinfos, bool *any_marked)
 		 * Device quals run before every host qual.  A host qual that
 		 * PostgreSQL evaluates earlier may be skipped for the rows the
 		 * device rejects only if skipping it cannot hide an error or a side
-		 * effect; after any other host qual, the rest stay on the host.
+		 * effect; after any other host qual, the rest stay on the host.  A
+		 * qual that fails only through a parameter or constant counts too:
+		 * PostgreSQL raises its error on the first row it evaluates.
 		 */
 		if (!item->device &&
-			(contain_leaked_vars((Node *) rinfo->clause) ||
+			(expr_may_fail((Node *) rinfo->clause, NULL) ||
 			 contain_volatile_functions((Node *) rinfo->clause)))
 			blocked = true;
 		if (item->device)
@@ -324,20 +401,6 @@ output_supported(RelOptInfo *rel)
 	return true;
 }
 
-/*
- * Whether the executor would run this scan on the GPU; the probe only
- * happens where the answer matters (auto mode, a large enough table).
- */
-static bool
-plan_on_gpu(RelOptInfo *rel)
-{
-	if (gpusel_device_mode == GPUSEL_DEVICE_CPU)
-		return false;
-	if (gpusel_device_mode == GPUSEL_DEVICE_GPU)
-		return true;
-	return rel->tuples >= gpusel_min_rows && GpuselGpuUsable();
-}
-
 /* Drops the paths a marked scan replaces: all unparameterized and partial ones. */
 static void
 remove_competing_paths(RelOptInfo *rel)
@@ -384,7 +447,7 @@ gpusel_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 	host_quals = item_exprs(items, false);
 
 	forced = any_marked;
-	on_gpu = plan_on_gpu(rel);
+	on_gpu = GpuselPlanForGpu(rel->tuples);
 	if (!forced && !on_gpu)
 		return;
 
@@ -502,17 +565,6 @@ order_quals_as_postgres(PlannerInfo *root, List *rinfos)
 	return result;
 }
 
-/* Expression walker: whether a Param appears anywhere in the tree. */
-static bool
-contains_param(Node *node, void *context)
-{
-	if (node == NULL)
-		return false;
-	if (IsA(node, Param))
-		return true;
-	return expression_tree_walker(node, contains_param, context);
-}
-
 /*
  * Adds a one-row path for the grouping step that a scan computes itself
  * (count(*), gpu_percentile): not parallel, no pathkeys, all its cost at
@@ -578,6 +630,7 @@ gpusel_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	CustomPath *scan_path = NULL;
 	List	   *items;
 	bool		any_marked;
+	NodeTag		param = T_Param;
 	ListCell   *lc;
 
 	if (prev_create_upper_paths_hook)
@@ -611,7 +664,7 @@ gpusel_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
 
-		if (rinfo->pseudoconstant || contains_param((Node *) rinfo->clause, NULL))
+		if (rinfo->pseudoconstant || contains_node_tag((Node *) rinfo->clause, &param))
 			return;
 	}
 	items = split_quals(input_rel, order_quals_as_postgres(root, input_rel->baserestrictinfo),

@@ -12,6 +12,9 @@
 #   GPUSEL_TEST_DEVICE=gpu ...            the same suites with gpusel.device = gpu
 #                                         and gpusel.min_rows = 0
 #   GPUSEL_TEST_KERNELS=0 ...             leave out the kernel tests
+#
+# The SQL suites run in three modes (defaults, JIT forced, plan_as_gpu);
+# see sql_modes below.
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
@@ -32,20 +35,37 @@ if [ "${GPUSEL_TEST_DEVICE:-}" = gpu ]; then
   export PGOPTIONS="${PGOPTIONS:-} -c gpusel.device=gpu -c gpusel.min_rows=0"
 fi
 
-note "pg_regress suite (${GPUSEL_TEST_DEVICE:-default device})"
+# The SQL suites run three times: with PostgreSQL's defaults; with JIT
+# compiling every expression (Debian's server has jit = on, and JIT deforms
+# by the descriptor an expression was built for); and planning as a GPU
+# machine would (gpusel.plan_as_gpu), so the automatic GPU plans run here on
+# the CPU path.  The server keeps PostgreSQL's defaults otherwise.
+sql_modes=(default jit plan_as_gpu)
+declare -A mode_options=(
+  [default]=""
+  [jit]="-c jit=on -c jit_above_cost=0 -c jit_inline_above_cost=0 -c jit_optimize_above_cost=0"
+  [plan_as_gpu]="-c gpusel.plan_as_gpu=on -c gpusel.min_rows=0"
+)
 regress="$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/regress/pg_regress"
-outdir=$(mktemp -d /tmp/gpusel-regress.XXXXXX)
 tests=$(sed -n 's/^REGRESS = //p' Makefile)
-if ! "$regress" --bindir="$("$PG_CONFIG" --bindir)" --inputdir=. --outputdir="$outdir" --load-extension=gpusel \
-     --dbname=gpusel_regression $tests; then
-  cat "$outdir/regression.diffs" 2>/dev/null | head -200
-  failures+=(pg_regress)
-fi
+base_options="${PGOPTIONS:-}"
+for mode in "${sql_modes[@]}"; do
+  export PGOPTIONS="$base_options ${mode_options[$mode]}"
 
-note "pgTAP suite"
-psql -q -X -v ON_ERROR_STOP=1 -c 'DROP DATABASE IF EXISTS gpusel_tap' -c 'CREATE DATABASE gpusel_tap' >/dev/null || failures+=(pgtap-setup)
-psql -q -X -v ON_ERROR_STOP=1 -d gpusel_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION gpusel' >/dev/null || failures+=(pgtap-setup)
-pg_prove -d gpusel_tap test/pgtap/*.sql || failures+=(pgtap)
+  note "pg_regress suite, $mode (${GPUSEL_TEST_DEVICE:-default device})"
+  outdir=$(mktemp -d /tmp/gpusel-regress.XXXXXX)
+  if ! "$regress" --bindir="$("$PG_CONFIG" --bindir)" --inputdir=. --outputdir="$outdir" --load-extension=gpusel \
+       --dbname=gpusel_regression $tests; then
+    cat "$outdir/regression.diffs" 2>/dev/null | head -200
+    failures+=("pg_regress-$mode")
+  fi
+
+  note "pgTAP suite, $mode"
+  psql -q -X -v ON_ERROR_STOP=1 -c 'DROP DATABASE IF EXISTS gpusel_tap' -c 'CREATE DATABASE gpusel_tap' >/dev/null || failures+=(pgtap-setup)
+  psql -q -X -v ON_ERROR_STOP=1 -d gpusel_tap -c 'CREATE EXTENSION pgtap' -c 'CREATE EXTENSION gpusel' >/dev/null || failures+=(pgtap-setup)
+  pg_prove -d gpusel_tap test/pgtap/*.sql || failures+=("pgtap-$mode")
+done
+export PGOPTIONS="$base_options"
 
 note "loading through session_preload_libraries and shared_preload_libraries"
 got=$(PGOPTIONS="${PGOPTIONS:-} -c session_preload_libraries=gpusel" psql -X -At -d gpusel_tap -c 'SHOW gpusel.device') \

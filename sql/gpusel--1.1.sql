@@ -1,0 +1,158 @@
+-- gpusel 1.1: GPU filtering and exact percentile selection.
+\echo Use "CREATE EXTENSION gpusel" to load this file. \quit
+
+-- Device ------------------------------------------------------------------
+
+CREATE FUNCTION gpusel_device_info(
+    OUT usable boolean,
+    OUT device_count integer,
+    OUT device_name text,
+    OUT compute_capability text,
+    OUT total_memory_mb bigint,
+    OUT free_memory_mb bigint,
+    OUT driver_version text,
+    OUT runtime_version text,
+    OUT reason text)
+RETURNS record
+AS 'MODULE_PATHNAME', 'gpusel_device_info'
+LANGUAGE C VOLATILE STRICT;
+
+COMMENT ON FUNCTION gpusel_device_info() IS
+'the GPU as this session sees it, and why it is not usable when it is not';
+
+CREATE FUNCTION gpusel_stats(
+    OUT gpu_selections bigint,
+    OUT cpu_selections bigint,
+    OUT gpu_fallbacks bigint)
+RETURNS record
+AS 'MODULE_PATHNAME', 'gpusel_stats'
+LANGUAGE C VOLATILE STRICT;
+
+COMMENT ON FUNCTION gpusel_stats() IS
+'how many percentile selections this session ran on the GPU and on the CPU';
+
+-- Percentiles -------------------------------------------------------------
+-- PARALLEL SAFE as PostgreSQL's percentile_disc and percentile_cont: an
+-- ordered-set aggregate is never split over workers, but it may run whole
+-- inside one (a worker selects on the CPU, never creating a CUDA context),
+-- and it must not keep the plan below it serial.
+
+CREATE FUNCTION gpusel_percentile_transition(internal, "any")
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpusel_percentile_transition'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION gpusel_percentile_disc_final(internal, float8, anyelement)
+RETURNS anyelement
+AS 'MODULE_PATHNAME', 'gpusel_percentile_disc_final'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION gpusel_percentile_disc_multi_final(internal, float8[], anyelement)
+RETURNS anyarray
+AS 'MODULE_PATHNAME', 'gpusel_percentile_disc_multi_final'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION gpusel_percentile_cont_float8_final(internal, float8, float8)
+RETURNS float8
+AS 'MODULE_PATHNAME', 'gpusel_percentile_cont_final'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION gpusel_percentile_cont_interval_final(internal, float8, interval)
+RETURNS interval
+AS 'MODULE_PATHNAME', 'gpusel_percentile_cont_final'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION gpusel_percentile_cont_float8_multi_final(internal, float8[], float8)
+RETURNS float8[]
+AS 'MODULE_PATHNAME', 'gpusel_percentile_cont_multi_final'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE FUNCTION gpusel_percentile_cont_interval_multi_final(internal, float8[], interval)
+RETURNS interval[]
+AS 'MODULE_PATHNAME', 'gpusel_percentile_cont_multi_final'
+LANGUAGE C CALLED ON NULL INPUT PARALLEL SAFE;
+
+CREATE AGGREGATE gpu_percentile(float8 ORDER BY anyelement) (
+    SFUNC = gpusel_percentile_transition,
+    STYPE = internal,
+    FINALFUNC = gpusel_percentile_disc_final,
+    FINALFUNC_EXTRA,
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
+);
+
+CREATE AGGREGATE gpu_percentile(float8[] ORDER BY anyelement) (
+    SFUNC = gpusel_percentile_transition,
+    STYPE = internal,
+    FINALFUNC = gpusel_percentile_disc_multi_final,
+    FINALFUNC_EXTRA,
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
+);
+
+CREATE AGGREGATE gpu_percentile_cont(float8 ORDER BY float8) (
+    SFUNC = gpusel_percentile_transition,
+    STYPE = internal,
+    FINALFUNC = gpusel_percentile_cont_float8_final,
+    FINALFUNC_EXTRA,
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
+);
+
+CREATE AGGREGATE gpu_percentile_cont(float8 ORDER BY interval) (
+    SFUNC = gpusel_percentile_transition,
+    STYPE = internal,
+    FINALFUNC = gpusel_percentile_cont_interval_final,
+    FINALFUNC_EXTRA,
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
+);
+
+CREATE AGGREGATE gpu_percentile_cont(float8[] ORDER BY float8) (
+    SFUNC = gpusel_percentile_transition,
+    STYPE = internal,
+    FINALFUNC = gpusel_percentile_cont_float8_multi_final,
+    FINALFUNC_EXTRA,
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
+);
+
+CREATE AGGREGATE gpu_percentile_cont(float8[] ORDER BY interval) (
+    SFUNC = gpusel_percentile_transition,
+    STYPE = internal,
+    FINALFUNC = gpusel_percentile_cont_interval_multi_final,
+    FINALFUNC_EXTRA,
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
+);
+
+COMMENT ON AGGREGATE gpu_percentile(float8 ORDER BY anyelement) IS
+'discrete percentile, exactly as percentile_disc, selected on the GPU when it pays';
+COMMENT ON AGGREGATE gpu_percentile(float8[] ORDER BY anyelement) IS
+'several discrete percentiles, exactly as percentile_disc, in one selection';
+COMMENT ON AGGREGATE gpu_percentile_cont(float8 ORDER BY float8) IS
+'continuous percentile, exactly as percentile_cont';
+COMMENT ON AGGREGATE gpu_percentile_cont(float8 ORDER BY interval) IS
+'continuous percentile, exactly as percentile_cont';
+COMMENT ON AGGREGATE gpu_percentile_cont(float8[] ORDER BY float8) IS
+'several continuous percentiles, exactly as percentile_cont';
+COMMENT ON AGGREGATE gpu_percentile_cont(float8[] ORDER BY interval) IS
+'several continuous percentiles, exactly as percentile_cont';
+
+-- Filtering ---------------------------------------------------------------
+
+CREATE FUNCTION gpu_filter_support(internal)
+RETURNS internal
+AS 'MODULE_PATHNAME', 'gpu_filter_support'
+LANGUAGE C STRICT;
+
+-- LEAKPROOF: it returns its argument and never fails, so it does not keep a
+-- leakproof predicate from running ahead of row-level-security quals.
+CREATE FUNCTION gpu_filter(boolean)
+RETURNS boolean
+AS 'MODULE_PATHNAME', 'gpu_filter'
+LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF
+SUPPORT gpu_filter_support;
+
+COMMENT ON FUNCTION gpu_filter(boolean) IS
+'returns its argument; in a WHERE clause, runs the predicate in the GPU scan';
