@@ -26,9 +26,10 @@ OBJS = \
 	src/scan_exec.o \
 	src/scan_pages.o \
 	src/scan_explain.o \
-	src/percentile_scan.o
+	src/percentile_scan.o \
+	src/percentile_builtins.o
 
-REGRESS = percentile_basic percentile_diff percentile_scan device scan_basic scan_diff scan_security scan_regressions upgrade
+REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel
 
 CUDA_HOME ?= /usr/local/cuda

@@ -3,6 +3,8 @@
 -- answers as percentile_disc, every time.
 LOAD 'gpusel';
 SET extra_float_digits = 0;
+-- the reference is PostgreSQL's own aggregate, never gpusel answering it
+SET gpusel.replace_builtin_percentiles = off;
 SET max_parallel_workers_per_gather = 0;
 SELECT setseed(0.25);
 CREATE TABLE ps (id int4, i2 int2, i4 int4, i8 int8, f4 float4, f8 float8, d date, ts timestamp, t text);

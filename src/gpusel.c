@@ -10,6 +10,7 @@
 
 #include "device.h"
 #include "guc.h"
+#include "percentile_builtins.h"
 #include "scan_plan.h"
 
 PG_MODULE_MAGIC;
@@ -23,4 +24,5 @@ _PG_init(void)
 	GpuselGucInit();
 	GpuselDeviceInit();
 	GpuselScanInit();
+	GpuselPercentileBuiltinsInit();
 }

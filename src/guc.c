@@ -16,6 +16,7 @@ bool		gpusel_enable_scan = true;
 int			gpusel_batch_rows = 1048576;
 bool		gpusel_explain_device_details = true;
 bool		gpusel_plan_as_gpu = false;
+bool		gpusel_replace_builtin_percentiles = true;
 
 static const struct config_enum_entry device_mode_options[] = {
 	{"auto", GPUSEL_DEVICE_AUTO, false},
@@ -87,6 +88,17 @@ GpuselGucInit(void)
 							 "that GPU machines run.",
 							 &gpusel_plan_as_gpu,
 							 false,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusel.replace_builtin_percentiles",
+							 "Lets gpusel answer the built-in percentile_disc and percentile_cont.",
+							 "The planner runs them as gpu_percentile and gpu_percentile_cont, which "
+							 "return exactly the same values, in databases where the extension is "
+							 "installed.",
+							 &gpusel_replace_builtin_percentiles,
+							 true,
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);

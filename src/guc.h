@@ -19,6 +19,7 @@ extern bool gpusel_enable_scan;
 extern int	gpusel_batch_rows;
 extern bool gpusel_explain_device_details;
 extern bool gpusel_plan_as_gpu;
+extern bool gpusel_replace_builtin_percentiles;
 
 extern void GpuselGucInit(void);
 

@@ -12,6 +12,8 @@ gpusel_build_install
 gpusel_start_server "-c shared_buffers=1GB -c work_mem=256MB"
 psql -X -q -v rows="$rows" <<'SQL'
 CREATE EXTENSION gpusel;
+-- PostgreSQL's own percentile_disc for the reference (gpusel answers it when on)
+SET gpusel.replace_builtin_percentiles = off;
 \pset footer off
 \echo '== the device'
 SELECT usable, device_name, compute_capability, total_memory_mb, driver_version, runtime_version, reason
@@ -34,6 +36,12 @@ SET gpusel.device = cpu;
 \timing on
 \echo '== gpusel on the CPU (gpusel.device = cpu)'
 SELECT gpu_percentile(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY price) FROM sample;
+\echo '== percentile_disc as written, answered by gpusel (gpusel.replace_builtin_percentiles = on)'
+RESET gpusel.device;
+SET gpusel.replace_builtin_percentiles = on;
+EXPLAIN (COSTS OFF) SELECT percentile_disc(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY price) FROM sample;
+SELECT percentile_disc(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY price) FROM sample;
+SET gpusel.replace_builtin_percentiles = off;
 \timing off
 \echo '== the same answers'
 RESET gpusel.device;

@@ -10,6 +10,8 @@ SET max_parallel_workers_per_gather = 0;
 SET jit = off;
 CREATE EXTENSION IF NOT EXISTS gpusel;
 LOAD 'gpusel';  -- installs the planner hooks before the first query
+-- the reference is PostgreSQL's own percentile_disc, not gpusel answering it
+SET gpusel.replace_builtin_percentiles = off;
 SELECT (SELECT count(*) FROM pg_available_extensions WHERE name = 'tdigest') > 0 AS have_tdigest \gset
 \if :have_tdigest
 CREATE EXTENSION IF NOT EXISTS tdigest;
@@ -45,6 +47,13 @@ BEGIN
   RETURN pg_temp.ms(query);
 END $$;
 
+-- the same, with gpusel answering the built-in aggregates as written
+CREATE FUNCTION pg_temp.ms_builtin(device text, query text) RETURNS numeric LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('gpusel.replace_builtin_percentiles', 'on', true);
+  RETURN pg_temp.ms_on(device, query);
+END $$;
+
 SELECT count(*) FROM bench_t;  -- warm the buffer cache
 
 CREATE TEMP TABLE results (what text, percentile_disc_ms numeric, gpu_ms numeric, cpu_ms numeric, tdigest_ms numeric);
@@ -68,6 +77,11 @@ INSERT INTO results VALUES
   pg_temp.ms('SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM bench_t', 1),
   pg_temp.ms_on('gpu', 'SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) FROM bench_t WHERE pg_temp.noscan()'),
   pg_temp.ms_on('cpu', 'SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) FROM bench_t WHERE pg_temp.noscan()'),
+  NULL),
+ ('percentile_disc as written, 3 fractions (replace_builtin_percentiles)',
+  pg_temp.ms('SELECT percentile_disc(ARRAY[0.5,0.9,0.99]) WITHIN GROUP (ORDER BY x) FROM bench_t', 1),
+  pg_temp.ms_builtin('gpu', 'SELECT percentile_disc(ARRAY[0.5,0.9,0.99]) WITHIN GROUP (ORDER BY x) FROM bench_t'),
+  pg_temp.ms_builtin('cpu', 'SELECT percentile_disc(ARRAY[0.5,0.9,0.99]) WITHIN GROUP (ORDER BY x) FROM bench_t'),
   NULL),
  ('per group, 101 groups',
   pg_temp.ms('SELECT array_agg(p) FROM (SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) p FROM bench_t GROUP BY grp) s', 1),

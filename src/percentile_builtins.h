@@ -1,0 +1,11 @@
+/*
+ * percentile_builtins.h
+ *	  The planner hook that lets gpusel answer the built-in percentile_disc
+ *	  and percentile_cont.
+ */
+#ifndef GPUSEL_PERCENTILE_BUILTINS_H
+#define GPUSEL_PERCENTILE_BUILTINS_H
+
+extern void GpuselPercentileBuiltinsInit(void);
+
+#endif							/* GPUSEL_PERCENTILE_BUILTINS_H */
