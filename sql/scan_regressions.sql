@@ -50,6 +50,17 @@ SELECT b FROM r01 WHERE b > 2147483647 AND 1 / (SELECT 0) > y;
 SELECT b FROM r01 WHERE 1 / (SELECT 0) > y AND
   (b > 2147483647 OR c > 9223372036854775807 OR a > 32767);
 RESET gpusel.enable_scan;
+-- an initplan's output runs its subquery on first use: a host qual reading
+-- one may fail too, so the device quals stay behind it
+CREATE TABLE r01_zero (z int);
+INSERT INTO r01_zero VALUES (0);
+SELECT count(*) FROM r01 WHERE y::text = (SELECT (1 / z)::text FROM r01_zero)
+  AND gpu_filter(b < 0 OR b % 7 = 100 OR c < 0);
+SET gpusel.enable_scan = off;
+SELECT count(*) FROM r01 WHERE y::text = (SELECT (1 / z)::text FROM r01_zero)
+  AND (b < 0 OR b % 7 = 100 OR c < 0);
+RESET gpusel.enable_scan;
+DROP TABLE r01_zero;
 -- a parameter qual that cannot fail does not hold the device quals back
 PREPARE p2(int8) AS SELECT count(*) FROM r01 WHERE gpu_filter(b > 990) AND c > $1;
 EXPLAIN (COSTS OFF) EXECUTE p2(0);
@@ -81,6 +92,12 @@ DECLARE c3 CURSOR FOR SELECT a FROM r04 WHERE gpu_filter(b > 995);
 FETCH 2 FROM c3;
 UPDATE r04 SET y = -1 WHERE CURRENT OF c3 RETURNING a, y;
 ROLLBACK;
+
+-- A table read but not locked by an UPDATE (UPDATE ... FROM) keeps
+-- PostgreSQL's scan: an EvalPlanQual recheck re-fetches its row into the
+-- scan node's own slot, which a custom scan cannot take
+EXPLAIN (COSTS OFF)
+UPDATE r01 SET y = 0 FROM r04 WHERE r01.b = r04.a AND gpu_filter(r04.b > 990);
 
 -- A policy marked with gpu_filter never takes away the Tid Scan that
 -- WHERE CURRENT OF needs.

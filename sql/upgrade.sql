@@ -33,7 +33,11 @@ SELECT p.oid::regprocedure AS aggregate, p.proparallel
 FROM pg_proc p JOIN pg_depend d ON d.objid = p.oid AND d.deptype = 'e'
   AND d.refobjid = (SELECT oid FROM pg_extension WHERE extname = 'gpusel')
 WHERE p.prokind = 'a' ORDER BY 1::text;
+-- so the built-ins are not answered by them: the query would lose parallel plans
+CREATE TABLE up_t (x float8);
+EXPLAIN (VERBOSE, COSTS OFF) SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM up_t;
 ALTER EXTENSION gpusel UPDATE;
+EXPLAIN (VERBOSE, COSTS OFF) SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM up_t;
 SELECT extversion FROM pg_extension WHERE extname = 'gpusel';
 CREATE TABLE up_upgraded AS SELECT * FROM up_catalog();
 DROP EXTENSION gpusel;

@@ -90,6 +90,8 @@ lookup_replacements(void)
 	if (replacements_known)
 		return extension_present;
 
+	/* an invalidation arriving during the lookups clears this again */
+	replacements_known = true;
 	for (int i = 0; i < NUM_BUILTIN_PERCENTILES; i++)
 		replacements[i] = InvalidOid;
 	filter_oid = GpuselFilterFuncOid();
@@ -103,11 +105,15 @@ lookup_replacements(void)
 							   2, builtin_percentiles[i].argtypes, true);
 	}
 	extension_present = nspname != NULL;
-	replacements_known = true;
 	return extension_present;
 }
 
-/* The gpusel aggregate that answers a built-in one, or InvalidOid. */
+/*
+ * The gpusel aggregate that answers a built-in one, or InvalidOid: none
+ * where the user may not execute it, and none where it is not PARALLEL
+ * SAFE (a database still at version 1.0), which would make the whole
+ * query serial.
+ */
 static Oid
 replacement_for(Oid aggfnoid)
 {
@@ -116,6 +122,7 @@ replacement_for(Oid aggfnoid)
 		if (builtin_percentiles[i].builtin != aggfnoid)
 			continue;
 		if (!OidIsValid(replacements[i]) ||
+			func_parallel(replacements[i]) != PROPARALLEL_SAFE ||
 			pg_proc_aclcheck(replacements[i], GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
 			return InvalidOid;
 		return replacements[i];
@@ -123,16 +130,22 @@ replacement_for(Oid aggfnoid)
 	return InvalidOid;
 }
 
+/* What the walker knows and did. */
+typedef struct ReplaceContext
+{
+	int			lookup;			/* 0 not looked up, 1 extension present, -1 absent */
+	bool		replaced;		/* some Aggref now names a gpusel aggregate */
+} ReplaceContext;
+
 /*
  * Query and expression walker: points the Aggrefs of built-in percentiles
  * at their gpusel aggregates, in this query and every query inside it
- * (subqueries in FROM, CTEs, sublinks).  *context tells whether the
- * extension's aggregates have been looked up and exist.
+ * (subqueries in FROM, CTEs, sublinks).
  */
 static bool
 replace_walker(Node *node, void *context)
 {
-	int		   *lookup = (int *) context;	/* 0 unknown, 1 present, -1 absent */
+	ReplaceContext *ctx = (ReplaceContext *) context;
 
 	if (node == NULL)
 		return false;
@@ -146,11 +159,14 @@ replace_walker(Node *node, void *context)
 		{
 			Oid			replacement;
 
-			if (*lookup == 0)
-				*lookup = lookup_replacements() ? 1 : -1;
-			replacement = *lookup > 0 ? replacement_for(aggref->aggfnoid) : InvalidOid;
+			if (ctx->lookup == 0)
+				ctx->lookup = lookup_replacements() ? 1 : -1;
+			replacement = ctx->lookup > 0 ? replacement_for(aggref->aggfnoid) : InvalidOid;
 			if (OidIsValid(replacement))
+			{
 				aggref->aggfnoid = replacement;
+				ctx->replaced = true;
+			}
 		}
 	}
 	return expression_tree_walker(node, replace_walker, context);
@@ -161,15 +177,23 @@ static PlannedStmt *
 gpusel_planner(Query *parse, const char *query_string, int cursorOptions,
 			   ParamListInfo boundParams)
 {
-	if (gpusel_replace_builtin_percentiles)
-	{
-		int			lookup = 0;
+	ReplaceContext ctx = {0, false};
+	PlannedStmt *result;
 
-		(void) replace_walker((Node *) parse, &lookup);
-	}
+	if (gpusel_replace_builtin_percentiles)
+		(void) replace_walker((Node *) parse, &ctx);
 	if (prev_planner_hook)
-		return prev_planner_hook(parse, query_string, cursorOptions, boundParams);
-	return standard_planner(parse, query_string, cursorOptions, boundParams);
+		result = prev_planner_hook(parse, query_string, cursorOptions, boundParams);
+	else
+		result = standard_planner(parse, query_string, cursorOptions, boundParams);
+
+	/*
+	 * The choice depended on the user's EXECUTE right: a cached plan is
+	 * made again for another role.
+	 */
+	if (ctx.replaced)
+		result->dependsOnRole = true;
+	return result;
 }
 
 /* Installs the planner hook. */

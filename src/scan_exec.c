@@ -745,6 +745,9 @@ gpu_next(GpuselScanState *state)
 
 					if (TTS_EMPTY(out))
 						ExecStoreAllNullTuple(out);
+					/* WHERE CURRENT OF reads the row's identity from this slot */
+					out->tts_tid = b->tids[row];
+					out->tts_tableOid = RelationGetRelid(state->rel);
 					if (!state->has_host_quals || eval_quals(state, out, EVAL_HOST_ONLY))
 						return out;
 					continue;

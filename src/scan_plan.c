@@ -44,6 +44,7 @@
 #include "optimizer/pathnode.h"
 #include "optimizer/paths.h"
 #include "optimizer/planner.h"
+#include "optimizer/prep.h"
 #include "parser/parsetree.h"
 #include "optimizer/restrictinfo.h"
 #include "utils/fmgroids.h"
@@ -179,9 +180,13 @@ expr_may_fail(Node *node, void *context)
 		return false;
 	switch (nodeTag(node))
 	{
+		case T_Param:
+			/* an initplan's output runs its subquery on first use */
+			if (((Param *) node)->paramkind == PARAM_EXEC)
+				return true;
+			break;
 		case T_Var:
 		case T_Const:
-		case T_Param:
 		case T_List:
 		case T_BoolExpr:
 		case T_NullTest:
@@ -419,6 +424,22 @@ remove_competing_paths(RelOptInfo *rel)
 	rel->partial_pathlist = NIL;
 }
 
+/*
+ * Whether an EvalPlanQual recheck can fetch this relation's row.  A table
+ * that is read but not locked (UPDATE ... FROM, a MERGE source, FOR UPDATE
+ * OF another table) has its row re-fetched into the scan node's own scan
+ * slot, which is virtual for a custom scan in PostgreSQL 15: the heap cannot
+ * store a tuple there, so such a relation keeps PostgreSQL's paths.
+ */
+static bool
+epq_fetch_supported(PlannerInfo *root, Index rti)
+{
+	PlanRowMark *rc = get_plan_rowmark(root->rowMarks, rti);
+
+	return rc == NULL ||
+		(rc->markType != ROW_MARK_REFERENCE && rc->markType != ROW_MARK_COPY);
+}
+
 /* set_rel_pathlist_hook: offers a GpuSelScan path for a heap relation. */
 static void
 gpusel_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
@@ -436,7 +457,7 @@ gpusel_set_rel_pathlist(PlannerInfo *root, RelOptInfo *rel, Index rti,
 		prev_set_rel_pathlist_hook(root, rel, rti, rte);
 
 	if (!rel_is_candidate(rel, rte) || !OidIsValid(GpuselFilterFuncOid()) ||
-		!output_supported(rel))
+		!output_supported(rel) || !epq_fetch_supported(root, rti))
 		return;
 
 	items = split_quals(rel, order_quals_as_postgres(root, rel->baserestrictinfo),
