@@ -27,7 +27,9 @@ OBJS = \
 	src/scan_pages.o \
 	src/scan_explain.o \
 	src/percentile_scan.o \
-	src/percentile_builtins.o
+	src/percentile_builtins.o \
+	src/groupagg_plan.o \
+	src/groupagg_exec.o
 
 REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel

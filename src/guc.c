@@ -13,6 +13,7 @@
 int			gpusel_device_mode = GPUSEL_DEVICE_AUTO;
 int			gpusel_min_rows = 100000;
 bool		gpusel_enable_scan = true;
+bool		gpusel_enable_groupagg = true;
 int			gpusel_batch_rows = 1048576;
 bool		gpusel_explain_device_details = true;
 bool		gpusel_plan_as_gpu = false;
@@ -56,6 +57,17 @@ GpuselGucInit(void)
 							 "Lets the planner put ordinary WHERE clauses on the GPU.",
 							 "When off, only predicates wrapped in gpu_filter() use the GPU scan.",
 							 &gpusel_enable_scan,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusel.enable_groupagg",
+							 "Lets the planner answer grouped and filtered aggregates in one gpusel scan.",
+							 "The scan filters, groups and aggregates (count, sum, avg, min, max, "
+							 "percentiles) in one pass; it competes with PostgreSQL's plans on cost. "
+							 "It also needs gpusel.enable_scan.",
+							 &gpusel_enable_groupagg,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -401,22 +401,15 @@ gpusel_percentile_disc_final(PG_FUNCTION_ARGS)
 	PG_RETURN_DATUM(percentile_disc_result(state, p));
 }
 
-/* gpu_percentile_cont(float8) WITHIN GROUP (ORDER BY float8 | interval). */
-Datum
-gpusel_percentile_cont_final(PG_FUNCTION_ARGS)
+/* The value percentile_cont returns for fraction p of a non-empty group. */
+static Datum
+percentile_cont_result(PercentileState *state, double p)
 {
-	PercentileState *state;
 	RowRequest	req[2];
 	Datum		values[2];
-	double		p;
 	int64		first_row;
 	int64		second_row;
-	LerpFn		lerp;
-
-	state = single_fraction_state(fcinfo, &p);
-	if (state == NULL)
-		PG_RETURN_NULL();
-	lerp = lerp_for_type(state->query->typid);
+	LerpFn		lerp = lerp_for_type(state->query->typid);
 
 	first_row = floor(p * (state->nrows - 1));
 	second_row = ceil(p * (state->nrows - 1));
@@ -426,8 +419,21 @@ gpusel_percentile_cont_final(PG_FUNCTION_ARGS)
 	req[1].slot = 1;
 	fetch_rows(state, req, first_row == second_row ? 1 : 2, values);
 	if (first_row == second_row)
-		PG_RETURN_DATUM(values[0]);
-	PG_RETURN_DATUM(lerp(values[0], values[1], (p * (state->nrows - 1)) - first_row));
+		return values[0];
+	return lerp(values[0], values[1], (p * (state->nrows - 1)) - first_row);
+}
+
+/* gpu_percentile_cont(float8) WITHIN GROUP (ORDER BY float8 | interval). */
+Datum
+gpusel_percentile_cont_final(PG_FUNCTION_ARGS)
+{
+	PercentileState *state;
+	double		p;
+
+	state = single_fraction_state(fcinfo, &p);
+	if (state == NULL)
+		PG_RETURN_NULL();
+	PG_RETURN_DATUM(percentile_cont_result(state, p));
 }
 
 /*
@@ -576,23 +582,26 @@ GpuselPercentileAdd(PercentileState *state, Datum value)
 }
 
 /*
- * gpu_percentile's result over a state from GpuselPercentileCreate, with
- * the aggregate's NULL rules: the fraction (float8, or float8[] when
- * is_array) checked as the final functions check it.
+ * gpu_percentile's (or, when continuous, gpu_percentile_cont's) result over
+ * a state from GpuselPercentileCreate, with the aggregate's NULL rules: the
+ * fraction (float8, or float8[] when is_array) checked as the final
+ * functions check it.  A NULL state stands for a group without inputs.
  */
 Datum
 GpuselPercentileResult(PercentileState *state, Datum fraction, bool fraction_isnull,
-					   bool is_array, bool *isnull)
+					   bool is_array, bool continuous, bool *isnull)
 {
+	int64		nrows = state != NULL ? state->nrows : 0;
+
 	*isnull = false;
 	if (is_array)
 	{
-		if (state->nrows == 0 || fraction_isnull)
+		if (nrows == 0 || fraction_isnull)
 		{
 			*isnull = true;
 			return (Datum) 0;
 		}
-		return percentile_multi_result(state, DatumGetArrayTypeP(fraction), false);
+		return percentile_multi_result(state, DatumGetArrayTypeP(fraction), continuous);
 	}
 	if (fraction_isnull)
 	{
@@ -600,11 +609,13 @@ GpuselPercentileResult(PercentileState *state, Datum fraction, bool fraction_isn
 		return (Datum) 0;
 	}
 	check_fraction(DatumGetFloat8(fraction));
-	if (state->nrows == 0)
+	if (nrows == 0)
 	{
 		*isnull = true;
 		return (Datum) 0;
 	}
+	if (continuous)
+		return percentile_cont_result(state, DatumGetFloat8(fraction));
 	return percentile_disc_result(state, DatumGetFloat8(fraction));
 }
 

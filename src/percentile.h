@@ -15,7 +15,7 @@ extern PercentileState *GpuselPercentileCreate(MemoryContext cxt, Oid typid,
 extern void GpuselPercentileAdd(PercentileState *state, Datum value);
 extern Datum GpuselPercentileResult(PercentileState *state, Datum fraction,
 									bool fraction_isnull, bool is_array,
-									bool *isnull);
+									bool continuous, bool *isnull);
 extern void GpuselPercentileRelease(PercentileState *state);
 
 #endif							/* GPUSEL_PERCENTILE_H */

@@ -374,7 +374,7 @@ percentile_exec(CustomScanState *node)
 		collect_slots(state, pstate, rel, snapshot);
 	value = GpuselPercentileResult(pstate, state->fraction->constvalue,
 								   state->fraction->constisnull,
-								   state->fraction->consttype == FLOAT8ARRAYOID, &isnull);
+								   state->fraction->consttype == FLOAT8ARRAYOID, false, &isnull);
 	GpuselPercentileRelease(pstate);
 	MemoryContextSwitchTo(old);
 

@@ -181,7 +181,8 @@ static void
 init_runs(GpuselScanState *state, CustomScan *cscan)
 {
 	List	   *flags = (List *) list_nth(cscan->custom_private, GPUSEL_PRIV_DEVICE_FLAGS);
-	List	   *quals = state->count_mode ? state->count_quals : cscan->custom_exprs;
+	List	   *quals = (state->count_mode || state->group_mode) ?
+		state->count_quals : cscan->custom_exprs;
 	List	   *current = NIL;
 	bool		current_device = false;
 	ListCell   *lc,
@@ -251,6 +252,36 @@ GpuselUpperScanRelid(CustomScan *cscan)
 	return ((Var *) linitial(vars))->varno;
 }
 
+/*
+ * A grouped scan reads its keys and aggregate inputs from the batch's
+ * columns when all of them are plain columns: they become columns of the
+ * device program too (the device filter ignores them, the page reader
+ * copies them), so a device batch holds every value the groups need.
+ */
+static void
+add_group_columns(GpuselScanState *state, GpuselProgram *prog)
+{
+	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
+	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
+	int			n = GroupAggSinkPayload(state->sink, attnos, coltypes);
+
+	for (int i = 0; i < n; i++)
+	{
+		int			c;
+
+		for (c = 0; c < prog->ncols; c++)
+			if (prog->attnos[c] == attnos[i])
+				break;
+		if (c == prog->ncols && prog->ncols < GS_MAX_PROGRAM_LENGTH)
+		{
+			prog->attnos[c] = attnos[i];
+			prog->coltypes[c] = coltypes[i];
+			prog->ncols++;
+		}
+	}
+	GroupAggSinkSetColumns(state->sink, prog->attnos, prog->ncols);
+}
+
 /* BeginCustomScan: reads the plan, compiles the device program, picks the device. */
 static void
 gpusel_begin(CustomScanState *node, EState *estate, int eflags)
@@ -261,10 +292,11 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	int			flags = intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_FLAGS));
 	GpuselProgram *prog;
 
-	/* a count(*) scan has no scan relation of its own: open the one it reads */
+	/* count(*) and grouped scans have no scan relation of their own: open the one they read */
 	state->count_mode = (flags & GPUSEL_SCAN_COUNT) != 0;
+	state->group_mode = (flags & GPUSEL_SCAN_GROUP) != 0;
 	state->relid = cscan->scan.scanrelid;
-	if (state->count_mode)
+	if (state->count_mode || state->group_mode)
 	{
 		Index		planned = intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_BASE_RELID));
 
@@ -292,10 +324,19 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 		node->ss.ps.qual == NULL && node->ss.ps.ps_ProjInfo != NULL &&
 		node->ss.ps.ps_ResultTupleSlot != NULL &&
 		node->ss.ps.ps_ResultTupleSlot->tts_tupleDescriptor->natts == 0;
+	if (state->group_mode)
+		state->sink = GroupAggSinkCreate(&node->ss.ps, cscan->custom_scan_tlist,
+										 intVal(list_nth(cscan->custom_private,
+														 GPUSEL_PRIV_GROUP_NKEYS)),
+										 rel, estate);
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
 
-	prog = GpuselCompileQuals(state->device_quals, state->relid);
+	/* a grouped scan may have no device quals: its program only names columns */
+	if (state->group_mode && state->device_quals == NIL)
+		prog = palloc0(sizeof(GpuselProgram));
+	else
+		prog = GpuselCompileQuals(state->device_quals, state->relid);
 	if (prog == NULL)
 		ereport(ERROR,
 				(errcode(ERRCODE_INTERNAL_ERROR),
@@ -315,12 +356,16 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	 * any, a row raises.
 	 */
 	state->cpu_order = GpuselProgramCanError(prog) ? EVAL_PG_ORDER : EVAL_DEVICE_FIRST;
+	if (state->group_mode)
+		add_group_columns(state, prog);
 	state->max_attno = 0;
 	for (int c = 0; c < prog->ncols; c++)
 		state->max_attno = Max(state->max_attno, prog->attnos[c]);
 
 	state->batch_rows = gpusel_batch_rows;
-	state->use_gpu = GpuselWantGpu((int64) state->rel_tuples);
+	/* a grouped scan without device quals has nothing for the device to filter */
+	state->use_gpu = (!state->group_mode || state->device_quals != NIL) &&
+		GpuselWantGpu((int64) state->rel_tuples);
 	if (state->use_gpu)
 	{
 		state->strategy = GetAccessStrategy(BAS_BULKREAD);
@@ -873,6 +918,135 @@ count_rows(GpuselScanState *state)
 }
 
 /*
+ * Grouped scan without quals, every input a plain column: the page reader
+ * copies the columns of many tuples at once and the sink reads them as
+ * columns, with no slot per row.
+ */
+static void
+fill_groups_from_pages(GpuselScanState *state)
+{
+	GpuselProgram *prog = state->program;
+	GpuselStaging staging;
+	int64		chunk = Min(state->batch_rows, 65536);
+	int64		n;
+
+	memset(&staging, 0, sizeof(staging));
+	for (int c = 0; c < prog->ncols; c++)
+	{
+		staging.values[c] = palloc(chunk * sizeof(int64));
+		staging.nulls[c] = palloc(chunk);
+	}
+	staging.has_nulls = palloc0(Max(prog->ncols, 1));
+	staging.tids = palloc(chunk * sizeof(ItemPointerData));
+	do
+	{
+		memset(staging.has_nulls, 0, Max(prog->ncols, 1));
+		n = GpuselPagesFill(state->pages, &staging, chunk, state->heapslot);
+		ExecClearTuple(state->heapslot);
+		if (state->scan_rows % state->batch_rows == 0 && n > 0)
+			state->batches++;
+		state->scan_rows += n;
+		state->rows_in += n;
+		GroupAggSinkAddColumns(state->sink, staging.values, staging.nulls,
+							   staging.has_nulls, NULL, n);
+	} while (n == chunk);
+	state->scan_done = true;
+	for (int c = 0; c < prog->ncols; c++)
+	{
+		pfree(staging.values[c]);
+		pfree(staging.nulls[c]);
+	}
+	pfree(staging.has_nulls);
+	pfree(staging.tids);
+}
+
+/*
+ * Runs the whole scan into the grouped scan's sink.  A device batch whose
+ * rows all passed on the device goes in by its columns and positions;
+ * every other row (CPU path, host quals, a batch the CPU rechecks, an
+ * input that is an expression) goes in from its heap tuple.
+ */
+static void
+fill_groups(GpuselScanState *state)
+{
+	ScanState  *ss = &state->css.ss;
+	Snapshot	snapshot = ss->ps.state->es_snapshot;
+
+	if (state->nruns == 0 && GroupAggSinkColumnar(state->sink) &&
+		GpuselPagesUsable(state->rel, snapshot))
+	{
+		if (state->pages == NULL)
+		{
+			state->pages = GpuselPagesBegin(state->rel, snapshot);
+			GpuselPagesSetColumns(state->pages, state->program);
+		}
+		fill_groups_from_pages(state);
+		return;
+	}
+	for (;;)
+	{
+		TupleTableSlot *row;
+
+		if (state->use_gpu && state->out_slot >= 0 && !state->out_recheck &&
+			!state->has_host_quals && GroupAggSinkColumnar(state->sink))
+		{
+			GpuselProgram *prog = state->program;
+			void	   *values[GS_MAX_PROGRAM_LENGTH];
+			uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];
+			int			s = state->out_slot;
+
+			for (int c = 0; c < prog->ncols; c++)
+			{
+				values[c] = gs_filter_values(state->filter, s, c);
+				nulls[c] = gs_filter_nulls(state->filter, s, c);
+			}
+			GroupAggSinkAddColumns(state->sink, values, nulls, state->slots[s].has_nulls,
+								   state->positions + state->out_next,
+								   state->npositions - state->out_next);
+			state->out_next = state->npositions;
+		}
+		row = gpusel_next(ss);	/* not inside TupIsNull, which reads it twice */
+		if (TupIsNull(row))
+			break;
+		GroupAggSinkAddSlot(state->sink, state->heapslot);
+	}
+}
+
+/*
+ * The grouped scan: fills the groups on the first call, then returns one
+ * group per call that passes HAVING, projected into the targetlist.
+ */
+static TupleTableSlot *
+group_rows(GpuselScanState *state)
+{
+	ScanState  *ss = &state->css.ss;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+
+	if (!state->groups_filled)
+	{
+		fill_groups(state);
+		state->groups_filled = true;
+	}
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		if (!GroupAggSinkNextGroup(state->sink, slot))
+			return NULL;
+		econtext->ecxt_scantuple = slot;
+		if (ss->ps.qual != NULL && !ExecQual(ss->ps.qual, econtext))
+		{
+			InstrCountFiltered1(ss, 1);
+			continue;
+		}
+		if (ss->ps.ps_ProjInfo == NULL)
+			return slot;
+		return ExecProject(ss->ps.ps_ProjInfo);
+	}
+}
+
+/*
  * ExecCustomScan: ExecScan does EvalPlanQual and projection.  When the
  * targetlist is empty (count(*)) and no host qual runs, every row projects
  * to the same empty tuple: it is returned directly, without ExecScan's
@@ -885,6 +1059,8 @@ gpusel_exec(CustomScanState *node)
 
 	if (state->count_mode)
 		return count_rows(state);
+	if (state->group_mode)
+		return group_rows(state);
 	if (state->empty_output && node->ss.ps.state->es_epq_active == NULL)
 	{
 		TupleTableSlot *result = node->ss.ps.ps_ResultTupleSlot;
@@ -943,6 +1119,9 @@ gpusel_rescan(CustomScanState *node)
 	state->started = false;
 	state->consts_ready = false;
 	state->count_done = false;
+	if (state->sink != NULL)
+		GroupAggSinkReset(state->sink);
+	state->groups_filled = false;
 	ExecScanReScan(&node->ss);
 }
 

@@ -13,6 +13,7 @@
 #include "nodes/execnodes.h"
 
 #include "gpusel_filter.h"
+#include "groupagg.h"
 #include "qual_compile.h"
 #include "scan_pages.h"
 
@@ -61,7 +62,10 @@ typedef struct GpuselScanState
 	bool		count_done;		/* that row was returned in this (re)scan */
 	Index		relid;			/* range table index of the scanned relation */
 	Relation	rel;			/* the scanned relation */
-	List	   *count_quals;	/* count(*) scan: its quals, Vars at relid */
+	List	   *count_quals;	/* count(*) and grouped scans: quals, Vars at relid */
+	bool		group_mode;		/* returns one row per group (groupagg.h) */
+	GroupAggSink *sink;			/* grouped scan: the groups */
+	bool		groups_filled;	/* every row went into its group in this (re)scan */
 	bool		empty_output;	/* every row projects to the same empty tuple */
 
 	/* device program and the parameters it reads */

@@ -58,6 +58,13 @@ GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Relation", RelationGetRelationName(state->rel), es);
 		ExplainPropertyText("Device Aggregate", "count(*)", es);
 	}
+	if (state->group_mode)
+	{
+		ExplainPropertyText("Relation", RelationGetRelationName(state->rel), es);
+		GroupAggSinkExplain(state->sink,
+							set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors),
+							list_length(es->rtable) > 1 || es->verbose, es);
+	}
 	show_quals("Device Filter", state->device_quals, node, ancestors, es);
 	if (es->analyze)
 		show_removed("Rows Removed by Device Filter", state->removed_device, node, es);

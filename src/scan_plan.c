@@ -55,6 +55,7 @@
 #include "device.h"
 #include "guc.h"
 #include "qual_compile.h"
+#include "groupagg.h"
 #include "scan_plan.h"
 
 /*
@@ -657,6 +658,8 @@ gpusel_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 	if (prev_create_upper_paths_hook)
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 
+	if (stage == UPPERREL_GROUP_AGG && input_rel->reloptkind == RELOPT_BASEREL)
+		GpuselAddGroupAggPath(root, input_rel, output_rel, extra);
 	if (stage != UPPERREL_GROUP_AGG || input_rel->reloptkind != RELOPT_BASEREL ||
 		parse->groupClause != NIL || parse->groupingSets != NIL ||
 		parse->havingQual != NULL || parse->hasTargetSRFs)
@@ -757,6 +760,53 @@ plan_gpusel_count_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path
 								list_length(tlist) + 1, NULL, true));
 	cscan->methods = &gpusel_scan_methods;
 	return &cscan->scan.plan;
+}
+
+/* Whether the relation's cheapest path is a GpuSelScan. */
+bool
+GpuselBestPathIsScan(RelOptInfo *rel)
+{
+	Path	   *path = rel->cheapest_total_path;
+
+	return path != NULL && IsA(path, CustomPath) &&
+		((CustomPath *) path)->methods == &gpusel_path_methods;
+}
+
+/*
+ * The quals of a scan planned at the grouping step (scanrelid 0), in
+ * PostgreSQL's order, with a 1 in *device_flags where a qual runs on the
+ * device: where split_quals puts it when 'device' is true, nowhere when it
+ * is false.  Returns false where such a scan cannot take them: a
+ * pseudoconstant, WHERE CURRENT OF, or a subplan, which would need setrefs
+ * to see the quals.
+ */
+bool
+GpuselUpperQuals(PlannerInfo *root, RelOptInfo *rel, bool device, List **exprs,
+				 List **device_flags, bool *any_marked)
+{
+	NodeTag		current_of = T_CurrentOfExpr;
+	List	   *items;
+	ListCell   *lc;
+
+	*exprs = NIL;
+	*device_flags = NIL;
+	foreach(lc, rel->baserestrictinfo)
+	{
+		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
+
+		if (rinfo->pseudoconstant || contain_subplans((Node *) rinfo->clause) ||
+			contains_node_tag((Node *) rinfo->clause, &current_of))
+			return false;
+	}
+	items = split_quals(rel, order_quals_as_postgres(root, rel->baserestrictinfo), any_marked);
+	foreach(lc, items)
+	{
+		QualItem   *item = lfirst(lc);
+
+		*exprs = lappend(*exprs, item->expr);
+		*device_flags = lappend_int(*device_flags, device && item->device ? 1 : 0);
+	}
+	return true;
 }
 
 /* Installs the planner hook and registers the scan's methods. */

@@ -38,9 +38,13 @@
 #define GPUSEL_SCAN_NEEDS_TUPLES	0x01	/* some column is read above the device filter */
 #define GPUSEL_SCAN_MARKED			0x02	/* planned because of gpu_filter() */
 #define GPUSEL_SCAN_COUNT			0x04	/* returns count(*) of the passing rows */
+#define GPUSEL_SCAN_GROUP			0x08	/* returns one row per group (groupagg.h) */
 
 extern void GpuselScanInit(void);
 extern bool GpuselRelIsReadable(RelOptInfo *rel, RangeTblEntry *rte);
+extern bool GpuselBestPathIsScan(RelOptInfo *rel);
+extern bool GpuselUpperQuals(PlannerInfo *root, RelOptInfo *rel, bool device, List **exprs,
+							 List **device_flags, bool *any_marked);
 extern void GpuselAddUpperPath(RelOptInfo *output_rel, PathTarget *target, Cost cost,
 							   List *custom_private, const CustomPathMethods *methods);
 

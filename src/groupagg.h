@@ -1,0 +1,74 @@
+/*
+ * groupagg.h
+ *	  GpuSelScan's aggregate sink: SELECT <keys>, <aggregates> FROM <table>
+ *	  [WHERE ...] GROUP BY <keys> [HAVING ...] answered whole by the scan.
+ *
+ * The planner side (groupagg_plan.c) recognises the query shape at the
+ * grouping step and plans a GpuSelScan with no scan relation of its own
+ * (scanrelid 0, GPUSEL_SCAN_GROUP), as the count(*) scan is planned.  Its
+ * custom_scan_tlist holds the group keys, then the aggregates, then a junk
+ * ctid Var naming the relation; the plan's targetlist and its qual (the
+ * HAVING clause) refer to those entries.
+ *
+ * The executor side (groupagg_exec.c) is a sink the scan feeds with the
+ * rows that pass the WHERE clause: from a heap slot one row at a time, or
+ * from the columns of a batch (the device filter's staging arrays, or a
+ * column buffer filled straight from heap pages).  Rows go into groups by
+ * hashing; each group keeps count/sum/avg/min/max cells and, for
+ * percentiles, its keys; the results come out one group at a time.
+ */
+#ifndef GPUSEL_GROUPAGG_H
+#define GPUSEL_GROUPAGG_H
+
+#include "postgres.h"
+
+#include "commands/explain.h"
+#include "nodes/execnodes.h"
+#include "nodes/pathnodes.h"
+
+#include "gpusel_filter.h"
+
+/* What one aggregate computes; each has PostgreSQL's result type and rules. */
+typedef enum GroupAggKind
+{
+	GROUPAGG_COUNT_STAR,		/* count(*) */
+	GROUPAGG_COUNT,				/* count(x): non-NULL inputs */
+	GROUPAGG_SUM_INT,			/* sum(int2|int4) -> int8 */
+	GROUPAGG_SUM_INT8,			/* sum(int8) -> numeric, exact in 128 bits */
+	GROUPAGG_SUM_FLOAT4,		/* sum(float4) -> float4 */
+	GROUPAGG_SUM_FLOAT8,		/* sum(float8) -> float8 */
+	GROUPAGG_AVG_INT,			/* avg(int2|int4|int8) -> numeric */
+	GROUPAGG_AVG_FLOAT,			/* avg(float4|float8) -> float8 */
+	GROUPAGG_MIN,				/* min over a type with keys */
+	GROUPAGG_MAX,				/* max over a type with keys */
+	GROUPAGG_PERCENTILE_DISC,	/* gpu_percentile, float8 or float8[] fraction */
+	GROUPAGG_PERCENTILE_CONT	/* gpu_percentile_cont over float8 */
+} GroupAggKind;
+
+/* Positions in CustomScan.custom_private after the count(*) scan's ones. */
+#define GPUSEL_PRIV_GROUP_NKEYS		5	/* Integer: leading key entries of custom_scan_tlist */
+
+/* groupagg_plan.c */
+extern bool GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending);
+extern void GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel,
+								  RelOptInfo *output_rel, void *extra);
+
+/* groupagg_exec.c */
+typedef struct GroupAggSink GroupAggSink;
+
+extern GroupAggSink *GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist,
+										int nkeys, Relation rel, EState *estate);
+extern int	GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos,
+								gs_coltype *coltypes);
+extern void GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, int ncols);
+extern bool GroupAggSinkColumnar(GroupAggSink *sink);
+extern void GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot);
+extern void GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values,
+								   uint8 *const *nulls, const uint8 *has_nulls,
+								   const uint32 *positions, int64 nrows);
+extern bool GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot);
+extern void GroupAggSinkReset(GroupAggSink *sink);
+extern void GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix,
+								ExplainState *es);
+
+#endif							/* GPUSEL_GROUPAGG_H */

@@ -1,0 +1,795 @@
+/*
+ * groupagg_exec.c
+ *	  Executor side of GpuSelScan's aggregate sink (groupagg.h): rows that
+ *	  passed the WHERE clause go into groups by hashing, each group keeps
+ *	  one cell per aggregate and, for percentiles, its keys; results come
+ *	  out one group at a time.
+ *
+ * Rows arrive in scan order, so every order-dependent result is the one a
+ * PostgreSQL aggregate fed in scan order gives (a HashAggregate that does
+ * not spill): float sums add in that order with float4pl/float8pl's
+ * overflow rule, avg(float) follows float8_accum (Youngs-Cramer, with its
+ * overflow rule), min and max keep the later of two equal values as
+ * float8smaller and friends do, and a group's key is the first row's
+ * value.  Integer sums are exact: int8 sums accumulate in 128 bits and
+ * become numeric as sum(int8) does; avg of integers divides in numeric.
+ * Percentiles collect keys per group (one collection per ORDER BY input,
+ * shared by every fraction and by disc and cont) and select with
+ * percentile.c, on the GPU or the CPU as gpusel.device says.
+ *
+ * Groups and cells live in the sink's memory context; nothing spills to
+ * disk except a percentile group past work_mem, whose keys spill as the
+ * aggregate's do.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type_d.h"
+#include "executor/executor.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/float.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/rel.h"
+#include "utils/ruleutils.h"
+
+#include "groupagg.h"
+#include "keys.h"
+#include "percentile.h"
+#include "qual_compile.h"
+#include "scan_exec.h"
+
+/* groups held before the first growth of the group arrays */
+#define GROUPAGG_INITIAL_GROUPS	256
+
+/* One expression read per row: a group key or an aggregate's input. */
+typedef struct GroupInput
+{
+	Expr	   *expr;
+	ExprState  *state;			/* NULL for a plain column */
+	AttrNumber	attno;			/* a plain column: its number, else 0 */
+	Oid			typid;
+	bool		deviceable;		/* a type the scan reads natively */
+	gs_coltype	coltype;
+	int			column;			/* columnar input: its batch column, else -1 */
+	const KeyType *keytype;		/* NULL: hashed by its Datum (bool, count's input) */
+} GroupInput;
+
+/* One aggregate of the query. */
+typedef struct GroupAggDesc
+{
+	GroupAggKind kind;
+	int			input;			/* index into inputs; -1 for count(*) */
+	Oid			input_type;
+	int			collection;		/* percentiles: their key collection */
+	Const	   *fraction;		/* percentiles: float8 or float8[] */
+} GroupAggDesc;
+
+/* Keys of one percentile ORDER BY input, per group. */
+typedef struct PercentileCollection
+{
+	int			input;
+	bool		descending;
+	Oid			typid;
+	PercentileState **states;	/* per group; NULL until its first value */
+} PercentileCollection;
+
+/* Running state of one aggregate in one group. */
+typedef struct GroupCell
+{
+	int128		isum;			/* integer sums, exact */
+	double		fsum;			/* float sums; avg(float)'s sum(X) */
+	double		sxx;			/* avg(float): float8_accum's Sxx */
+	int64		count;			/* non-NULL inputs (all rows for count(*)) */
+	uint64		key;			/* min/max: key of the value kept */
+	Datum		value;			/* min/max: the value kept */
+} GroupCell;
+
+struct GroupAggSink
+{
+	PlanState  *ps;
+	MemoryContext cxt;			/* groups and cells; reset on rescan */
+	int			nkeys;
+	int			ninputs;
+	GroupInput *inputs;			/* the keys first, then other inputs */
+	int			naggs;
+	GroupAggDesc *aggs;
+	int			ncollections;
+	PercentileCollection *collections;
+	bool		columnar;		/* every input a plain column of a native type */
+
+	/* groups, in the order of their first row */
+	int64		ngroups;
+	int64		capacity;
+	uint64	   *hashes;
+	uint64	   *keybits;		/* ngroups x nkeys */
+	Datum	   *keyvalues;
+	bool	   *keynulls;
+	GroupCell  *cells;			/* ngroups x naggs */
+	int64	   *buckets;		/* open addressing: group + 1, 0 when empty */
+	uint64		bucket_mask;
+
+	/* one row's inputs */
+	Datum	   *values;
+	bool	   *nulls;
+	uint64	   *bits;
+
+	int64		next_group;		/* next group to return */
+
+	/* EXPLAIN ANALYZE, over all (re)scans */
+	int64		groups_total;
+	int64		rows_aggregated;
+};
+
+/* A 64-bit mixing step, so consecutive keys spread over the buckets. */
+static inline uint64
+mix64(uint64 h)
+{
+	h ^= h >> 33;
+	h *= UINT64CONST(0xff51afd7ed558ccd);
+	h ^= h >> 33;
+	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
+	h ^= h >> 33;
+	return h;
+}
+
+/* The value at row 'row' of a column of the given native type. */
+static inline Datum
+column_datum(const void *values, int64 row, gs_coltype type)
+{
+	switch (type)
+	{
+		case GS_COL_BOOL:
+			return BoolGetDatum(((const uint8 *) values)[row] != 0);
+		case GS_COL_INT2:
+			return Int16GetDatum(((const int16 *) values)[row]);
+		case GS_COL_INT4:
+			return Int32GetDatum(((const int32 *) values)[row]);
+		case GS_COL_INT8:
+			return Int64GetDatum(((const int64 *) values)[row]);
+		case GS_COL_FLOAT4:
+			return Float4GetDatum(((const float4 *) values)[row]);
+		case GS_COL_FLOAT8:
+			return Float8GetDatum(((const float8 *) values)[row]);
+	}
+	return (Datum) 0;
+}
+
+/* Integer input as int64, by its type. */
+static inline int64
+int_input(Datum value, Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return DatumGetInt16(value);
+		case INT4OID:
+			return DatumGetInt32(value);
+		default:
+			return DatumGetInt64(value);
+	}
+}
+
+/* Float input as float8, by its type. */
+static inline double
+float_input(Datum value, Oid typid)
+{
+	return typid == FLOAT4OID ? (double) DatumGetFloat4(value) : DatumGetFloat8(value);
+}
+
+/* Appends an input reading expr; returns its index. */
+static int
+new_input(GroupAggSink *sink, Expr *expr)
+{
+	GroupInput *in = &sink->inputs[sink->ninputs];
+
+	in->expr = expr;
+	in->typid = exprType((Node *) expr);
+	in->deviceable = GpuselTypeIsDeviceable(in->typid, &in->coltype);
+	in->keytype = KeyTypeLookup(in->typid);
+	in->column = -1;
+	if (IsA(expr, Var) && ((Var *) expr)->varattno > 0)
+		in->attno = ((Var *) expr)->varattno;
+	return sink->ninputs++;
+}
+
+/* The index of an input equal to expr (a key's or another aggregate's), or a new one. */
+static int
+find_or_add_input(GroupAggSink *sink, Expr *expr)
+{
+	for (int i = 0; i < sink->ninputs; i++)
+		if (equal(sink->inputs[i].expr, expr))
+			return i;
+	return new_input(sink, expr);
+}
+
+/* Allocates the group arrays for 'capacity' groups, keeping the groups held. */
+static void
+grow_groups(GroupAggSink *sink, int64 capacity)
+{
+	MemoryContext old = MemoryContextSwitchTo(sink->cxt);
+	int			nk = Max(sink->nkeys, 1);
+	int			na = Max(sink->naggs, 1);
+
+	if (sink->capacity == 0)
+	{
+		sink->hashes = palloc_extended(sizeof(uint64) * capacity, MCXT_ALLOC_HUGE);
+		sink->keybits = palloc_extended(sizeof(uint64) * capacity * nk, MCXT_ALLOC_HUGE);
+		sink->keyvalues = palloc_extended(sizeof(Datum) * capacity * nk, MCXT_ALLOC_HUGE);
+		sink->keynulls = palloc_extended(sizeof(bool) * capacity * nk, MCXT_ALLOC_HUGE);
+		sink->cells = palloc_extended(sizeof(GroupCell) * capacity * na,
+									  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		for (int c = 0; c < sink->ncollections; c++)
+			sink->collections[c].states =
+				palloc_extended(sizeof(PercentileState *) * capacity,
+								MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	}
+	else
+	{
+		sink->hashes = repalloc_huge(sink->hashes, sizeof(uint64) * capacity);
+		sink->keybits = repalloc_huge(sink->keybits, sizeof(uint64) * capacity * nk);
+		sink->keyvalues = repalloc_huge(sink->keyvalues, sizeof(Datum) * capacity * nk);
+		sink->keynulls = repalloc_huge(sink->keynulls, sizeof(bool) * capacity * nk);
+		sink->cells = repalloc_huge(sink->cells, sizeof(GroupCell) * capacity * na);
+		memset(sink->cells + sink->capacity * na, 0,
+			   sizeof(GroupCell) * (capacity - sink->capacity) * na);
+		for (int c = 0; c < sink->ncollections; c++)
+		{
+			PercentileCollection *pc = &sink->collections[c];
+
+			pc->states = repalloc_huge(pc->states, sizeof(PercentileState *) * capacity);
+			memset(pc->states + sink->capacity, 0,
+				   sizeof(PercentileState *) * (capacity - sink->capacity));
+		}
+	}
+	sink->capacity = capacity;
+	MemoryContextSwitchTo(old);
+}
+
+/* Rebuilds the hash buckets for twice as many groups as the arrays hold. */
+static void
+rebuild_buckets(GroupAggSink *sink)
+{
+	uint64		nbuckets = 1;
+
+	while (nbuckets < (uint64) sink->capacity * 2)
+		nbuckets <<= 1;
+	if (sink->buckets != NULL)
+		pfree(sink->buckets);
+	sink->buckets = MemoryContextAllocExtended(sink->cxt, sizeof(int64) * nbuckets,
+											   MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	sink->bucket_mask = nbuckets - 1;
+	for (int64 g = 0; g < sink->ngroups; g++)
+	{
+		uint64		i = sink->hashes[g] & sink->bucket_mask;
+
+		while (sink->buckets[i] != 0)
+			i = (i + 1) & sink->bucket_mask;
+		sink->buckets[i] = g + 1;
+	}
+}
+
+/* Empties the sink: no groups, or the one group of a query without keys. */
+static void
+start_groups(GroupAggSink *sink)
+{
+	MemoryContextReset(sink->cxt);
+	sink->capacity = 0;
+	sink->ngroups = 0;
+	sink->buckets = NULL;
+	sink->next_group = 0;
+	grow_groups(sink, sink->nkeys == 0 ? 1 : GROUPAGG_INITIAL_GROUPS);
+	if (sink->nkeys == 0)
+		sink->ngroups = 1;		/* no GROUP BY: one row, even without input */
+	else
+		rebuild_buckets(sink);
+}
+
+/*
+ * Creates the sink for a grouped GpuSelScan: the first nkeys entries of
+ * custom_scan_tlist are the keys, the next ones the aggregates; the
+ * expressions read tuples of rel in a buffer heap slot.
+ */
+GroupAggSink *
+GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation rel,
+				   EState *estate)
+{
+	GroupAggSink *sink = palloc0(sizeof(GroupAggSink));
+	int			max_inputs = list_length(custom_scan_tlist);
+	int			i = 0;
+	ListCell   *lc;
+
+	sink->ps = ps;
+	sink->cxt = AllocSetContextCreate(estate->es_query_cxt, "gpusel groups",
+									  ALLOCSET_DEFAULT_SIZES);
+	sink->nkeys = nkeys;
+	sink->inputs = palloc0(sizeof(GroupInput) * max_inputs);
+	sink->aggs = palloc0(sizeof(GroupAggDesc) * max_inputs);
+	sink->collections = palloc0(sizeof(PercentileCollection) * max_inputs);
+
+	/* keys take inputs 0..nkeys-1, in order */
+	foreach(lc, custom_scan_tlist)
+	{
+		if (i++ >= nkeys)
+			break;
+		new_input(sink, lfirst_node(TargetEntry, lc)->expr);
+	}
+
+	i = 0;
+	foreach(lc, custom_scan_tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+		GroupAggDesc *desc;
+		Aggref	   *agg;
+		bool		descending;
+		Expr	   *input;
+
+		if (i++ < nkeys || tle->resjunk)
+			continue;
+		agg = castNode(Aggref, tle->expr);
+		desc = &sink->aggs[sink->naggs++];
+		if (!GpuselGroupAggClassify(agg, &desc->kind, &descending))
+			elog(ERROR, "gpusel cannot compute aggregate %u in its grouped scan", agg->aggfnoid);
+		desc->input = -1;
+		desc->collection = -1;
+		if (desc->kind == GROUPAGG_COUNT_STAR)
+			continue;
+		input = linitial_node(TargetEntry, agg->args)->expr;
+		desc->input = find_or_add_input(sink, input);
+		desc->input_type = sink->inputs[desc->input].typid;
+		if (desc->kind == GROUPAGG_PERCENTILE_DISC || desc->kind == GROUPAGG_PERCENTILE_CONT)
+		{
+			int			c;
+
+			desc->fraction = linitial_node(Const, agg->aggdirectargs);
+			for (c = 0; c < sink->ncollections; c++)
+				if (sink->collections[c].input == desc->input &&
+					sink->collections[c].descending == descending)
+					break;
+			if (c == sink->ncollections)
+			{
+				sink->collections[c].input = desc->input;
+				sink->collections[c].descending = descending;
+				sink->collections[c].typid = desc->input_type;
+				sink->ncollections++;
+			}
+			desc->collection = c;
+		}
+	}
+
+	/* expressions compile for the heap tuples the scan reads */
+	sink->columnar = true;
+	for (i = 0; i < sink->ninputs; i++)
+	{
+		GroupInput *in = &sink->inputs[i];
+
+		if (in->attno == 0)
+			in->state = GpuselInitExprForSlot(in->expr, false, ps, RelationGetDescr(rel),
+											  &TTSOpsBufferHeapTuple);
+		if (in->attno == 0 || !in->deviceable)
+			sink->columnar = false;
+	}
+	sink->values = palloc(sizeof(Datum) * Max(sink->ninputs, 1));
+	sink->nulls = palloc(sizeof(bool) * Max(sink->ninputs, 1));
+	sink->bits = palloc(sizeof(uint64) * Max(sink->nkeys, 1));
+	start_groups(sink);
+	return sink;
+}
+
+/*
+ * The columns a columnar batch must hold: every input's attribute and
+ * type.  Returns their number.
+ */
+int
+GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes)
+{
+	int			n = 0;
+
+	if (!sink->columnar)
+		return 0;
+	for (int i = 0; i < sink->ninputs; i++)
+	{
+		attnos[n] = sink->inputs[i].attno;
+		coltypes[n] = sink->inputs[i].coltype;
+		n++;
+	}
+	return n;
+}
+
+/* Maps each input to its column of a batch holding the given attributes. */
+void
+GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, int ncols)
+{
+	for (int i = 0; i < sink->ninputs; i++)
+	{
+		sink->inputs[i].column = -1;
+		for (int c = 0; c < ncols; c++)
+			if (attnos[c] == sink->inputs[i].attno)
+				sink->inputs[i].column = c;
+		if (sink->inputs[i].column < 0)
+			sink->columnar = false;
+	}
+}
+
+/* Whether batches can be added by their columns. */
+bool
+GroupAggSinkColumnar(GroupAggSink *sink)
+{
+	return sink->columnar;
+}
+
+/* The group of the current row's keys, created when new. */
+static int64
+find_group(GroupAggSink *sink)
+{
+	int			nk = sink->nkeys;
+	uint64		h = UINT64CONST(0x9e3779b97f4a7c15);
+	uint64		i;
+	int64		g;
+
+	if (nk == 0)
+		return 0;
+	for (int k = 0; k < nk; k++)
+	{
+		GroupInput *in = &sink->inputs[k];
+		uint64		b;
+
+		if (sink->nulls[k])
+			b = 0;
+		else if (in->keytype != NULL)
+			b = in->keytype->to_key(sink->values[k]);	/* -0 = +0, one NaN */
+		else
+			b = (uint64) sink->values[k];
+		sink->bits[k] = b;
+		h = mix64(h ^ b ^ (sink->nulls[k] ? UINT64CONST(0x5851f42d4c957f2d) : 0));
+	}
+
+	for (i = h & sink->bucket_mask; sink->buckets[i] != 0; i = (i + 1) & sink->bucket_mask)
+	{
+		bool		same;
+
+		g = sink->buckets[i] - 1;
+		if (sink->hashes[g] != h)
+			continue;
+		same = true;
+		for (int k = 0; k < nk && same; k++)
+			same = sink->keynulls[g * nk + k] == sink->nulls[k] &&
+				sink->keybits[g * nk + k] == sink->bits[k];
+		if (same)
+			return g;
+	}
+
+	/* a new group, keeping its first row's key values */
+	g = sink->ngroups++;
+	sink->buckets[i] = g + 1;
+	sink->hashes[g] = h;
+	for (int k = 0; k < nk; k++)
+	{
+		sink->keybits[g * nk + k] = sink->bits[k];
+		sink->keyvalues[g * nk + k] = sink->nulls[k] ? (Datum) 0 : sink->values[k];
+		sink->keynulls[g * nk + k] = sink->nulls[k];
+	}
+	if (sink->ngroups == sink->capacity)
+	{
+		grow_groups(sink, sink->capacity * 2);
+		rebuild_buckets(sink);
+	}
+	return g;
+}
+
+/* float8_accum's step: Youngs-Cramer, with its overflow rule. */
+static inline void
+accum_float(GroupCell *cell, double newval)
+{
+	double		n = (double) cell->count + 1.0;
+	double		sx = cell->fsum + newval;
+	double		sxx = cell->sxx;
+
+	if (cell->count > 0)
+	{
+		double		tmp = newval * n - sx;
+
+		sxx += tmp * tmp / (n * (double) cell->count);
+		if (isinf(sx) || isinf(sxx))
+		{
+			if (!isinf(cell->fsum) && !isinf(newval))
+				float_overflow_error();
+			sxx = get_float8_nan();
+		}
+	}
+	else if (isnan(newval) || isinf(newval))
+		sxx = get_float8_nan();
+	cell->count++;
+	cell->fsum = sx;
+	cell->sxx = sxx;
+}
+
+/* Adds the current row (values and nulls filled) to its group. */
+static void
+add_row(GroupAggSink *sink)
+{
+	int64		g = find_group(sink);
+	GroupCell  *cells = &sink->cells[g * sink->naggs];
+
+	sink->rows_aggregated++;
+	for (int a = 0; a < sink->naggs; a++)
+	{
+		GroupAggDesc *desc = &sink->aggs[a];
+		GroupCell  *cell = &cells[a];
+		Datum		v;
+
+		if (desc->input >= 0 && sink->nulls[desc->input])
+			continue;			/* strict: NULL inputs are skipped */
+		v = desc->input >= 0 ? sink->values[desc->input] : (Datum) 0;
+		switch (desc->kind)
+		{
+			case GROUPAGG_COUNT_STAR:
+			case GROUPAGG_COUNT:
+				cell->count++;
+				break;
+			case GROUPAGG_SUM_INT:
+			case GROUPAGG_SUM_INT8:
+			case GROUPAGG_AVG_INT:
+				cell->isum += int_input(v, desc->input_type);
+				cell->count++;
+				break;
+			case GROUPAGG_SUM_FLOAT4:
+				{
+					float4		x = DatumGetFloat4(v);
+
+					if (cell->count == 0)
+						cell->fsum = x;
+					else
+					{
+						float4		s = (float4) cell->fsum;
+						float4		r = s + x;
+
+						if (unlikely(isinf(r)) && !isinf(s) && !isinf(x))
+							float_overflow_error();
+						cell->fsum = r;
+					}
+					cell->count++;
+					break;
+				}
+			case GROUPAGG_SUM_FLOAT8:
+				{
+					float8		x = DatumGetFloat8(v);
+
+					if (cell->count == 0)
+						cell->fsum = x;
+					else
+					{
+						float8		r = cell->fsum + x;
+
+						if (unlikely(isinf(r)) && !isinf(cell->fsum) && !isinf(x))
+							float_overflow_error();
+						cell->fsum = r;
+					}
+					cell->count++;
+					break;
+				}
+			case GROUPAGG_AVG_FLOAT:
+				accum_float(cell, float_input(v, desc->input_type));
+				break;
+			case GROUPAGG_MIN:
+			case GROUPAGG_MAX:
+				{
+					uint64		key = sink->inputs[desc->input].keytype->to_key(v);
+
+					/* of two equal values the later one is kept, as PostgreSQL does */
+					if (cell->count == 0 ||
+						(desc->kind == GROUPAGG_MIN ? key <= cell->key : key >= cell->key))
+					{
+						cell->key = key;
+						cell->value = v;
+					}
+					cell->count++;
+					break;
+				}
+			case GROUPAGG_PERCENTILE_DISC:
+			case GROUPAGG_PERCENTILE_CONT:
+				break;			/* collected below, once per collection */
+		}
+	}
+
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+
+		if (sink->nulls[pc->input])
+			continue;
+		if (pc->states[g] == NULL)
+			pc->states[g] = GpuselPercentileCreate(sink->cxt, pc->typid, pc->descending);
+		GpuselPercentileAdd(pc->states[g], sink->values[pc->input]);
+	}
+}
+
+/* Adds one row that passed the WHERE clause, read from a heap tuple slot. */
+void
+GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot)
+{
+	ExprContext *econtext = sink->ps->ps_ExprContext;
+
+	econtext->ecxt_scantuple = slot;
+	for (int i = 0; i < sink->ninputs; i++)
+	{
+		GroupInput *in = &sink->inputs[i];
+
+		if (in->state == NULL)
+			sink->values[i] = slot_getattr(slot, in->attno, &sink->nulls[i]);
+		else
+			sink->values[i] = ExecEvalExpr(in->state, econtext, &sink->nulls[i]);
+	}
+	add_row(sink);
+}
+
+/*
+ * Adds the rows of a batch held as columns (GroupAggSinkSetColumns): the
+ * rows at 'positions', or the first nrows rows when positions is NULL.
+ */
+void
+GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+					   const uint8 *has_nulls, const uint32 *positions, int64 nrows)
+{
+	for (int64 r = 0; r < nrows; r++)
+	{
+		int64		row = positions != NULL ? (int64) positions[r] : r;
+
+		if ((r & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		for (int i = 0; i < sink->ninputs; i++)
+		{
+			GroupInput *in = &sink->inputs[i];
+			int			c = in->column;
+
+			sink->nulls[i] = has_nulls[c] && nulls[c][row];
+			sink->values[i] = sink->nulls[i] ? (Datum) 0 :
+				column_datum(values[c], row, in->coltype);
+		}
+		add_row(sink);
+	}
+}
+
+/* A 128-bit integer as numeric. */
+static Datum
+int128_to_numeric(int128 value)
+{
+	char		buf[48];
+	char	   *p = buf + sizeof(buf);
+	uint128		u = value < 0 ? -(uint128) value : (uint128) value;
+
+	*--p = '\0';
+	do
+	{
+		*--p = '0' + (int) (u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (value < 0)
+		*--p = '-';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/* The final value of one aggregate in group g, as PostgreSQL's final function gives it. */
+static Datum
+final_value(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, int64 g, bool *isnull)
+{
+	*isnull = false;
+	switch (desc->kind)
+	{
+		case GROUPAGG_COUNT_STAR:
+		case GROUPAGG_COUNT:
+			return Int64GetDatum(cell->count);
+		case GROUPAGG_PERCENTILE_DISC:
+		case GROUPAGG_PERCENTILE_CONT:
+			return GpuselPercentileResult(sink->collections[desc->collection].states[g],
+										  desc->fraction->constvalue,
+										  desc->fraction->constisnull,
+										  desc->fraction->consttype == FLOAT8ARRAYOID,
+										  desc->kind == GROUPAGG_PERCENTILE_CONT, isnull);
+		default:
+			break;
+	}
+	if (cell->count == 0)
+	{
+		*isnull = true;			/* no non-NULL input */
+		return (Datum) 0;
+	}
+	switch (desc->kind)
+	{
+		case GROUPAGG_SUM_INT:
+			return Int64GetDatum((int64) cell->isum);
+		case GROUPAGG_SUM_INT8:
+			return int128_to_numeric(cell->isum);
+		case GROUPAGG_AVG_INT:
+			return DirectFunctionCall2(numeric_div, int128_to_numeric(cell->isum),
+									   NumericGetDatum(int64_to_numeric(cell->count)));
+		case GROUPAGG_SUM_FLOAT4:
+			return Float4GetDatum((float4) cell->fsum);
+		case GROUPAGG_SUM_FLOAT8:
+			return Float8GetDatum(cell->fsum);
+		case GROUPAGG_AVG_FLOAT:
+			return Float8GetDatum(cell->fsum / (double) cell->count);
+		case GROUPAGG_MIN:
+		case GROUPAGG_MAX:
+			return cell->value;
+		default:
+			elog(ERROR, "gpusel: unexpected aggregate kind %d", (int) desc->kind);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * Stores the next group's row in the scan slot: its keys, its aggregates
+ * and NULL in the junk column.  Results are computed in the caller's
+ * per-tuple memory.  Returns false after the last group.
+ */
+bool
+GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot)
+{
+	MemoryContext old;
+	int64		g;
+	int			natts = scanslot->tts_tupleDescriptor->natts;
+
+	if (sink->next_group >= sink->ngroups)
+		return false;
+	g = sink->next_group++;
+	sink->groups_total++;
+	ExecClearTuple(scanslot);
+	for (int k = 0; k < sink->nkeys; k++)
+	{
+		scanslot->tts_values[k] = sink->keyvalues[g * sink->nkeys + k];
+		scanslot->tts_isnull[k] = sink->keynulls[g * sink->nkeys + k];
+	}
+	old = MemoryContextSwitchTo(sink->ps->ps_ExprContext->ecxt_per_tuple_memory);
+	for (int a = 0; a < sink->naggs; a++)
+		scanslot->tts_values[sink->nkeys + a] =
+			final_value(sink, &sink->aggs[a], &sink->cells[g * sink->naggs + a], g,
+						&scanslot->tts_isnull[sink->nkeys + a]);
+	MemoryContextSwitchTo(old);
+	for (int i = sink->nkeys + sink->naggs; i < natts; i++)
+		scanslot->tts_isnull[i] = true;
+	ExecStoreVirtualTuple(scanslot);
+
+	/* the group's keys are no longer needed */
+	for (int c = 0; c < sink->ncollections; c++)
+		if (sink->collections[c].states[g] != NULL)
+			GpuselPercentileRelease(sink->collections[c].states[g]);
+	return true;
+}
+
+/* Forgets every group, for a rescan. */
+void
+GroupAggSinkReset(GroupAggSink *sink)
+{
+	for (int c = 0; c < sink->ncollections; c++)
+		for (int64 g = sink->next_group; g < sink->ngroups; g++)
+			if (sink->collections[c].states[g] != NULL)
+				GpuselPercentileRelease(sink->collections[c].states[g]);
+	start_groups(sink);
+}
+
+/* EXPLAIN: the group keys and aggregates; with ANALYZE, groups and rows. */
+void
+GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix, ExplainState *es)
+{
+	List	   *keys = NIL;
+
+	for (int k = 0; k < sink->nkeys; k++)
+		keys = lappend(keys, deparse_expression((Node *) sink->inputs[k].expr, deparse_cxt,
+												useprefix, false));
+	if (keys != NIL)
+		ExplainPropertyList("Group Key", keys, es);
+	ExplainPropertyText("Input", sink->columnar ? "columns" : "rows", es);
+	if (es->analyze)
+	{
+		ExplainPropertyInteger("Groups", NULL, sink->groups_total, es);
+		ExplainPropertyInteger("Rows Aggregated", NULL, sink->rows_aggregated, es);
+	}
+}

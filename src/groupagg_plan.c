@@ -1,0 +1,462 @@
+/*
+ * groupagg_plan.c
+ *	  Planner side of GpuSelScan's aggregate sink: recognises
+ *
+ *	   SELECT <keys>, <aggregates> FROM <one table> [WHERE ...]
+ *	   GROUP BY <keys> [HAVING ...]
+ *
+ * at the grouping step and offers one path that scans, filters, groups and
+ * aggregates, costed against PostgreSQL's own grouping paths.
+ *
+ * What it takes: group keys and aggregate inputs that are expressions over
+ * the one relation of a type the scan reads natively (bool, int2/4/8,
+ * float4/8, date, timestamp, timestamptz), grouped by the type's default
+ * equality; count(*), count(x), sum, avg, min and max of those types;
+ * gpu_percentile and gpu_percentile_cont (also the built-ins, through
+ * gpusel.replace_builtin_percentiles) with a constant fraction and the
+ * type's default order.  Anything else (DISTINCT, FILTER, ORDER BY inside
+ * an ordinary aggregate, grouping sets, other types or aggregates, a
+ * volatile or set-returning expression, a column that is neither a key nor
+ * inside an aggregate) leaves the query to PostgreSQL's plan.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "access/sysattr.h"
+#include "catalog/dependency.h"
+#include "catalog/pg_aggregate_d.h"
+#include "catalog/pg_proc_d.h"
+#include "catalog/pg_type_d.h"
+#include "commands/extension.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "optimizer/pathnode.h"
+#include "optimizer/tlist.h"
+#include "parser/parse_clause.h"
+#include "parser/parsetree.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/typcache.h"
+
+#include "device.h"
+#include "groupagg.h"
+#include "guc.h"
+#include "keys.h"
+#include "qual_compile.h"
+#include "scan_plan.h"
+
+/*
+ * Cost factors, in cpu_operator_cost per row: putting a row into its group
+ * (hash and probe, per key) and updating one aggregate cell.  They are
+ * below PostgreSQL's per-row charges for the same work, which go through a
+ * slot, a projection and a function call per aggregate.
+ */
+#define GROUPAGG_KEY_FACTOR		0.5
+#define GROUPAGG_AGG_FACTOR		0.25
+/* selecting a group's percentiles: a few passes over its keys */
+#define GROUPAGG_SELECT_FACTOR	1.0
+
+/* What the planner collected about a candidate query. */
+typedef struct GroupAggShape
+{
+	Index		relid;
+	List	   *keys;			/* group key expressions */
+	List	   *aggs;			/* distinct Aggrefs of the target and HAVING */
+	int			npercentile;	/* of them, percentiles */
+} GroupAggShape;
+
+static Plan *plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel,
+								CustomPath *best_path, List *tlist,
+								List *clauses, List *custom_plans);
+
+static CustomPathMethods groupagg_path_methods = {
+	.CustomName = GPUSEL_SCAN_NAME,
+	.PlanCustomPath = plan_groupagg_path,
+};
+
+/* Whether a function belongs to this extension and has the given name. */
+static bool
+is_gpusel_function(Oid funcid, const char *name)
+{
+	Oid			extoid = get_extension_oid("gpusel", true);
+	char	   *fname;
+
+	if (!OidIsValid(extoid) ||
+		getExtensionOfObject(ProcedureRelationId, funcid) != extoid)
+		return false;
+	fname = get_func_name(funcid);
+	return fname != NULL && strcmp(fname, name) == 0;
+}
+
+/* The one input expression of an Aggref, or NULL. */
+static Expr *
+aggref_input(Aggref *agg)
+{
+	if (list_length(agg->args) != 1)
+		return NULL;
+	return linitial_node(TargetEntry, agg->args)->expr;
+}
+
+/*
+ * Classifies an aggregate the sink computes; false for every other.  For
+ * percentiles, *descending says whether the ORDER BY is the type's '>'.
+ * Shared by the planner and the executor, so both agree on every Aggref.
+ */
+bool
+GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
+{
+	*descending = false;
+	if (agg->aggfilter != NULL || agg->aggdistinct != NIL || agg->agglevelsup != 0 ||
+		agg->aggsplit != AGGSPLIT_SIMPLE || agg->aggvariadic)
+		return false;
+
+	if (agg->aggkind == AGGKIND_ORDERED_SET)
+	{
+		Expr	   *input = aggref_input(agg);
+		Node	   *direct;
+		SortGroupClause *sortcl;
+		TypeCacheEntry *tc;
+		Oid			typid;
+
+		if (input == NULL || list_length(agg->aggorder) != 1 ||
+			list_length(agg->aggdirectargs) != 1)
+			return false;
+		direct = linitial(agg->aggdirectargs);
+		if (!IsA(direct, Const) ||
+			(((Const *) direct)->consttype != FLOAT8OID &&
+			 ((Const *) direct)->consttype != FLOAT8ARRAYOID))
+			return false;
+		typid = exprType((Node *) input);
+		if (KeyTypeLookup(typid) == NULL || !GpuselTypeIsDeviceable(typid, NULL))
+			return false;
+		sortcl = linitial_node(SortGroupClause, agg->aggorder);
+		tc = lookup_type_cache(typid, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+		if (sortcl->sortop == tc->gt_opr)
+			*descending = true;
+		else if (sortcl->sortop != tc->lt_opr)
+			return false;
+		if (is_gpusel_function(agg->aggfnoid, "gpu_percentile"))
+			*kind = GROUPAGG_PERCENTILE_DISC;
+		else if (is_gpusel_function(agg->aggfnoid, "gpu_percentile_cont") &&
+				 typid == FLOAT8OID)
+			*kind = GROUPAGG_PERCENTILE_CONT;
+		else
+			return false;
+		return true;
+	}
+	if (agg->aggkind != AGGKIND_NORMAL || agg->aggorder != NIL)
+		return false;
+
+	switch (agg->aggfnoid)
+	{
+		case F_COUNT_:
+			*kind = GROUPAGG_COUNT_STAR;
+			return true;
+		case F_COUNT_ANY:
+			*kind = GROUPAGG_COUNT;
+			break;
+		case F_SUM_INT2:
+		case F_SUM_INT4:
+			*kind = GROUPAGG_SUM_INT;
+			break;
+		case F_SUM_INT8:
+			*kind = GROUPAGG_SUM_INT8;
+			break;
+		case F_SUM_FLOAT4:
+			*kind = GROUPAGG_SUM_FLOAT4;
+			break;
+		case F_SUM_FLOAT8:
+			*kind = GROUPAGG_SUM_FLOAT8;
+			break;
+		case F_AVG_INT2:
+		case F_AVG_INT4:
+		case F_AVG_INT8:
+			*kind = GROUPAGG_AVG_INT;
+			break;
+		case F_AVG_FLOAT4:
+		case F_AVG_FLOAT8:
+			*kind = GROUPAGG_AVG_FLOAT;
+			break;
+		case F_MIN_INT2:
+		case F_MIN_INT4:
+		case F_MIN_INT8:
+		case F_MIN_FLOAT4:
+		case F_MIN_FLOAT8:
+		case F_MIN_DATE:
+		case F_MIN_TIMESTAMP:
+		case F_MIN_TIMESTAMPTZ:
+			*kind = GROUPAGG_MIN;
+			break;
+		case F_MAX_INT2:
+		case F_MAX_INT4:
+		case F_MAX_INT8:
+		case F_MAX_FLOAT4:
+		case F_MAX_FLOAT8:
+		case F_MAX_DATE:
+		case F_MAX_TIMESTAMP:
+		case F_MAX_TIMESTAMPTZ:
+			*kind = GROUPAGG_MAX;
+			break;
+		default:
+			return false;
+	}
+	/* count(x) reads any type; the others are typed by their OID */
+	return aggref_input(agg) != NULL &&
+		(*kind == GROUPAGG_COUNT ||
+		 GpuselTypeIsDeviceable(exprType((Node *) aggref_input(agg)), NULL));
+}
+
+/*
+ * Whether an expression can be evaluated per row on the relation's tuples:
+ * Vars of that relation only (no system columns but none are needed), no
+ * volatile function, no subplan, aggregate, window function or SRF.
+ */
+static bool
+input_is_evaluable(Expr *expr, Index relid)
+{
+	List	   *vars;
+	ListCell   *lc;
+
+	if (contain_volatile_functions((Node *) expr) || contain_subplans((Node *) expr) ||
+		contain_agg_clause((Node *) expr) || contain_window_function((Node *) expr) ||
+		expression_returns_set((Node *) expr))
+		return false;
+	vars = pull_var_clause((Node *) expr, 0);
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst_node(Var, lc);
+
+		if (var->varno != relid || var->varlevelsup != 0 || var->varattno < 0)
+			return false;
+	}
+	return true;
+}
+
+/* Walker context: collects Aggrefs and checks every column is covered. */
+typedef struct CoverContext
+{
+	List	   *keys;
+	List	   *aggs;
+	bool		ok;
+} CoverContext;
+
+/*
+ * Walker over the target and HAVING: an expression equal to a group key,
+ * or an Aggref, is covered; a Var met outside both (a column that depends
+ * functionally on a primary key) is not, and neither is a
+ * PlaceHolderVar or grouping function.
+ */
+static bool
+cover_walker(Node *node, CoverContext *cxt)
+{
+	if (node == NULL || !cxt->ok)
+		return false;
+	if (list_member(cxt->keys, node))
+		return false;
+	if (IsA(node, Aggref))
+	{
+		cxt->aggs = list_append_unique(cxt->aggs, node);
+		return false;
+	}
+	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc) ||
+		IsA(node, WindowFunc) || IsA(node, SubPlan))
+	{
+		cxt->ok = false;
+		return false;
+	}
+	return expression_tree_walker(node, cover_walker, cxt);
+}
+
+/*
+ * Collects the group keys and aggregates of the query when the sink can
+ * answer it whole; false otherwise.
+ */
+static bool
+collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *shape)
+{
+	Query	   *parse = root->parse;
+	PathTarget *target = root->upper_targets[UPPERREL_GROUP_AGG];
+	CoverContext cxt;
+	ListCell   *lc;
+
+	memset(shape, 0, sizeof(*shape));
+	shape->relid = rel->relid;
+	foreach(lc, parse->groupClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+		Expr	   *expr = (Expr *) get_sortgroupclause_expr(sgc, parse->targetList);
+		Oid			typid = exprType((Node *) expr);
+		TypeCacheEntry *tc;
+
+		if (!GpuselTypeIsDeviceable(typid, NULL) || !input_is_evaluable(expr, rel->relid))
+			return false;
+		tc = lookup_type_cache(typid, TYPECACHE_EQ_OPR);
+		if (sgc->eqop != tc->eq_opr)
+			return false;
+		shape->keys = lappend(shape->keys, expr);
+	}
+	if (list_length(shape->keys) > GS_MAX_PROGRAM_LENGTH / 2)
+		return false;
+
+	cxt.keys = shape->keys;
+	cxt.aggs = NIL;
+	cxt.ok = true;
+	foreach(lc, target->exprs)
+		cover_walker(lfirst(lc), &cxt);
+	cover_walker(having, &cxt);
+	if (!cxt.ok)
+		return false;
+
+	foreach(lc, cxt.aggs)
+	{
+		Aggref	   *agg = lfirst_node(Aggref, lc);
+		GroupAggKind kind;
+		bool		descending;
+		Expr	   *input = aggref_input(agg);
+
+		if (!GpuselGroupAggClassify(agg, &kind, &descending))
+			return false;
+		if (input != NULL && !input_is_evaluable(input, rel->relid))
+			return false;
+		if (kind == GROUPAGG_PERCENTILE_DISC || kind == GROUPAGG_PERCENTILE_CONT)
+			shape->npercentile++;
+	}
+	shape->aggs = cxt.aggs;
+	return true;
+}
+
+/*
+ * From the create_upper_paths_hook at the grouping step of a query over
+ * one base relation: offers the scan that answers the whole query.
+ *
+ * Its cost is the relation's cheapest scan plus, per row that passes the
+ * WHERE clause, the grouping and the aggregate updates, plus the
+ * percentile selection; PostgreSQL's paths pay a sort or a hash table and
+ * a function call per aggregate and row instead.
+ */
+void
+GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+					  void *extra)
+{
+	GroupPathExtraData *gextra = (GroupPathExtraData *) extra;
+	Query	   *parse = root->parse;
+	RangeTblEntry *rte;
+	GroupAggShape shape;
+	List	   *quals;
+	List	   *flags;
+	bool		any_marked;
+	bool		device;
+	double		rows;
+	double		groups;
+	Cost		cost;
+	CustomPath *cpath;
+
+	if (!gpusel_enable_scan || !gpusel_enable_groupagg ||
+		parse->groupingSets != NIL || parse->hasTargetSRFs ||
+		gextra->patype != PARTITIONWISE_AGGREGATE_NONE ||
+		input_rel->cheapest_total_path == NULL)
+		return;
+	rte = planner_rt_fetch(input_rel->relid, root);
+	if (!GpuselRelIsReadable(input_rel, rte))
+		return;
+	if (!collect_shape(root, input_rel, gextra->havingQual, &shape))
+		return;
+	/* the device filters only where a GpuSelScan is the relation's best scan */
+	device = GpuselBestPathIsScan(input_rel);
+	if (!GpuselUpperQuals(root, input_rel, device, &quals, &flags, &any_marked))
+		return;
+
+	rows = input_rel->rows;
+	groups = shape.keys == NIL ? 1 :
+		estimate_num_groups(root, shape.keys, rows, NULL, NULL);
+	cost = input_rel->cheapest_total_path->total_cost +
+		rows * cpu_operator_cost *
+		(GROUPAGG_KEY_FACTOR * Max(list_length(shape.keys), 1) +
+		 GROUPAGG_AGG_FACTOR * list_length(shape.aggs) +
+		 GROUPAGG_SELECT_FACTOR * shape.npercentile) +
+		groups * cpu_tuple_cost;
+
+	cpath = makeNode(CustomPath);
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = root->upper_targets[UPPERREL_GROUP_AGG];
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = clamp_row_est(groups);
+	cpath->path.pathkeys = NIL;
+	/* nothing comes out before the whole relation is read */
+	cpath->path.startup_cost = cost;
+	cpath->path.total_cost = cost;
+	cpath->flags = 0;
+	cpath->custom_paths = NIL;
+	cpath->custom_private = list_make5(input_rel, shape.keys, shape.aggs,
+									   gextra->havingQual, makeInteger(device ? 1 : 0));
+	cpath->methods = &groupagg_path_methods;
+	add_path(output_rel, &cpath->path);
+}
+
+/*
+ * PlanCustomPath: a GpuSelScan with no scan relation of its own whose
+ * custom_scan_tlist is the keys, the aggregates and a junk ctid Var; the
+ * targetlist and HAVING refer to those entries after setrefs.  The quals
+ * travel in custom_private as the count(*) scan's do.
+ */
+static Plan *
+plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
+				   List *tlist, List *clauses, List *custom_plans)
+{
+	RelOptInfo *base = (RelOptInfo *) linitial(best_path->custom_private);
+	List	   *keys = (List *) lsecond(best_path->custom_private);
+	List	   *aggs = (List *) lthird(best_path->custom_private);
+	Node	   *having = (Node *) lfourth(best_path->custom_private);
+	CustomScan *cscan = makeNode(CustomScan);
+	bool		device = intVal(list_nth(best_path->custom_private, 4)) != 0;
+	List	   *scan_tlist = NIL;
+	List	   *quals;
+	List	   *device_flags;
+	bool		any_marked;
+	int			flags = GPUSEL_SCAN_GROUP | GPUSEL_SCAN_NEEDS_TUPLES;
+	ListCell   *lc;
+
+	if (!GpuselUpperQuals(root, base, device, &quals, &device_flags, &any_marked))
+		elog(ERROR, "gpusel lost the quals of its grouped scan");
+	if (any_marked)
+		flags |= GPUSEL_SCAN_MARKED;
+
+	foreach(lc, keys)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(lfirst(lc)), list_length(scan_tlist) + 1,
+											 NULL, false));
+	foreach(lc, aggs)
+		scan_tlist = lappend(scan_tlist,
+							 makeTargetEntry(copyObject(lfirst(lc)), list_length(scan_tlist) + 1,
+											 NULL, false));
+	/* names the relation after setrefs has flattened the range table */
+	scan_tlist = lappend(scan_tlist,
+						 makeTargetEntry((Expr *) makeVar(base->relid, SelfItemPointerAttributeNumber,
+														  TIDOID, -1, InvalidOid, 0),
+										 list_length(scan_tlist) + 1, NULL, true));
+
+	cscan->scan.plan.targetlist = tlist;
+	cscan->scan.plan.qual = (List *) copyObject(having);
+	cscan->scan.scanrelid = 0;
+	cscan->flags = best_path->flags;
+	cscan->custom_plans = custom_plans;
+	cscan->custom_exprs = NIL;
+	cscan->custom_private = list_make5(device_flags,
+									   makeInteger(flags),
+									   makeFloat(psprintf("%.1f", base->tuples)),
+									   quals,
+									   makeInteger(base->relid));
+	cscan->custom_private = lappend(cscan->custom_private, makeInteger(list_length(keys)));
+	cscan->custom_scan_tlist = scan_tlist;
+	cscan->methods = &gpusel_scan_methods;
+	return &cscan->scan.plan;
+}
