@@ -64,6 +64,9 @@ include $(PGXS)
 
 $(shlib): $(CUDA_OBJS)
 
+# PGXS tracks no header dependencies: a changed header rebuilds every object
+$(OBJS): $(wildcard src/*.h) $(wildcard cuda/*.h)
+
 # static pattern rules: the objects are explicit targets, never intermediate
 $(filter-out cuda/nocuda%,$(CUDA_OBJS)): cuda/%.o: cuda/%.cu cuda/*.h $(wildcard cuda/*.cuh)
 	$(NVCC) $(NVCCFLAGS) -I$(srcdir)/cuda -c $< -o $@

@@ -13,13 +13,15 @@
  * float8smaller and friends do, and a group's key is the first row's
  * value.  Integer sums are exact: int8 sums accumulate in 128 bits and
  * become numeric as sum(int8) does; avg of integers divides in numeric.
- * Percentiles collect keys per group (one collection per ORDER BY input,
- * shared by every fraction and by disc and cont) and select with
- * percentile.c, on the GPU or the CPU as gpusel.device says.
+ * Percentiles collect (group, key) pairs (one collection per ORDER BY
+ * input, shared by every fraction and by disc and cont), sort them into one
+ * segment per group by counting, and select each group's ranks in its
+ * segment with percentile.c: small groups by sorting a copy, large ones by
+ * radix selection on the CPU or SampleSelect on the GPU, as gpusel.device
+ * and gpusel.min_rows say.
  *
- * Groups and cells live in the sink's memory context; nothing spills to
- * disk except a percentile group past work_mem, whose keys spill as the
- * aggregate's do.
+ * Groups, cells and keys live in the sink's memory context, in memory:
+ * this scan does not spill to disk (README, limits).
  */
 #include "postgres.h"
 
@@ -71,13 +73,26 @@ typedef struct GroupAggDesc
 	Const	   *fraction;		/* percentiles: float8 or float8[] */
 } GroupAggDesc;
 
-/* Keys of one percentile ORDER BY input, per group. */
+/*
+ * Keys of one percentile ORDER BY input.  Rows append (group, key) pairs in
+ * scan order; before the first result a counting sort by group turns them
+ * into one segment per group, which selection reads in place.
+ */
 typedef struct PercentileCollection
 {
 	int			input;
 	bool		descending;
 	Oid			typid;
-	PercentileState **states;	/* per group; NULL until its first value */
+	PercentileState *like;		/* type, order and key mapping; holds no keys */
+	const KeyType *keytype;
+	int			key_bytes;
+	int64		nkeys;			/* pairs appended */
+	int64		cap;
+	uint32	   *groups;			/* per pair */
+	char	   *keys;			/* per pair, key_bytes each */
+	int64	   *counts;			/* per group: its keys; then its segment's start */
+	uint8	   *zeros;			/* per group: 1 = saw -0, 2 = saw +0 */
+	char	   *segments;		/* the keys by group, after the counting sort */
 } PercentileCollection;
 
 /* Running state of one aggregate in one group. */
@@ -137,28 +152,6 @@ mix64(uint64 h)
 	h *= UINT64CONST(0xc4ceb9fe1a85ec53);
 	h ^= h >> 33;
 	return h;
-}
-
-/* The value at row 'row' of a column of the given native type. */
-static inline Datum
-column_datum(const void *values, int64 row, gs_coltype type)
-{
-	switch (type)
-	{
-		case GS_COL_BOOL:
-			return BoolGetDatum(((const uint8 *) values)[row] != 0);
-		case GS_COL_INT2:
-			return Int16GetDatum(((const int16 *) values)[row]);
-		case GS_COL_INT4:
-			return Int32GetDatum(((const int32 *) values)[row]);
-		case GS_COL_INT8:
-			return Int64GetDatum(((const int64 *) values)[row]);
-		case GS_COL_FLOAT4:
-			return Float4GetDatum(((const float4 *) values)[row]);
-		case GS_COL_FLOAT8:
-			return Float8GetDatum(((const float8 *) values)[row]);
-	}
-	return (Datum) 0;
 }
 
 /* Integer input as int64, by its type. */
@@ -226,9 +219,13 @@ grow_groups(GroupAggSink *sink, int64 capacity)
 		sink->cells = palloc_extended(sizeof(GroupCell) * capacity * na,
 									  MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
 		for (int c = 0; c < sink->ncollections; c++)
-			sink->collections[c].states =
-				palloc_extended(sizeof(PercentileState *) * capacity,
-								MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		{
+			PercentileCollection *pc = &sink->collections[c];
+
+			pc->counts = palloc_extended(sizeof(int64) * (capacity + 1),
+										 MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+			pc->zeros = palloc_extended(capacity, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		}
 	}
 	else
 	{
@@ -243,9 +240,11 @@ grow_groups(GroupAggSink *sink, int64 capacity)
 		{
 			PercentileCollection *pc = &sink->collections[c];
 
-			pc->states = repalloc_huge(pc->states, sizeof(PercentileState *) * capacity);
-			memset(pc->states + sink->capacity, 0,
-				   sizeof(PercentileState *) * (capacity - sink->capacity));
+			pc->counts = repalloc_huge(pc->counts, sizeof(int64) * (capacity + 1));
+			memset(pc->counts + sink->capacity + 1, 0,
+				   sizeof(int64) * (capacity - sink->capacity));
+			pc->zeros = repalloc_huge(pc->zeros, capacity);
+			memset(pc->zeros + sink->capacity, 0, capacity - sink->capacity);
 		}
 	}
 	sink->capacity = capacity;
@@ -284,6 +283,19 @@ start_groups(GroupAggSink *sink)
 	sink->ngroups = 0;
 	sink->buckets = NULL;
 	sink->next_group = 0;
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+
+		pc->nkeys = 0;
+		pc->cap = 0;
+		pc->groups = NULL;
+		pc->keys = NULL;
+		pc->segments = NULL;
+		pc->like = GpuselPercentileCreate(sink->cxt, pc->typid, pc->descending);
+		pc->keytype = GpuselPercentileKeyType(pc->like);
+		pc->key_bytes = pc->keytype->key_bytes;
+	}
 	grow_groups(sink, sink->nkeys == 0 ? 1 : GROUPAGG_INITIAL_GROUPS);
 	if (sink->nkeys == 0)
 		sink->ngroups = 1;		/* no GROUP BY: one row, even without input */
@@ -483,6 +495,70 @@ find_group(GroupAggSink *sink)
 	return g;
 }
 
+/* Doubles the room for a collection's (group, key) pairs. */
+static void
+grow_collection(GroupAggSink *sink, PercentileCollection *pc)
+{
+	int64		cap = pc->cap == 0 ? 65536 : pc->cap * 2;
+
+	if (pc->cap == 0)
+	{
+		pc->groups = MemoryContextAllocExtended(sink->cxt, sizeof(uint32) * cap, MCXT_ALLOC_HUGE);
+		pc->keys = MemoryContextAllocExtended(sink->cxt, (Size) pc->key_bytes * cap,
+											  MCXT_ALLOC_HUGE);
+	}
+	else
+	{
+		pc->groups = repalloc_huge(pc->groups, sizeof(uint32) * cap);
+		pc->keys = repalloc_huge(pc->keys, (Size) pc->key_bytes * cap);
+	}
+	pc->cap = cap;
+}
+
+/*
+ * Counting sort of a collection's pairs by group: afterwards counts[g] is
+ * where group g's segment starts and counts[g + 1] where it ends.
+ */
+static void
+segment_collection(GroupAggSink *sink, PercentileCollection *pc)
+{
+	int64		start = 0;
+	int64	   *next;
+	int			kb = pc->key_bytes;
+
+	for (int64 g = 0; g < sink->ngroups; g++)
+	{
+		int64		n = pc->counts[g];
+
+		pc->counts[g] = start;
+		start += n;
+	}
+	pc->counts[sink->ngroups] = start;
+	pc->segments = MemoryContextAllocExtended(sink->cxt, (Size) kb * Max(start, 1),
+											  MCXT_ALLOC_HUGE);
+	next = MemoryContextAllocExtended(sink->cxt, sizeof(int64) * Max(sink->ngroups, 1),
+									  MCXT_ALLOC_HUGE);
+	memcpy(next, pc->counts, sizeof(int64) * sink->ngroups);
+	for (int64 i = 0; i < pc->nkeys; i++)
+	{
+		int64		at = next[pc->groups[i]]++;
+
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (kb == 4)
+			((uint32 *) pc->segments)[at] = ((uint32 *) pc->keys)[i];
+		else
+			((uint64 *) pc->segments)[at] = ((uint64 *) pc->keys)[i];
+	}
+	pfree(next);
+	if (pc->groups != NULL)
+		pfree(pc->groups);
+	if (pc->keys != NULL)
+		pfree(pc->keys);
+	pc->groups = NULL;
+	pc->keys = NULL;
+}
+
 /* float8_accum's step: Youngs-Cramer, with its overflow rule. */
 static inline void
 accum_float(GroupCell *cell, double newval)
@@ -601,12 +677,23 @@ add_row(GroupAggSink *sink)
 	for (int c = 0; c < sink->ncollections; c++)
 	{
 		PercentileCollection *pc = &sink->collections[c];
+		Datum		v = sink->values[pc->input];
+		uint64		key;
 
 		if (sink->nulls[pc->input])
 			continue;
-		if (pc->states[g] == NULL)
-			pc->states[g] = GpuselPercentileCreate(sink->cxt, pc->typid, pc->descending);
-		GpuselPercentileAdd(pc->states[g], sink->values[pc->input]);
+		if (unlikely(pc->nkeys == pc->cap))
+			grow_collection(sink, pc);
+		key = pc->keytype->to_key(v);
+		if (unlikely(key == pc->keytype->zero_key) && pc->keytype->is_negative_zero != NULL)
+			pc->zeros[g] |= pc->keytype->is_negative_zero(v) ? 1 : 2;
+		pc->groups[pc->nkeys] = (uint32) g;
+		if (pc->key_bytes == 4)
+			((uint32 *) pc->keys)[pc->nkeys] = (uint32) key;
+		else
+			((uint64 *) pc->keys)[pc->nkeys] = key;
+		pc->nkeys++;
+		pc->counts[g]++;
 	}
 }
 
@@ -650,7 +737,7 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 
 			sink->nulls[i] = has_nulls[c] && nulls[c][row];
 			sink->values[i] = sink->nulls[i] ? (Datum) 0 :
-				column_datum(values[c], row, in->coltype);
+				GpuselLoadValue(values[c], row, in->coltype);
 		}
 		add_row(sink);
 	}
@@ -688,11 +775,21 @@ final_value(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, int64 g, bo
 			return Int64GetDatum(cell->count);
 		case GROUPAGG_PERCENTILE_DISC:
 		case GROUPAGG_PERCENTILE_CONT:
-			return GpuselPercentileResult(sink->collections[desc->collection].states[g],
-										  desc->fraction->constvalue,
-										  desc->fraction->constisnull,
-										  desc->fraction->consttype == FLOAT8ARRAYOID,
-										  desc->kind == GROUPAGG_PERCENTILE_CONT, isnull);
+			{
+				PercentileCollection *pc = &sink->collections[desc->collection];
+				int64		start = pc->counts[g];
+
+				return GpuselPercentileResultForKeys(pc->like,
+													 pc->segments + start * pc->key_bytes,
+													 pc->counts[g + 1] - start,
+													 (pc->zeros[g] & 1) != 0,
+													 (pc->zeros[g] & 2) != 0,
+													 desc->fraction->constvalue,
+													 desc->fraction->constisnull,
+													 desc->fraction->consttype == FLOAT8ARRAYOID,
+													 desc->kind == GROUPAGG_PERCENTILE_CONT,
+													 isnull);
+			}
 		default:
 			break;
 	}
@@ -739,6 +836,9 @@ GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot)
 
 	if (sink->next_group >= sink->ngroups)
 		return false;
+	if (sink->next_group == 0)
+		for (int c = 0; c < sink->ncollections; c++)
+			segment_collection(sink, &sink->collections[c]);
 	g = sink->next_group++;
 	sink->groups_total++;
 	ExecClearTuple(scanslot);
@@ -756,11 +856,6 @@ GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot)
 	for (int i = sink->nkeys + sink->naggs; i < natts; i++)
 		scanslot->tts_isnull[i] = true;
 	ExecStoreVirtualTuple(scanslot);
-
-	/* the group's keys are no longer needed */
-	for (int c = 0; c < sink->ncollections; c++)
-		if (sink->collections[c].states[g] != NULL)
-			GpuselPercentileRelease(sink->collections[c].states[g]);
 	return true;
 }
 
@@ -768,10 +863,6 @@ GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot)
 void
 GroupAggSinkReset(GroupAggSink *sink)
 {
-	for (int c = 0; c < sink->ncollections; c++)
-		for (int64 g = sink->next_group; g < sink->ngroups; g++)
-			if (sink->collections[c].states[g] != NULL)
-				GpuselPercentileRelease(sink->collections[c].states[g]);
 	start_groups(sink);
 }
 

@@ -54,12 +54,12 @@
  * Cost factors, in cpu_operator_cost per row: putting a row into its group
  * (hash and probe, per key) and updating one aggregate cell.  They are
  * below PostgreSQL's per-row charges for the same work, which go through a
- * slot, a projection and a function call per aggregate.
+ * slot, a projection and a function call per aggregate.  Selecting a
+ * group's percentiles is linear in its rows and costs less than its
+ * collection; PostgreSQL charges nothing for its sort there either.
  */
 #define GROUPAGG_KEY_FACTOR		0.5
 #define GROUPAGG_AGG_FACTOR		0.25
-/* selecting a group's percentiles: a few passes over its keys */
-#define GROUPAGG_SELECT_FACTOR	1.0
 
 /* What the planner collected about a candidate query. */
 typedef struct GroupAggShape
@@ -67,7 +67,6 @@ typedef struct GroupAggShape
 	Index		relid;
 	List	   *keys;			/* group key expressions */
 	List	   *aggs;			/* distinct Aggrefs of the target and HAVING */
-	int			npercentile;	/* of them, percentiles */
 } GroupAggShape;
 
 static Plan *plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel,
@@ -323,8 +322,6 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 			return false;
 		if (input != NULL && !input_is_evaluable(input, rel->relid))
 			return false;
-		if (kind == GROUPAGG_PERCENTILE_DISC || kind == GROUPAGG_PERCENTILE_CONT)
-			shape->npercentile++;
 	}
 	shape->aggs = cxt.aggs;
 	return true;
@@ -350,7 +347,6 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	List	   *quals;
 	List	   *flags;
 	bool		any_marked;
-	bool		device;
 	double		rows;
 	double		groups;
 	Cost		cost;
@@ -366,9 +362,13 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		return;
 	if (!collect_shape(root, input_rel, gextra->havingQual, &shape))
 		return;
-	/* the device filters only where a GpuSelScan is the relation's best scan */
-	device = GpuselBestPathIsScan(input_rel);
-	if (!GpuselUpperQuals(root, input_rel, device, &quals, &flags, &any_marked))
+	/*
+	 * Every qual the device can run is a device qual here, whatever the
+	 * scan's own cost model says: the rows that pass then stay columns, with
+	 * no tuple per row on the host.  Without a GPU the same quals run on the
+	 * CPU over the same columns (scan_exec.c).
+	 */
+	if (!GpuselUpperQuals(root, input_rel, &quals, &flags, &any_marked))
 		return;
 
 	rows = input_rel->rows;
@@ -377,8 +377,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	cost = input_rel->cheapest_total_path->total_cost +
 		rows * cpu_operator_cost *
 		(GROUPAGG_KEY_FACTOR * Max(list_length(shape.keys), 1) +
-		 GROUPAGG_AGG_FACTOR * list_length(shape.aggs) +
-		 GROUPAGG_SELECT_FACTOR * shape.npercentile) +
+		 GROUPAGG_AGG_FACTOR * list_length(shape.aggs)) +
 		groups * cpu_tuple_cost;
 
 	cpath = makeNode(CustomPath);
@@ -396,8 +395,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	cpath->path.total_cost = cost;
 	cpath->flags = 0;
 	cpath->custom_paths = NIL;
-	cpath->custom_private = list_make5(input_rel, shape.keys, shape.aggs,
-									   gextra->havingQual, makeInteger(device ? 1 : 0));
+	cpath->custom_private = list_make4(input_rel, shape.keys, shape.aggs, gextra->havingQual);
 	cpath->methods = &groupagg_path_methods;
 	add_path(output_rel, &cpath->path);
 }
@@ -417,7 +415,6 @@ plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *aggs = (List *) lthird(best_path->custom_private);
 	Node	   *having = (Node *) lfourth(best_path->custom_private);
 	CustomScan *cscan = makeNode(CustomScan);
-	bool		device = intVal(list_nth(best_path->custom_private, 4)) != 0;
 	List	   *scan_tlist = NIL;
 	List	   *quals;
 	List	   *device_flags;
@@ -425,7 +422,7 @@ plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	int			flags = GPUSEL_SCAN_GROUP | GPUSEL_SCAN_NEEDS_TUPLES;
 	ListCell   *lc;
 
-	if (!GpuselUpperQuals(root, base, device, &quals, &device_flags, &any_marked))
+	if (!GpuselUpperQuals(root, base, &quals, &device_flags, &any_marked))
 		elog(ERROR, "gpusel lost the quals of its grouped scan");
 	if (any_marked)
 		flags |= GPUSEL_SCAN_MARKED;

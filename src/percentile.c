@@ -40,6 +40,17 @@
 #include "keystore.h"
 #include "percentile.h"
 
+/* unsigned keys sort in value order: sort_keys64 specialises PostgreSQL's qsort */
+#define ST_SORT sort_keys64
+#define ST_ELEMENT_TYPE uint64
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* groups up to this many keys select by sorting a copy: no passes, no device */
+#define PERCENTILE_SMALL_GROUP	256
+
 /* What one aggregate call sorts by; cached in fn_extra for the query. */
 typedef struct PercentileQuery
 {
@@ -62,6 +73,7 @@ struct PercentileState
 	bool		seen_negative_zero; /* float input held -0 ... */
 	bool		seen_positive_zero; /* ... or +0 */
 	KeyStore	keys;			/* key path */
+	KeySource  *source;			/* key path: keys held elsewhere, instead of keys */
 	Tuplesortstate *sort;		/* tuplesort path */
 	bool		sort_done;
 };
@@ -220,6 +232,30 @@ row_request_cmp(const void *a, const void *b)
 	return 0;
 }
 
+/* Selects ranks of a small group held in one segment by sorting a copy of it. */
+static void
+select_small_group(KeySource *source, int64 n, const int64 *ranks, int nranks, uint64 *out)
+{
+	uint64		sorted[PERCENTILE_SMALL_GROUP];
+	const void *keys;
+	int64		nkeys;
+	int64		filled = 0;
+
+	source->rewind(source);
+	while (filled < n && source->next(source, &keys, &nkeys))
+	{
+		for (int64 i = 0; i < nkeys && filled < n; i++)
+			sorted[filled++] = source->key_bytes == 4 ?
+				((const uint32 *) keys)[i] : ((const uint64 *) keys)[i];
+	}
+	if (filled != n)
+		elog(ERROR, "gpusel lost keys of a group: %lld of %lld",
+			 (long long) filled, (long long) n);
+	sort_keys64(sorted, n);
+	for (int i = 0; i < nranks; i++)
+		out[i] = sorted[ranks[i]];
+}
+
 /* Key path: selects the values at the requested positions. */
 static void
 fetch_rows_by_key(PercentileState *state, RowRequest *req, int nreq, Datum *values)
@@ -237,8 +273,18 @@ fetch_rows_by_key(PercentileState *state, RowRequest *req, int nreq, Datum *valu
 	for (int i = 0; i < nreq; i++)
 		ranks[i] = req[i].row;
 
-	select_keys = GpuselChooseKeySelect(state->nrows, KeyStoreIsSpilled(&state->keys));
-	select_keys(&state->keys.source, ranks, nreq, keys);
+	if (state->source != NULL && state->nrows <= PERCENTILE_SMALL_GROUP)
+		select_small_group(state->source, state->nrows, ranks, nreq, keys);
+	else if (state->source != NULL)
+	{
+		select_keys = GpuselChooseKeySelect(state->nrows, false);
+		select_keys(state->source, ranks, nreq, keys);
+	}
+	else
+	{
+		select_keys = GpuselChooseKeySelect(state->nrows, KeyStoreIsSpilled(&state->keys));
+		select_keys(&state->keys.source, ranks, nreq, keys);
+	}
 
 	/*
 	 * Keys fold -0 into +0.  When the group's zeros were all -0, the zero
@@ -624,4 +670,38 @@ void
 GpuselPercentileRelease(PercentileState *state)
 {
 	KeyStoreCloseFile(&state->keys);
+}
+
+/*
+ * gpu_percentile's result over one group's keys held in memory by the
+ * caller (the grouped scan's segment of the group), as
+ * GpuselPercentileResult computes it: 'like' is a state of the same type
+ * and order from GpuselPercentileCreate, whose own keys are not read; the
+ * flags say whether the group's zeros included -0 and +0.
+ */
+Datum
+GpuselPercentileResultForKeys(PercentileState *like, const void *keys, int64 nkeys,
+							  bool seen_negative_zero, bool seen_positive_zero,
+							  Datum fraction, bool fraction_isnull, bool is_array,
+							  bool continuous, bool *isnull)
+{
+	PercentileState state;
+	KeyArraySource src;
+
+	memset(&state, 0, sizeof(state));
+	state.query = like->query;
+	state.nrows = nkeys;
+	state.seen_negative_zero = seen_negative_zero;
+	state.seen_positive_zero = seen_positive_zero;
+	KeyArraySourceInit(&src, keys, nkeys, like->query->keytype->key_bytes);
+	state.source = &src.source;
+	return GpuselPercentileResult(&state, fraction, fraction_isnull, is_array, continuous,
+								  isnull);
+}
+
+/* The key bytes (4 or 8) and the key mapping of a state's type. */
+const KeyType *
+GpuselPercentileKeyType(PercentileState *state)
+{
+	return state->query->keytype;
 }

@@ -77,4 +77,26 @@ GpuselStoreValue(void *values, int64 row, gs_coltype type, Datum value)
 	}
 }
 
+/* Reads one non-NULL value back from a column's staging array. */
+static inline Datum
+GpuselLoadValue(const void *values, int64 row, gs_coltype type)
+{
+	switch (type)
+	{
+		case GS_COL_BOOL:
+			return BoolGetDatum(((const uint8 *) values)[row] != 0);
+		case GS_COL_INT2:
+			return Int16GetDatum(((const int16 *) values)[row]);
+		case GS_COL_INT4:
+			return Int32GetDatum(((const int32 *) values)[row]);
+		case GS_COL_INT8:
+			return Int64GetDatum(((const int64 *) values)[row]);
+		case GS_COL_FLOAT4:
+			return Float4GetDatum(((const float4 *) values)[row]);
+		case GS_COL_FLOAT8:
+			return Float8GetDatum(((const float8 *) values)[row]);
+	}
+	return (Datum) 0;
+}
+
 #endif							/* GPUSEL_QUAL_COMPILE_H */

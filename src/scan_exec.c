@@ -357,7 +357,15 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	 */
 	state->cpu_order = GpuselProgramCanError(prog) ? EVAL_PG_ORDER : EVAL_DEVICE_FIRST;
 	if (state->group_mode)
+	{
 		add_group_columns(state, prog);
+		/* the CPU path evaluates device quals over the batch's columns */
+		state->colslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(rel), &TTSOpsVirtual);
+		if (state->device_quals != NIL)
+			state->column_qual = GpuselInitExprForSlot((Expr *) state->device_quals, true,
+													   &node->ss.ps, RelationGetDescr(rel),
+													   &TTSOpsVirtual);
+	}
 	state->max_attno = 0;
 	for (int c = 0; c < prog->ncols; c++)
 		state->max_attno = Max(state->max_attno, prog->attnos[c]);
@@ -918,9 +926,43 @@ count_rows(GpuselScanState *state)
 }
 
 /*
- * Grouped scan without quals, every input a plain column: the page reader
- * copies the columns of many tuples at once and the sink reads them as
- * columns, with no slot per row.
+ * Whether row 'row' of a batch passes the device quals, evaluated by
+ * PostgreSQL on a virtual tuple holding the batch's columns: on the CPU,
+ * in PostgreSQL's order, with its errors.
+ */
+static bool
+row_passes_on_cpu(GpuselScanState *state, GpuselStaging *staging, int64 row)
+{
+	GpuselProgram *prog = state->program;
+	TupleTableSlot *slot = state->colslot;
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	int			natts = slot->tts_tupleDescriptor->natts;
+
+	ResetExprContext(econtext);
+	ExecClearTuple(slot);
+	memset(slot->tts_isnull, true, sizeof(bool) * natts);
+	for (int c = 0; c < prog->ncols; c++)
+	{
+		int			a = prog->attnos[c] - 1;
+		bool		isnull = staging->has_nulls[c] && staging->nulls[c][row];
+
+		slot->tts_isnull[a] = isnull;
+		slot->tts_values[a] = isnull ? (Datum) 0 :
+			GpuselLoadValue(staging->values[c], row, prog->coltypes[c]);
+	}
+	ExecStoreVirtualTuple(slot);
+	econtext->ecxt_scantuple = slot;
+	if (ExecQual(state->column_qual, econtext))
+		return true;
+	state->removed_device++;
+	return false;
+}
+
+/*
+ * The grouped scan on the CPU when every qual is a device qual and every
+ * input a plain column: the page reader copies the columns of many tuples
+ * at once, the quals run over those columns, and the sink reads the rows
+ * that pass as columns, with no heap tuple per row.
  */
 static void
 fill_groups_from_pages(GpuselScanState *state)
@@ -928,6 +970,7 @@ fill_groups_from_pages(GpuselScanState *state)
 	GpuselProgram *prog = state->program;
 	GpuselStaging staging;
 	int64		chunk = Min(state->batch_rows, 65536);
+	uint32	   *positions = palloc(sizeof(uint32) * chunk);
 	int64		n;
 
 	memset(&staging, 0, sizeof(staging));
@@ -940,6 +983,8 @@ fill_groups_from_pages(GpuselScanState *state)
 	staging.tids = palloc(chunk * sizeof(ItemPointerData));
 	do
 	{
+		int64		npass = 0;
+
 		memset(staging.has_nulls, 0, Max(prog->ncols, 1));
 		n = GpuselPagesFill(state->pages, &staging, chunk, state->heapslot);
 		ExecClearTuple(state->heapslot);
@@ -947,8 +992,21 @@ fill_groups_from_pages(GpuselScanState *state)
 			state->batches++;
 		state->scan_rows += n;
 		state->rows_in += n;
+		if (state->column_qual == NULL)
+		{
+			GroupAggSinkAddColumns(state->sink, staging.values, staging.nulls,
+								   staging.has_nulls, NULL, n);
+			continue;
+		}
+		for (int64 r = 0; r < n; r++)
+		{
+			if ((r & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (row_passes_on_cpu(state, &staging, r))
+				positions[npass++] = (uint32) r;
+		}
 		GroupAggSinkAddColumns(state->sink, staging.values, staging.nulls,
-							   staging.has_nulls, NULL, n);
+							   staging.has_nulls, positions, npass);
 	} while (n == chunk);
 	state->scan_done = true;
 	for (int c = 0; c < prog->ncols; c++)
@@ -958,6 +1016,7 @@ fill_groups_from_pages(GpuselScanState *state)
 	}
 	pfree(staging.has_nulls);
 	pfree(staging.tids);
+	pfree(positions);
 }
 
 /*
@@ -972,8 +1031,8 @@ fill_groups(GpuselScanState *state)
 	ScanState  *ss = &state->css.ss;
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
 
-	if (state->nruns == 0 && GroupAggSinkColumnar(state->sink) &&
-		GpuselPagesUsable(state->rel, snapshot))
+	if ((!state->use_gpu || state->device_quals == NIL) && !state->has_host_quals &&
+		GroupAggSinkColumnar(state->sink) && GpuselPagesUsable(state->rel, snapshot))
 	{
 		if (state->pages == NULL)
 		{

@@ -66,6 +66,8 @@ typedef struct GpuselScanState
 	bool		group_mode;		/* returns one row per group (groupagg.h) */
 	GroupAggSink *sink;			/* grouped scan: the groups */
 	bool		groups_filled;	/* every row went into its group in this (re)scan */
+	TupleTableSlot *colslot;	/* grouped scan on the CPU: a row of the columns */
+	ExprState  *column_qual;	/* the device quals, compiled for colslot */
 	bool		empty_output;	/* every row projects to the same empty tuple */
 
 	/* device program and the parameters it reads */

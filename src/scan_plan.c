@@ -762,27 +762,16 @@ plan_gpusel_count_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path
 	return &cscan->scan.plan;
 }
 
-/* Whether the relation's cheapest path is a GpuSelScan. */
-bool
-GpuselBestPathIsScan(RelOptInfo *rel)
-{
-	Path	   *path = rel->cheapest_total_path;
-
-	return path != NULL && IsA(path, CustomPath) &&
-		((CustomPath *) path)->methods == &gpusel_path_methods;
-}
-
 /*
  * The quals of a scan planned at the grouping step (scanrelid 0), in
  * PostgreSQL's order, with a 1 in *device_flags where a qual runs on the
- * device: where split_quals puts it when 'device' is true, nowhere when it
- * is false.  Returns false where such a scan cannot take them: a
+ * device, as split_quals decides.  Returns false where such a scan cannot take them: a
  * pseudoconstant, WHERE CURRENT OF, or a subplan, which would need setrefs
  * to see the quals.
  */
 bool
-GpuselUpperQuals(PlannerInfo *root, RelOptInfo *rel, bool device, List **exprs,
-				 List **device_flags, bool *any_marked)
+GpuselUpperQuals(PlannerInfo *root, RelOptInfo *rel, List **exprs, List **device_flags,
+				 bool *any_marked)
 {
 	NodeTag		current_of = T_CurrentOfExpr;
 	List	   *items;
@@ -804,7 +793,7 @@ GpuselUpperQuals(PlannerInfo *root, RelOptInfo *rel, bool device, List **exprs,
 		QualItem   *item = lfirst(lc);
 
 		*exprs = lappend(*exprs, item->expr);
-		*device_flags = lappend_int(*device_flags, device && item->device ? 1 : 0);
+		*device_flags = lappend_int(*device_flags, item->device ? 1 : 0);
 	}
 	return true;
 }

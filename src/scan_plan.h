@@ -42,8 +42,7 @@
 
 extern void GpuselScanInit(void);
 extern bool GpuselRelIsReadable(RelOptInfo *rel, RangeTblEntry *rte);
-extern bool GpuselBestPathIsScan(RelOptInfo *rel);
-extern bool GpuselUpperQuals(PlannerInfo *root, RelOptInfo *rel, bool device, List **exprs,
+extern bool GpuselUpperQuals(PlannerInfo *root, RelOptInfo *rel, List **exprs,
 							 List **device_flags, bool *any_marked);
 extern void GpuselAddUpperPath(RelOptInfo *output_rel, PathTarget *target, Cost cost,
 							   List *custom_private, const CustomPathMethods *methods);

@@ -1,0 +1,111 @@
+-- SQL benchmark of the grouped scan (GpuSelScan's aggregate sink): query
+-- shapes with WHERE, GROUP BY and aggregates beside percentiles, each timed
+-- as PostgreSQL runs it (gpusel out of the way, serial) and as gpusel runs
+-- it on the GPU and on its CPU path, in the same run, with the ratio.
+-- Run with psql -v rows=20000000 -f test/bench/groupagg_bench.sql
+\set ON_ERROR_STOP 1
+\if :{?rows}
+\else
+\set rows 20000000
+\endif
+-- -v device=auto tries the script where there is no GPU
+\if :{?device}
+\else
+\set device gpu
+\endif
+SET max_parallel_workers_per_gather = 0;
+SET jit = off;
+CREATE EXTENSION IF NOT EXISTS gpusel;
+LOAD 'gpusel';  -- installs the planner hooks before the first query
+
+-- the 8-column table of percentile_bench.sql
+DROP TABLE IF EXISTS bench_t;
+CREATE UNLOGGED TABLE bench_t AS
+SELECT i::int8 AS id, random() AS x, random() * 1000 - 500 AS y, (random() * 1e6)::int4 AS k,
+       (random() * 1e12)::int8 AS j, random()::float4 AS f, date '2000-01-01' + (i % 9000)::int AS d,
+       (i % 101)::int4 AS grp
+FROM generate_series(1, :rows) i;
+VACUUM ANALYZE bench_t;
+SELECT pg_size_pretty(pg_relation_size('bench_t')) AS table_size, count(*) AS rows FROM bench_t;
+
+-- gpusel's settings as given, the others at their defaults, until the end of the transaction
+CREATE FUNCTION pg_temp.apply(settings text[]) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+  PERFORM set_config('gpusel.enable_scan', 'on', true);
+  PERFORM set_config('gpusel.replace_builtin_percentiles', 'on', true);
+  PERFORM set_config('gpusel.device', 'auto', true);
+  PERFORM set_config('gpusel.min_rows', '100000', true);
+  FOR i IN 1..coalesce(array_length(settings, 1), 0) BY 2 LOOP
+    PERFORM set_config(settings[i], settings[i + 1], true);
+  END LOOP;
+END $$;
+
+-- median wall time of a query, in ms, under the given settings
+CREATE FUNCTION pg_temp.ms(query text, settings text[], reps int DEFAULT 3) RETURNS numeric
+LANGUAGE plpgsql AS $$
+DECLARE t timestamptz; times float8[] := '{}'; dummy text;
+BEGIN
+  PERFORM pg_temp.apply(settings);
+  FOR r IN 1..reps LOOP
+    t := clock_timestamp();
+    EXECUTE 'SELECT (' || query || ')::text' INTO dummy;
+    times := times || extract(epoch FROM clock_timestamp() - t) * 1000;
+  END LOOP;
+  RETURN round((SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM unnest(times) v)::numeric, 1);
+END $$;
+
+-- PostgreSQL as it is: no gpusel plan, its own percentile_disc
+\set pg '''{gpusel.enable_scan,off,gpusel.replace_builtin_percentiles,off}'''
+\set gpu '''{gpusel.device,':device',gpusel.min_rows,0}'''
+\set cpu '''{gpusel.device,cpu}'''
+
+SELECT count(*) FROM bench_t;  -- warm the buffer cache
+
+CREATE TEMP TABLE shapes (n int, what text, pg_query text, gpusel_query text);
+INSERT INTO shapes VALUES
+ (1, 'whole table, one fraction',
+  'SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM bench_t', NULL),
+ (2, 'WHERE on a date + GROUP BY 101 groups, 3 fractions',
+  'SELECT array_agg(p ORDER BY grp) FROM (SELECT grp, percentile_disc(ARRAY[0.5,0.9,0.99]) WITHIN GROUP (ORDER BY x) p FROM bench_t WHERE d >= date ''2010-01-01'' GROUP BY grp) s', NULL),
+ (3, 'WHERE keeping 50%, one fraction',
+  'SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM bench_t WHERE y > 0', NULL),
+ (4, 'GROUP BY 10,000 groups (k % 10000), percentile_cont',
+  'SELECT md5(array_agg(p ORDER BY g)::text) FROM (SELECT k % 10000 g, percentile_cont(0.5) WITHIN GROUP (ORDER BY x) p FROM bench_t GROUP BY k % 10000) s', NULL),
+ (5, 'median with count(*) and avg beside it',
+  'SELECT row(percentile_disc(0.5) WITHIN GROUP (ORDER BY x), count(*), avg(y)) FROM bench_t', NULL),
+ (6, 'sum + count under a 5-term filter',
+  'SELECT row(sum(j), count(*)) FROM bench_t WHERE x > 0.1 AND y < 400 AND k > 1000 AND f < 0.95 AND d > date ''2001-01-01''',
+  'SELECT row(sum(j), count(*)) FROM bench_t WHERE gpu_filter(x > 0.1 AND y < 400 AND k > 1000 AND f < 0.95 AND d > date ''2001-01-01'')'),
+ (7, 'GROUP BY 101 groups: count, sum, avg, min, max',
+  'SELECT array_agg(r ORDER BY grp) FROM (SELECT grp, row(count(*), sum(k), avg(y), min(x), max(d)) r FROM bench_t GROUP BY grp) s', NULL);
+
+CREATE TEMP TABLE results AS
+SELECT n, what,
+       pg_temp.ms(pg_query, :pg, 1) AS postgres_ms,
+       pg_temp.ms(coalesce(gpusel_query, pg_query), :gpu) AS gpu_ms,
+       pg_temp.ms(coalesce(gpusel_query, pg_query), :cpu) AS cpu_ms
+FROM shapes ORDER BY n;
+
+-- the same answers in the same run, as text (shapes 5 and 7 hold float
+-- averages, whose last digit depends on the order rows are added in)
+CREATE FUNCTION pg_temp.answer(query text, settings text[]) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE v text;
+BEGIN
+  PERFORM pg_temp.apply(settings);
+  EXECUTE 'SELECT (' || query || ')::text' INTO v;
+  RETURN v;
+END $$;
+SELECT n, pg_temp.answer(pg_query, :pg) = pg_temp.answer(coalesce(gpusel_query, pg_query), :gpu) AS gpu_same,
+       pg_temp.answer(pg_query, :pg) = pg_temp.answer(coalesce(gpusel_query, pg_query), :cpu) AS cpu_same
+FROM shapes WHERE n IN (1, 2, 3, 4, 6) ORDER BY n;
+
+SELECT n, what, postgres_ms, gpu_ms, round(postgres_ms / gpu_ms, 2) AS gpu_speedup,
+       cpu_ms, round(postgres_ms / cpu_ms, 2) AS cpu_speedup
+FROM results ORDER BY n;
+
+-- where the GPU path's time goes, for shape 2
+SET gpusel.device = :device; SET gpusel.min_rows = 0;
+EXPLAIN (ANALYZE, COSTS OFF)
+SELECT grp, percentile_disc(ARRAY[0.5,0.9,0.99]) WITHIN GROUP (ORDER BY x) FROM bench_t
+WHERE d >= date '2010-01-01' GROUP BY grp;
+SELECT * FROM gpusel_stats();
