@@ -289,6 +289,25 @@ GpuselChooseKeySelect(int64 nrows, bool spilled)
 	return RadixSelectKeys;
 }
 
+/*
+ * The same choice for one group's segment of a grouped scan.  A device
+ * selection costs a launch sequence and a synchronisation (about 0.1 ms on
+ * the H100), which the CPU's radix selection of a group below
+ * GPUSEL_SEGMENT_GPU_MIN_KEYS keys beats, so smaller groups stay on the
+ * CPU whatever gpusel.device says; 10,000 groups of 2,000 rows measured
+ * 4.9 s with every group on the GPU against 2.8 s on the CPU (20M rows).
+ */
+KeySelectFn
+GpuselChooseSegmentSelect(int64 nrows)
+{
+	if (nrows < GPUSEL_SEGMENT_GPU_MIN_KEYS)
+	{
+		stat_cpu_selects++;
+		return RadixSelectKeys;
+	}
+	return GpuselChooseKeySelect(nrows, false);
+}
+
 /* SQL: one row describing the GPU as this backend sees it. */
 Datum
 gpusel_device_info(PG_FUNCTION_ARGS)

@@ -23,6 +23,10 @@ extern bool GpuselMayUseGpu(void);
 extern bool GpuselMayPin(void);
 extern bool GpuselPlanForGpu(double nrows);
 extern KeySelectFn GpuselChooseKeySelect(int64 nrows, bool spilled);
+extern KeySelectFn GpuselChooseSegmentSelect(int64 nrows);
+
+/* a grouped scan's group selects on the GPU from this many keys */
+#define GPUSEL_SEGMENT_GPU_MIN_KEYS 65536
 extern void *GpuselHostAlloc(Size bytes);
 extern void GpuselHostFree(void *ptr);
 extern void GpuselCheckStatus(gs_status status, const char *errbuf,

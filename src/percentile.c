@@ -277,7 +277,7 @@ fetch_rows_by_key(PercentileState *state, RowRequest *req, int nreq, Datum *valu
 		select_small_group(state->source, state->nrows, ranks, nreq, keys);
 	else if (state->source != NULL)
 	{
-		select_keys = GpuselChooseKeySelect(state->nrows, false);
+		select_keys = GpuselChooseSegmentSelect(state->nrows);
 		select_keys(state->source, ranks, nreq, keys);
 	}
 	else

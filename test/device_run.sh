@@ -2,7 +2,7 @@
 # GPU machine only (the device tool), from the repository root, with the
 # extension staged by `make install DESTDIR=$PWD/.device/stage` and the
 # kernel binaries built in test/kernel/bin.  Phases: tests, bench (default both).
-#   bash test/device_run.sh tests|suites|bench|all
+#   bash test/device_run.sh tests|suites|bench|groupbench|all
 set -uo pipefail
 phase=${1:-all}
 out=${OUT:-/tmp/gpusel-out}
@@ -31,6 +31,12 @@ if [ "$phase" = tests ] || [ "$phase" = all ]; then
   psql -X -At -c "SET work_mem = '12GB'" -c "SET gpusel.device = gpu" -c '\timing on' \
     -c "SELECT gpu_percentile(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY 150000001 - g) = '{1,75000000,150000000}' AS exact FROM generate_series(1::int8, 150000000) g" \
     -c "SELECT gpu_selections, gpu_fallbacks FROM gpusel_stats()" 2>&1 | tail -4
+fi
+
+if [ "$phase" = groupbench ] || [ "$phase" = all ]; then
+  echo "== grouped scan benchmark (${GPUSEL_BENCH_ROWS:-20000000} rows)"
+  psql -X -v rows="${GPUSEL_BENCH_ROWS:-20000000}" -f test/bench/groupagg_bench.sql >"$out/groupbench.log" 2>&1 || status=1
+  tail -45 "$out/groupbench.log"
 fi
 
 if [ "$phase" = bench ] || [ "$phase" = all ]; then
