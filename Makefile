@@ -31,7 +31,7 @@ OBJS = \
 	src/groupagg_plan.o \
 	src/groupagg_exec.o
 
-REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions upgrade
+REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions groupagg upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel
 
 CUDA_HOME ?= /usr/local/cuda

@@ -1,0 +1,628 @@
+--
+-- GpuSelScan's grouped aggregates, differentially against PostgreSQL.
+--
+-- ga_check(query, nkeys) runs a query twice: first as the oracle, with
+-- gpusel out of the way (gpusel.enable_scan and
+-- gpusel.replace_builtin_percentiles off: PostgreSQL's own plan and its
+-- built-in percentile_disc and percentile_cont; gpu_percentile and
+-- gpu_percentile_cont are spelt as the built-ins there), then with gpusel's
+-- settings as they are.  It keeps both results in temp tables, joins them
+-- on the group keys (the first nkeys columns) and shows the plan gpusel's
+-- run had, the oracle's number of rows and the number of rows that do not
+-- match, which must be 0.
+--
+LOAD 'gpusel';
+SET max_parallel_workers_per_gather = 0;
+SET extra_float_digits = 1;
+
+-- The plan gpusel's run gets: "gpusel group" when a GpuSelScan answers the
+-- query with no PostgreSQL Aggregate node in the plan, "gpusel other" when a
+-- gpusel node is in the plan beside PostgreSQL's aggregation, "postgres"
+-- otherwise.
+CREATE FUNCTION ga_plan(q text) RETURNS text LANGUAGE plpgsql AS $fn$
+DECLARE
+  line text;
+  plan text := '';
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    plan := plan || line || E'\n';
+  END LOOP;
+  RETURN CASE
+    WHEN plan LIKE '%Custom Scan (GpuSelScan)%' AND plan NOT LIKE '%Aggregate%' THEN 'gpusel group'
+    WHEN plan LIKE '%GpuSel%' THEN 'gpusel other'
+    ELSE 'postgres' END;
+END
+$fn$;
+
+-- Compares the temp tables ga_oracle and ga_gpusel, whose first nkeys
+-- columns are the group keys, and drops them.  The full join matches keys
+-- as IS NOT DISTINCT FROM does (NULL with NULL, NaN with NaN, -0 with 0),
+-- written so that it can be hashed: the text form of the key, with float
+-- keys plus 0 (-0 + 0 is 0), and a marker for NULL.  The other columns
+-- match only when their text forms are the same: floats exactly (-0 apart
+-- from 0), numeric with its scale.  With no keys, the rows are compared as
+-- multisets of their text forms.  The mismatches count the rows of either
+-- side without an exact partner, and any difference in the number of rows.
+CREATE FUNCTION ga_compare(nkeys int, OUT total_rows bigint, OUT mismatches bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  cols text[];
+  types text[];
+  keycond text := 'true';
+  valcond text := 'false';
+  n_g bigint;
+  example text;
+  i int;
+BEGIN
+  -- the comparison itself need not be compiled when JIT is forced
+  PERFORM set_config('jit', 'off', true);
+  SELECT array_agg(quote_ident(attname) ORDER BY attnum),
+         array_agg(format_type(atttypid, atttypmod) ORDER BY attnum) INTO cols, types
+    FROM pg_attribute WHERE attrelid = 'ga_oracle'::regclass AND attnum > 0 AND NOT attisdropped;
+  EXECUTE 'SELECT count(*) FROM ga_oracle' INTO total_rows;
+  EXECUTE 'SELECT count(*) FROM ga_gpusel' INTO n_g;
+  IF nkeys = 0 THEN
+    EXECUTE 'SELECT count(*) FROM ((SELECT o::text FROM ga_oracle o EXCEPT ALL SELECT g::text FROM ga_gpusel g)'
+            ' UNION ALL (SELECT g::text FROM ga_gpusel g EXCEPT ALL SELECT o::text FROM ga_oracle o)) d'
+      INTO mismatches;
+  ELSE
+    FOR i IN 1 .. array_length(cols, 1) LOOP
+      IF i <= nkeys THEN
+        IF types[i] IN ('real', 'double precision') THEN
+          keycond := keycond || format(' AND coalesce((o.%s::float8 + 0)::text, ''(null)'')'
+                                       ' = coalesce((g.%s::float8 + 0)::text, ''(null)'')', cols[i], cols[i]);
+        ELSE
+          keycond := keycond || format(' AND coalesce(o.%s::text, ''(null)'') = coalesce(g.%s::text, ''(null)'')',
+                                       cols[i], cols[i]);
+        END IF;
+      ELSE
+        valcond := valcond || format(' OR o.%s::text IS DISTINCT FROM g.%s::text', cols[i], cols[i]);
+      END IF;
+    END LOOP;
+    EXECUTE format('SELECT count(*) FROM ga_oracle o FULL JOIN ga_gpusel g ON %s'
+                   ' WHERE o.ctid IS NULL OR g.ctid IS NULL OR %s', keycond, valcond)
+      INTO mismatches;
+    mismatches := mismatches + abs(total_rows - n_g);
+  END IF;
+  IF mismatches > 0 THEN
+    EXECUTE 'SELECT string_agg(s, E''\n'') FROM ((SELECT ''oracle '' || o::text AS s FROM ga_oracle o'
+            ' EXCEPT SELECT ''oracle '' || g::text FROM ga_gpusel g ORDER BY 1 LIMIT 10) UNION ALL'
+            ' (SELECT ''gpusel '' || g::text FROM ga_gpusel g'
+            ' EXCEPT SELECT ''gpusel '' || o::text FROM ga_oracle o ORDER BY 1 LIMIT 10)) x' INTO example;
+    RAISE NOTICE 'rows that differ: %', example;
+  END IF;
+  DROP TABLE ga_oracle, ga_gpusel;
+END
+$fn$;
+
+-- Runs q as the oracle (gpusel out of the way, the built-in percentiles),
+-- then with gpusel's settings as they are, and compares the results.
+CREATE FUNCTION ga_check(q text, nkeys int DEFAULT 1,
+                         OUT plan text, OUT total_rows bigint, OUT mismatches bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  oq text := replace(replace(q, 'gpu_percentile_cont(', 'percentile_cont('),
+                     'gpu_percentile(', 'percentile_disc(');
+  saved_scan text := current_setting('gpusel.enable_scan');
+  saved_repl text := current_setting('gpusel.replace_builtin_percentiles');
+  saved_jit text := current_setting('jit');
+BEGIN
+  -- JIT, when forced, is for gpusel's run: the oracle goes without it
+  PERFORM set_config('jit', 'off', true);
+  PERFORM set_config('gpusel.enable_scan', 'off', true);
+  PERFORM set_config('gpusel.replace_builtin_percentiles', 'off', true);
+  IF ga_plan(oq) <> 'postgres' THEN
+    RAISE EXCEPTION 'the oracle plan uses gpusel: %', oq;
+  END IF;
+  EXECUTE 'CREATE TEMP TABLE ga_oracle AS ' || oq;
+  PERFORM set_config('gpusel.enable_scan', saved_scan, true);
+  PERFORM set_config('gpusel.replace_builtin_percentiles', saved_repl, true);
+  PERFORM set_config('jit', saved_jit, true);
+  plan := ga_plan(q);
+  EXECUTE 'CREATE TEMP TABLE ga_gpusel AS ' || q;
+  SELECT c.total_rows, c.mismatches INTO total_rows, mismatches FROM ga_compare(nkeys) c;
+END
+$fn$;
+
+--
+-- The main table: every type the grouped scan reads, NULLs in most columns,
+-- a text and a numeric column.  Float values are multiples of 0.25 of
+-- modest size, so sums and averages are exact in any order of summation.
+--
+CREATE TABLE ga (
+  id int4, k int4, b bool, s2 int2, i4 int4, i8 int8, f4 float4, f8 float8,
+  fk float8, d date, ts timestamp, tz timestamptz, t text, n numeric);
+INSERT INTO ga
+SELECT id,
+       CASE WHEN id % 97 = 0 THEN NULL ELSE id % 37 END,
+       CASE WHEN id % 11 = 0 THEN NULL ELSE id % 3 = 0 END,
+       CASE WHEN id % 17 = 0 THEN NULL ELSE (id % 200 - 100) * 300 END,
+       CASE WHEN id % 19 = 0 THEN NULL ELSE id * 7 % 1000 - 500 END,
+       CASE WHEN id % 23 = 0 THEN NULL ELSE id::int8 * 1000003 - 2000000000 END,
+       CASE WHEN id % 29 = 0 THEN NULL ELSE ((id % 400) - 200) * 0.25 END,
+       CASE WHEN id % 13 = 0 THEN NULL ELSE ((id * 13) % 2000 - 1000) * 0.25 END,
+       CASE WHEN id % 31 = 0 THEN NULL ELSE (id % 9 - 4) * 0.5 END,
+       CASE WHEN id % 41 = 0 THEN NULL ELSE date '2020-01-01' + id % 50 END,
+       CASE WHEN id % 43 = 0 THEN NULL ELSE timestamp '2020-01-01' + id * interval '17 minutes' END,
+       CASE WHEN id % 47 = 0 THEN NULL ELSE timestamptz '2020-01-01 00:00+00' + id * interval '7 min 13 s' END,
+       CASE WHEN id % 7 = 0 THEN NULL ELSE 'v' || id % 5 END,
+       id / 8.0
+FROM generate_series(1, 4000) id;
+-- a group (k = 1000) whose aggregate inputs are all NULL
+INSERT INTO ga (id, k, fk) SELECT 4000 + g, 1000, 1000 FROM generate_series(1, 5) g;
+-- special float keys (k = 2000): -0 joins the group of 0; NaN (also with
+-- its sign bit set, as -'NaN' and Infinity - Infinity give it), Infinity,
+-- -Infinity and NULL are groups of their own
+INSERT INTO ga (id, k, fk, f8, i4)
+VALUES (4101, 2000, '-0', 1.5, 1), (4102, 2000, '-0', 2.5, 2),
+       (4103, 2000, 'NaN', 1, 3), (4104, 2000, -'NaN'::float8, 2, 4),
+       (4105, 2000, 'Infinity'::float8 - 'Infinity'::float8, 2.25, 5),
+       (4106, 2000, 'Infinity', 3, 6), (4107, 2000, '-Infinity', 4, 7),
+       (4108, 2000, NULL, 5, 8);
+-- special float inputs, a group each (k = 2001 .. 2008); -0 and 0 never
+-- share a group, where min, max and percentiles would depend on row order
+INSERT INTO ga (id, k, f8, f4)
+VALUES (4201, 2001, 'NaN', 'NaN'), (4202, 2001, 1, 1), (4203, 2001, 2, 2),
+       (4204, 2002, 'Infinity', 'Infinity'), (4205, 2002, '-Infinity', '-Infinity'), (4206, 2002, 3, 3),
+       (4207, 2003, '-0', '-0'), (4208, 2003, '-0', '-0'),
+       (4209, 2004, 'Infinity', 'Infinity'), (4210, 2004, 5, 5), (4211, 2004, 6.5, 6.5),
+       (4212, 2005, '-Infinity', '-Infinity'), (4213, 2005, 'NaN', 'NaN'),
+       (4214, 2006, 0, 0), (4215, 2006, 0, 0), (4216, 2006, 7, 7),
+       (4217, 2007, 'NaN', 'NaN'), (4218, 2007, -'NaN'::float8, -'NaN'::float4),
+       (4219, 2008, -'NaN'::float8, -'NaN'::float4), (4220, 2008, -1, -1), (4221, 2008, 'Infinity', 'Infinity');
+-- infinite dates and timestamps (k = 2009)
+INSERT INTO ga (id, k, d, ts, tz)
+VALUES (4301, 2009, 'infinity', '-infinity', 'infinity'), (4302, 2009, '-infinity', 'infinity', '-infinity'),
+       (4303, 2009, '2020-02-02', '2020-02-02 02:02', '2020-02-02 02:02+00');
+ANALYZE ga;
+--
+-- 1. The plans.  The grouped scan is chosen on cost, with or without a
+-- GPU: one node with "Group Key:" lines and no Aggregate above it.
+--
+EXPLAIN (COSTS OFF) SELECT k, count(*), sum(f8), avg(i4), min(d), max(ts) FROM ga GROUP BY k;
+EXPLAIN (COSTS OFF) SELECT k, b, percentile_disc(0.5) WITHIN GROUP (ORDER BY f8),
+  percentile_cont(ARRAY[0.25, 0.75]) WITHIN GROUP (ORDER BY f8 DESC) FROM ga GROUP BY k, b;
+EXPLAIN (COSTS OFF) SELECT date_trunc('hour', ts), count(t), sum(i4 * 2) FROM ga
+  WHERE f8 > 0 AND t LIKE 'v1%' GROUP BY 1 HAVING max(i8) > 0;
+EXPLAIN (COSTS OFF) SELECT count(*), sum(f8), min(tz) FROM ga;
+
+--
+-- 2. The check detects a difference: this query answers differently when
+-- gpusel is on, so every row mismatches.
+--
+SELECT * FROM ga_check($$SELECT k, count(*) + (current_setting('gpusel.enable_scan') = 'on')::int AS c
+  FROM ga WHERE k < 3 GROUP BY k$$);
+
+--
+-- 3. Every aggregate over every type, grouped by an int4 key with a NULL
+-- group and a group (k = 1000) whose inputs are all NULL.
+--
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, count(f8) AS cf, count(t) AS ct, count(b) AS cb,
+  count(ts) AS cts FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, sum(s2) AS s_s2, sum(i4) AS s_i4, sum(i8) AS s_i8, sum(f4) AS s_f4,
+  sum(f8) AS s_f8 FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, avg(s2) AS a_s2, avg(i4) AS a_i4, avg(i8) AS a_i8, avg(f4) AS a_f4,
+  avg(f8) AS a_f8 FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, min(s2) AS mn_s2, max(s2) AS mx_s2, min(i4) AS mn_i4, max(i4) AS mx_i4,
+  min(i8) AS mn_i8, max(i8) AS mx_i8, min(f4) AS mn_f4, max(f4) AS mx_f4, min(f8) AS mn_f8,
+  max(f8) AS mx_f8 FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, min(d) AS mn_d, max(d) AS mx_d, min(ts) AS mn_ts, max(ts) AS mx_ts,
+  min(tz) AS mn_tz, max(tz) AS mx_tz FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) AS p_f8,
+  percentile_disc(0.1) WITHIN GROUP (ORDER BY s2) AS p_s2,
+  percentile_disc(0.9) WITHIN GROUP (ORDER BY i4) AS p_i4,
+  percentile_disc(0.3) WITHIN GROUP (ORDER BY i8) AS p_i8,
+  percentile_disc(0.7) WITHIN GROUP (ORDER BY f4) AS p_f4,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY d) AS p_d,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY ts) AS p_ts,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY tz) AS p_tz,
+  percentile_cont(0.5) WITHIN GROUP (ORDER BY f8) AS pc_f8 FROM ga GROUP BY k$$);
+-- the NULL group and the all-NULL group, shown (the check above compared them)
+SELECT k, count(*), count(f8), sum(i4), sum(i8), avg(s2), avg(f8), min(d), max(tz),
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) AS p,
+  percentile_cont(ARRAY[0.5]) WITHIN GROUP (ORDER BY f8) AS pc
+FROM ga WHERE k IS NULL OR k = 1000 GROUP BY k ORDER BY k;
+
+--
+-- 4. Special float values.  As keys: -0 joins the group of 0; every NaN
+-- (whatever its sign bit), Infinity, -Infinity and NULL are groups of their
+-- own.  As inputs: NaN sorts above Infinity in min, max and percentiles;
+-- sums over them follow IEEE.  The WHERE clause leaves few rows, so
+-- PostgreSQL's own grouping is made expensive to keep the grouped scan.
+--
+SET enable_hashagg = off;
+SET enable_sort = off;
+SELECT * FROM ga_check($$SELECT fk, count(*) AS c, sum(f8) AS s, min(i4) AS mn, max(i4) AS mx,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY i4) AS p FROM ga GROUP BY fk$$);
+SELECT fk, count(*) AS c, sum(f8) AS s, min(i4) AS mn FROM ga WHERE k = 2000 GROUP BY fk ORDER BY fk;
+SELECT * FROM ga_check($$SELECT k, count(f8) AS c, sum(f8) AS s8, avg(f8) AS a8, min(f8) AS mn8, max(f8) AS mx8,
+  sum(f4) AS s4, avg(f4) AS a4, min(f4) AS mn4, max(f4) AS mx4 FROM ga WHERE k BETWEEN 2001 AND 2008 GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, percentile_disc(ARRAY[0, 0.25, 0.5, 0.75, 1]) WITHIN GROUP (ORDER BY f8) AS p8,
+  percentile_disc(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY f8 DESC) AS p8d,
+  percentile_disc(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY f4) AS p4,
+  percentile_cont(ARRAY[0, 0.3, 0.5, 1]) WITHIN GROUP (ORDER BY f8) AS pc8,
+  percentile_cont(0.5) WITHIN GROUP (ORDER BY f8 DESC) AS pc8d FROM ga WHERE k BETWEEN 2001 AND 2008 GROUP BY k$$);
+SELECT k, count(f8), sum(f8), avg(f8), min(f8), max(f8),
+  percentile_disc(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY f8) AS p,
+  percentile_cont(0.5) WITHIN GROUP (ORDER BY f8) AS pc
+FROM ga WHERE k BETWEEN 2001 AND 2008 GROUP BY k ORDER BY k;
+-- infinite dates and timestamps
+SELECT * FROM ga_check($$SELECT k, min(d) AS mn_d, max(d) AS mx_d, min(ts) AS mn_ts, max(ts) AS mx_ts,
+  min(tz) AS mn_tz, max(tz) AS mx_tz, percentile_disc(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY d) AS p_d,
+  percentile_disc(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY ts DESC) AS p_ts,
+  percentile_disc(0.25) WITHIN GROUP (ORDER BY tz) AS p_tz FROM ga WHERE k >= 2009 GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT d, ts, tz, count(*) AS c FROM ga WHERE k >= 2009 GROUP BY 1, 2, 3$$, 3);
+RESET enable_hashagg;
+RESET enable_sort;
+
+--
+-- 5. Percentile fractions: 0 and 1, arrays with NULL elements, the empty
+-- array, a NULL fraction, DESC, percentile_cont single and array, and
+-- gpusel's own names (the oracle runs the built-ins there).
+--
+SELECT * FROM ga_check($$SELECT k, percentile_disc(0) WITHIN GROUP (ORDER BY f8) AS p0,
+  percentile_disc(1) WITHIN GROUP (ORDER BY f8) AS p1,
+  percentile_disc(0.333) WITHIN GROUP (ORDER BY i4 DESC) AS pd,
+  percentile_disc(ARRAY[0.5, NULL, 0.01, 0.99]) WITHIN GROUP (ORDER BY f8) AS pa,
+  percentile_disc(ARRAY[NULL, 0.25]) WITHIN GROUP (ORDER BY ts DESC) AS pts,
+  percentile_disc('{}'::float8[]) WITHIN GROUP (ORDER BY f8) AS pe,
+  percentile_disc(NULL::float8) WITHIN GROUP (ORDER BY f8) AS pn,
+  percentile_cont(0.25) WITHIN GROUP (ORDER BY f8) AS pc,
+  percentile_cont(ARRAY[1, NULL, 0, 0.125]) WITHIN GROUP (ORDER BY f8 DESC) AS pca,
+  percentile_cont('{}'::float8[]) WITHIN GROUP (ORDER BY f8) AS pce FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, gpu_percentile(0.5) WITHIN GROUP (ORDER BY f8) AS g1,
+  gpu_percentile(ARRAY[0.2, 0.8]) WITHIN GROUP (ORDER BY d DESC) AS g2,
+  gpu_percentile_cont(0.75) WITHIN GROUP (ORDER BY f8) AS g3,
+  gpu_percentile_cont(ARRAY[0.5, NULL]) WITHIN GROUP (ORDER BY f8 DESC) AS g4 FROM ga GROUP BY k$$);
+-- ORDER BY ... USING > is DESC; NULLS FIRST changes nothing, NULLs are skipped
+SELECT * FROM ga_check($$SELECT k, percentile_disc(0.25) WITHIN GROUP (ORDER BY f8 USING >) AS pu,
+  percentile_disc(0.25) WITHIN GROUP (ORDER BY f8 NULLS FIRST) AS pn FROM ga GROUP BY k$$);
+SELECT k, percentile_disc(ARRAY[0.5, NULL, 1]) WITHIN GROUP (ORDER BY f8) AS pa,
+  percentile_disc('{}'::float8[]) WITHIN GROUP (ORDER BY f8) AS pe,
+  percentile_disc(NULL::float8) WITHIN GROUP (ORDER BY f8) AS pn,
+  percentile_cont(ARRAY[0.5, 0.1]) WITHIN GROUP (ORDER BY f8 DESC) AS pcd
+FROM ga WHERE k IN (1, 2, 1000, 2004) GROUP BY k ORDER BY k;
+
+--
+-- 6. Expressions as keys and as aggregate inputs, and expressions over keys
+-- and aggregates in the target list.
+--
+SELECT * FROM ga_check($$SELECT (id % 10) * 1000 + k AS e, count(*) AS c, sum(f8) AS s FROM ga GROUP BY 1$$);
+SELECT * FROM ga_check($$SELECT date_trunc('hour', ts) AS h, count(*) AS c, min(i4) AS mn, max(tz) AS mx
+  FROM ga GROUP BY 1$$);
+SELECT * FROM ga_check($$SELECT d - date '2020-01-01' AS dd, ts::date AS tsd, count(*) AS c FROM ga
+  WHERE k IS DISTINCT FROM 2009 GROUP BY 1, 2$$, 2);
+SELECT * FROM ga_check($$SELECT f8 > 0 AS pos, coalesce(k, -1) AS k1, count(*) AS c, sum(f4) AS s FROM ga GROUP BY 1, 2$$, 2);
+SELECT * FROM ga_check($$SELECT date_trunc('day', tz) AS day, count(*) AS c, max(tz) AS m FROM ga GROUP BY 1$$);
+SELECT * FROM ga_check($$SELECT k, sum(i4 * 2 + 1) AS a, avg(f8 * 4) AS b2, max(ts + interval '1 day') AS c,
+  min(d + 7) AS d2, count(CASE WHEN b THEN 1 END) AS e, sum(s2::int8 * 1000000000000) AS f,
+  percentile_cont(0.5) WITHIN GROUP (ORDER BY f8 / 2 + 1) AS g,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY -i4) AS h FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, k * 10 AS k10, sum(i4) * 2 AS s2x, max(f8) - min(f8) AS rng,
+  coalesce(sum(i8), -1) AS s8, count(*) > 100 AS big, sum(i4) AS s4 FROM ga GROUP BY k$$, 2);
+-- count of any type and of constants, aggregates over the key itself
+SELECT * FROM ga_check($$SELECT k, count(n) AS cn, count(t || 'x') AS ct, count(1) AS c1,
+  count(NULL::int4) AS cnull, sum(1) AS s1, max(k) AS mk,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY k) AS pk FROM ga GROUP BY k$$);
+-- a key expression that fails only on rows the WHERE clause removes, with
+-- a host qual (t IS NULL exactly where id % 7 = 0)
+SELECT * FROM ga_check($$SELECT 100 / (id % 7) AS q, count(*) AS c FROM ga WHERE t IS NOT NULL GROUP BY 1$$);
+-- the same with a device qual
+SELECT * FROM ga_check($$SELECT 100 / (id % 7) AS q, count(*) AS c FROM ga WHERE id % 7 <> 0 GROUP BY 1$$);
+
+--
+-- 7. HAVING: with aggregates of the target list, with an aggregate only in
+-- HAVING, with a percentile, and over keys only.
+--
+SELECT * FROM ga_check($$SELECT k, count(*) AS c FROM ga GROUP BY k HAVING count(*) >= 108$$);
+SELECT * FROM ga_check($$SELECT k, count(*) AS c FROM ga GROUP BY k HAVING sum(i8) > 0$$);
+SELECT * FROM ga_check($$SELECT k, avg(f8) AS a FROM ga GROUP BY k
+  HAVING percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) > 0 OR max(d) IS NULL$$);
+SET enable_hashagg = off;
+SET enable_sort = off;
+SELECT * FROM ga_check($$SELECT k, min(ts) AS m FROM ga GROUP BY k HAVING k % 2 = 0 AND min(f4) < 0$$);
+RESET enable_hashagg;
+RESET enable_sort;
+-- no aggregate in the target list at all
+SELECT * FROM ga_check($$SELECT k FROM ga GROUP BY k HAVING count(*) >= 108$$);
+-- window functions over the groups
+SELECT * FROM ga_check($$SELECT k, sum(count(*)) OVER () AS w, rank() OVER (ORDER BY sum(i4), k) AS r
+  FROM ga GROUP BY k$$);
+SELECT k, count(*) FROM ga GROUP BY k HAVING sum(i4) < -5000 OR sum(i4) IS NULL ORDER BY k;
+
+--
+-- 8. WHERE with grouping: device and host quals, none matching, and an
+-- aggregate input that fails on rows the WHERE clause removes.
+--
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s FROM ga WHERE f8 > 0 AND b GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, max(i4) AS m FROM ga WHERE t LIKE 'v1%' GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, sum(1000 / i4) AS q FROM ga WHERE i4 <> 0 GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT b, count(*) AS c, avg(i8) AS a FROM ga
+  WHERE id BETWEEN 100 AND 900 AND (ts < '2020-01-05' OR d IS NULL) GROUP BY b$$);
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(i4) AS s, avg(i4) AS a FROM ga WHERE i4 > 400 GROUP BY k$$);
+-- system columns and an initplan in the WHERE clause
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s FROM ga
+  WHERE ctid >= '(20,0)' AND tableoid = 'ga'::regclass AND xmin::text <> '0' GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s FROM ga
+  WHERE i4 > (SELECT avg(i4) FROM ga) GROUP BY k$$);
+
+--
+-- 9. Several keys of different types.
+--
+SELECT * FROM ga_check($$SELECT k % 5 AS k5, b, d, count(*) AS c, sum(i4) AS s FROM ga GROUP BY 1, 2, 3$$, 3);
+SELECT * FROM ga_check($$SELECT b, fk, ts, count(*) AS c, max(f8) AS m FROM ga GROUP BY 1, 2, 3$$, 3);
+SELECT * FROM ga_check($$SELECT s2, f4, count(*) AS c, min(i8) AS m FROM ga GROUP BY 1, 2$$, 2);
+SELECT * FROM ga_check($$SELECT i8 % 7 AS i87, tz, k, count(*) AS c FROM ga GROUP BY 1, 2, 3$$, 3);
+SELECT * FROM ga_check($$SELECT k, b, d, fk, ts, count(*) AS c, sum(f8) AS s,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY i4) AS p FROM ga GROUP BY 1, 2, 3, 4, 5$$, 5);
+-- a key that is not in the target list
+SELECT * FROM ga_check($$SELECT count(*) AS c, sum(f8) AS s FROM ga GROUP BY k, b$$, 0);
+
+--
+-- 10. One group, and no GROUP BY at all.
+--
+SELECT * FROM ga_check($$SELECT k * 0 AS z, count(*) AS c, sum(i8) AS s, avg(f8) AS a,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY i4) AS p FROM ga GROUP BY 1$$);
+SELECT * FROM ga_check($$SELECT count(*) AS c, count(f8) AS cf, sum(i4) AS s, avg(i8) AS a, min(ts) AS mn,
+  max(f8) AS mx FROM ga$$, 0);
+SELECT * FROM ga_check($$SELECT count(*) AS c, sum(i4) AS s FROM ga WHERE b$$, 0);
+
+--
+-- 11. Empty input: GROUP BY gives no rows; without GROUP BY, one row with
+-- count 0 and NULLs.
+--
+CREATE TABLE ga_empty (LIKE ga);
+ANALYZE ga_empty;
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s, percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) AS p
+  FROM ga_empty GROUP BY k$$);
+SET enable_hashagg = off;
+SET enable_sort = off;
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s FROM ga WHERE i4 > 1000000 GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT count(*) AS c, count(f8) AS cf, sum(i8) AS s, avg(i4) AS a, min(d) AS m
+  FROM ga WHERE i4 > 1000000$$, 0);
+SELECT count(*), count(f8), sum(i8), sum(f8), avg(i4), min(d), max(tz) FROM ga WHERE i4 > 1000000;
+SELECT k, count(*) FROM ga WHERE i4 > 1000000 GROUP BY k;
+RESET enable_hashagg;
+RESET enable_sort;
+
+--
+-- 12. Integer sums and averages: int8 values near 9e18 whose sums overflow
+-- int64 (PostgreSQL's numeric result is exact), int2 and int4 sums beyond
+-- int4, averages as numeric with PostgreSQL's scale.
+--
+CREATE TABLE ga_int (k int4, s2 int2, i4 int4, i8 int8);
+INSERT INTO ga_int SELECT g % 20, (g % 65536) - 32768, 2147483647 - g % 3, g * 12345 FROM generate_series(1, 3000) g;
+INSERT INTO ga_int VALUES
+  (100, 32767, 2147483647, 9000000000000000000), (100, 32767, 2147483647, 9000000000000000000),
+  (100, 32767, 2147483647, 9223372036854775807),
+  (101, -32768, -2147483648, -9000000000000000000), (101, -32768, -2147483648, -9223372036854775808),
+  (101, -32768, -2147483648, -9223372036854775808),
+  (102, 1, 1, 9223372036854775807), (102, -1, -1, -9223372036854775808), (102, 0, 0, 9223372036854775807),
+  (103, 1, 1, 1), (103, 2, 2, 2), (103, 2, 2, 2);
+ANALYZE ga_int;
+SELECT * FROM ga_check($$SELECT k, sum(s2) AS s_s2, sum(i4) AS s_i4, sum(i8) AS s_i8,
+  avg(s2) AS a_s2, avg(i4) AS a_i4, avg(i8) AS a_i8, min(i8) AS mn, max(i8) AS mx, min(s2) AS mn2,
+  max(i4) AS mx4 FROM ga_int GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, percentile_disc(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY i8) AS p8,
+  percentile_disc(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY s2 DESC) AS p2,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY i4) AS p4 FROM ga_int GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT i8, s2, count(*) AS c FROM ga_int GROUP BY 1, 2$$, 2);
+SELECT k, sum(s2), sum(i4), sum(i8), avg(s2), avg(i4), avg(i8) FROM ga_int WHERE k >= 100 GROUP BY k ORDER BY k;
+
+--
+-- 13. Errors: the same error from PostgreSQL's plan and from the grouped
+-- scan.
+--
+CREATE TABLE ga_err (k int4, x float8, y float4, i int4);
+INSERT INTO ga_err SELECT g % 10, g * 0.25, g * 0.25, g FROM generate_series(1, 3000) g;
+-- k = 100: float8 and float4 sums overflow, and 100 / i fails; k = 101:
+-- avg(float8) overflows in its sum of squares, which PostgreSQL checks too
+INSERT INTO ga_err VALUES (100, 1e308, 3e38, 0), (100, 1e308, 3e38, 1),
+  (101, 1e200, 1e30, 1), (101, -1e200, -1e30, 1);
+ANALYZE ga_err;
+EXPLAIN (COSTS OFF) SELECT k, sum(x) FROM ga_err GROUP BY k;
+SET gpusel.enable_scan = off;
+SET gpusel.replace_builtin_percentiles = off;
+SELECT k, sum(x) FROM ga_err GROUP BY k;
+SELECT k, sum(y) FROM ga_err GROUP BY k;
+SELECT k, avg(x) FROM ga_err WHERE k <> 100 GROUP BY k;
+SELECT k, sum(100 / i) FROM ga_err GROUP BY k;
+SELECT k, sum(i * 1000000) FROM ga_err GROUP BY k;
+SELECT 100 / i AS q, count(*) FROM ga_err GROUP BY 1;
+SELECT k, percentile_disc(1.5) WITHIN GROUP (ORDER BY x) FROM ga_err GROUP BY k;
+SELECT k, percentile_cont(-0.5) WITHIN GROUP (ORDER BY x) FROM ga_err GROUP BY k;
+SELECT k, percentile_disc(ARRAY[0.5, 'NaN']) WITHIN GROUP (ORDER BY i) FROM ga_err GROUP BY k;
+RESET gpusel.enable_scan;
+RESET gpusel.replace_builtin_percentiles;
+SELECT ga_plan($$SELECT k, sum(x) FROM ga_err GROUP BY k$$),
+       ga_plan($$SELECT k, sum(y) FROM ga_err GROUP BY k$$),
+       ga_plan($$SELECT k, avg(x) FROM ga_err WHERE k <> 100 GROUP BY k$$),
+       ga_plan($$SELECT k, sum(100 / i) FROM ga_err GROUP BY k$$),
+       ga_plan($$SELECT k, sum(i * 1000000) FROM ga_err GROUP BY k$$),
+       ga_plan($$SELECT 100 / i AS q, count(*) FROM ga_err GROUP BY 1$$),
+       ga_plan($$SELECT k, percentile_disc(1.5) WITHIN GROUP (ORDER BY x) FROM ga_err GROUP BY k$$),
+       ga_plan($$SELECT k, percentile_cont(-0.5) WITHIN GROUP (ORDER BY x) FROM ga_err GROUP BY k$$),
+       ga_plan($$SELECT k, percentile_disc(ARRAY[0.5, 'NaN']) WITHIN GROUP (ORDER BY i) FROM ga_err GROUP BY k$$);
+SELECT k, sum(x) FROM ga_err GROUP BY k;
+SELECT k, sum(y) FROM ga_err GROUP BY k;
+SELECT k, avg(x) FROM ga_err WHERE k <> 100 GROUP BY k;
+SELECT k, sum(100 / i) FROM ga_err GROUP BY k;
+SELECT k, sum(i * 1000000) FROM ga_err GROUP BY k;
+SELECT 100 / i AS q, count(*) FROM ga_err GROUP BY 1;
+SELECT k, percentile_disc(1.5) WITHIN GROUP (ORDER BY x) FROM ga_err GROUP BY k;
+SELECT k, percentile_cont(-0.5) WITHIN GROUP (ORDER BY x) FROM ga_err GROUP BY k;
+SELECT k, percentile_disc(ARRAY[0.5, 'NaN']) WITHIN GROUP (ORDER BY i) FROM ga_err GROUP BY k;
+-- without the failing rows, the same queries answer
+SELECT * FROM ga_check($$SELECT k, sum(x) AS s8, sum(y) AS s4, avg(x) AS a FROM ga_err WHERE k < 100 GROUP BY k$$);
+
+--
+-- 14. About 100,000 groups: 300,000 rows keyed by i % 100000.
+--
+CREATE TABLE ga_big (i int4, g int4, x float8, y int8, d date);
+INSERT INTO ga_big SELECT i, i % 100000, (i % 1013) * 0.25 - 100, i::int8 * 3, date '2000-01-01' + i % 3000
+FROM generate_series(1, 300000) i;
+ANALYZE ga_big;
+SELECT * FROM ga_check($$SELECT g, count(*) AS c, sum(x) AS s, avg(y) AS a, min(d) AS mn, max(x) AS mx,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY x) AS p FROM ga_big GROUP BY g$$);
+SELECT * FROM ga_check($$SELECT g % 1000 AS g1000, x > 0 AS pos, count(*) AS c, sum(y) AS s
+  FROM ga_big WHERE i % 3 <> 0 GROUP BY 1, 2$$, 2);
+
+--
+-- 15. Several batches: the main table is read 1024 rows at a time.
+--
+SET gpusel.batch_rows = 1024;
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s, avg(i4) AS a, min(ts) AS m,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) AS p FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT fk, b, count(t) AS c, max(tz) AS m FROM ga WHERE f8 <> 0 GROUP BY 1, 2$$, 2);
+SELECT * FROM ga_check($$SELECT g % 97 AS g97, count(*) AS c, sum(x) AS s FROM ga_big GROUP BY 1$$);
+RESET gpusel.batch_rows;
+
+--
+-- 16. Shapes left to PostgreSQL: not the grouped scan, same answers.
+--
+EXPLAIN (COSTS OFF) SELECT t, count(*), sum(f8) FROM ga GROUP BY t;
+EXPLAIN (COSTS OFF) SELECT k, count(DISTINCT i4) FROM ga GROUP BY k;
+EXPLAIN (COSTS OFF) SELECT k, sum(f8) FILTER (WHERE b) FROM ga GROUP BY k;
+EXPLAIN (COSTS OFF) SELECT k, b, count(*) FROM ga GROUP BY GROUPING SETS ((k), (b));
+EXPLAIN (COSTS OFF) SELECT k, sum(n) FROM ga GROUP BY k;
+SELECT * FROM ga_check($$SELECT t, count(*) AS c, sum(f8) AS s FROM ga GROUP BY t$$);
+SELECT * FROM ga_check($$SELECT k, count(DISTINCT i4) AS c FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, sum(f8) FILTER (WHERE b) AS s FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, b, count(*) AS c FROM ga GROUP BY GROUPING SETS ((k), (b))$$, 0);
+SELECT * FROM ga_check($$SELECT k, sum(n) AS s, avg(n) AS a FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT n, count(*) AS c FROM ga GROUP BY n$$);
+-- an aggregate the scan does not compute, an ordered aggregate, a volatile
+-- input, a column that depends on the primary key
+EXPLAIN (COSTS OFF) SELECT k, stddev(f8) FROM ga GROUP BY k;
+SELECT * FROM ga_check($$SELECT k, stddev(f8) AS sd, count(*) AS c FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, sum(f8 ORDER BY f8) AS s FROM ga GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, count(CASE WHEN random() < 2 THEN 1 END) AS c FROM ga GROUP BY k$$);
+CREATE TABLE ga_pk (id int4 PRIMARY KEY, k int4, x float8);
+INSERT INTO ga_pk SELECT g, g % 10, g * 0.5 FROM generate_series(1, 3000) g;
+ANALYZE ga_pk;
+EXPLAIN (COSTS OFF) SELECT id, k, sum(x) FROM ga_pk GROUP BY id;
+SELECT * FROM ga_check($$SELECT id, k, sum(x) AS s FROM ga_pk GROUP BY id$$);
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(x) AS s FROM ga_pk GROUP BY k$$);
+
+--
+-- 17. Rescans: the grouped scan under a nested loop, with an outer
+-- parameter in HAVING, as a LATERAL subquery and in a subplan.
+--
+SET enable_memoize = off;
+CREATE TABLE ga_outer (v int4);
+INSERT INTO ga_outer VALUES (0), (50), (100), (105), (110), (NULL);
+ANALYZE ga_outer;
+EXPLAIN (COSTS OFF) SELECT o.v, s.* FROM ga_outer o,
+  LATERAL (SELECT k, count(*) AS c, sum(f8) AS s FROM ga GROUP BY k HAVING count(*) > o.v) s;
+SELECT * FROM ga_check($$SELECT o.v, s.* FROM ga_outer o,
+  LATERAL (SELECT k, count(*) AS c, sum(f8) AS s FROM ga GROUP BY k HAVING count(*) > o.v) s$$, 2);
+EXPLAIN (COSTS OFF) SELECT o.v, (SELECT max(c) FROM (SELECT k, count(*) AS c FROM ga GROUP BY k
+  HAVING count(*) < o.v) z) AS m FROM ga_outer o;
+SELECT * FROM ga_check($$SELECT o.v, (SELECT max(c) FROM (SELECT k, count(*) AS c FROM ga GROUP BY k
+  HAVING count(*) < o.v) z) AS m FROM ga_outer o$$);
+SET enable_hashjoin = off;
+SET enable_mergejoin = off;
+SET enable_material = off;
+EXPLAIN (COSTS OFF) SELECT o.v, s.c FROM ga_outer o
+  JOIN (SELECT k, count(*) AS c FROM ga GROUP BY k) s ON s.k = o.v / 10;
+SELECT * FROM ga_check($$SELECT o.v, s.k, s.c FROM ga_outer o
+  JOIN (SELECT k, count(*) AS c, percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) AS p FROM ga GROUP BY k) s
+  ON s.k = o.v / 10$$, 2);
+RESET enable_hashjoin;
+RESET enable_mergejoin;
+RESET enable_material;
+RESET enable_memoize;
+
+--
+-- 18. Tables as the scan finds them: rows deleted and updated in the
+-- current transaction, columns added with a default (old rows lack them)
+-- or dropped, a text column first, a temporary table, a materialized view.
+--
+BEGIN;
+DELETE FROM ga WHERE id % 5 = 0;
+UPDATE ga SET k = k + 1, f8 = f8 + 0.5 WHERE id % 5 = 1;
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s, max(i4) AS m,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) AS p FROM ga GROUP BY k$$);
+ROLLBACK;
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s FROM ga GROUP BY k$$);
+CREATE TABLE ga_alt (t text, k int4, gone int8, x float8);
+INSERT INTO ga_alt SELECT repeat('x', g % 13), g % 7, g, g * 0.5 FROM generate_series(1, 3000) g;
+ALTER TABLE ga_alt DROP COLUMN gone;
+ALTER TABLE ga_alt ADD COLUMN z int4 DEFAULT 7;
+ALTER TABLE ga_alt ADD COLUMN w float8 DEFAULT 2.5;
+ALTER TABLE ga_alt ADD COLUMN e date;
+INSERT INTO ga_alt SELECT 'y', g % 7, g, g % 3, g * 0.25, date '2021-01-01' + g FROM generate_series(1, 100) g;
+ANALYZE ga_alt;
+SELECT * FROM ga_check($$SELECT z, k, count(*) AS c, sum(w) AS sw, sum(x) AS sx, count(t) AS ct,
+  min(e) AS me, percentile_disc(0.5) WITHIN GROUP (ORDER BY w) AS p FROM ga_alt GROUP BY 1, 2$$, 2);
+SELECT z, count(*), sum(w), count(e) FROM ga_alt GROUP BY z ORDER BY z;
+CREATE TEMP TABLE ga_temp AS SELECT * FROM ga;
+ANALYZE ga_temp;
+SELECT * FROM ga_check($$SELECT k, b, count(*) AS c, sum(f8) AS s, min(ts) AS m FROM ga_temp GROUP BY 1, 2$$, 2);
+CREATE MATERIALIZED VIEW ga_mv AS SELECT * FROM ga WHERE id % 2 = 0;
+ANALYZE ga_mv;
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, avg(i8) AS a FROM ga_mv GROUP BY k$$);
+
+--
+-- 19. Row-level security: the policy's rows only.
+--
+CREATE ROLE regress_groupagg_rls;
+CREATE TABLE ga_rls (k int4, x float8, i int4, owner text);
+-- the hidden rows have i = 0, which would fail 100 / i
+INSERT INTO ga_rls SELECT g % 5, g * 0.25, CASE WHEN g % 2 = 0 THEN g % 3 + 1 ELSE 0 END,
+  CASE WHEN g % 2 = 0 THEN 'regress_groupagg_rls' ELSE 'other' END
+FROM generate_series(1, 4000) g;
+ANALYZE ga_rls;
+ALTER TABLE ga_rls ENABLE ROW LEVEL SECURITY;
+CREATE POLICY ga_rls_p ON ga_rls USING (owner = current_user);
+GRANT SELECT ON ga_rls TO regress_groupagg_rls;
+SET ROLE regress_groupagg_rls;
+EXPLAIN (COSTS OFF) SELECT k, count(*), sum(100 / i) FROM ga_rls WHERE x > 10 GROUP BY k;
+SELECT k, count(*), sum(x), sum(100 / i), min(x), max(x) FROM ga_rls WHERE x > 10 GROUP BY k ORDER BY k;
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(x) AS s, sum(100 / i) AS q,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY 100 / i) AS p FROM ga_rls GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT 100 / i AS q, count(*) AS c FROM ga_rls GROUP BY 1$$);
+RESET ROLE;
+DROP TABLE ga_rls;
+DROP ROLE regress_groupagg_rls;
+
+--
+-- 20. Prepared statements with a generic plan: parameters in WHERE and
+-- HAVING, run twice with different values; a parameter as the fraction,
+-- which leaves the query to PostgreSQL's grouping.
+--
+SET plan_cache_mode = force_generic_plan;
+SET gpusel.enable_scan = off;
+SET gpusel.replace_builtin_percentiles = off;
+PREPARE ga_oracle_p(int) AS SELECT k, count(*) AS c, sum(f8) AS s,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) AS p FROM ga WHERE i4 > $1 GROUP BY k HAVING sum(i4) > $1 * 10;
+PREPARE ga_oracle_f(float8) AS SELECT k, count(*) AS c,
+  percentile_disc($1) WITHIN GROUP (ORDER BY f8) AS p FROM ga GROUP BY k;
+RESET gpusel.enable_scan;
+RESET gpusel.replace_builtin_percentiles;
+PREPARE ga_gpusel_p(int) AS SELECT k, count(*) AS c, sum(f8) AS s,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) AS p FROM ga WHERE i4 > $1 GROUP BY k HAVING sum(i4) > $1 * 10;
+PREPARE ga_gpusel_f(float8) AS SELECT k, count(*) AS c,
+  percentile_disc($1) WITHIN GROUP (ORDER BY f8) AS p FROM ga GROUP BY k;
+EXPLAIN (COSTS OFF) EXECUTE ga_gpusel_p(100);
+EXPLAIN (COSTS OFF) EXECUTE ga_gpusel_f(0.5);
+CREATE TEMP TABLE ga_oracle AS EXECUTE ga_oracle_p(100);
+CREATE TEMP TABLE ga_gpusel AS EXECUTE ga_gpusel_p(100);
+SELECT * FROM ga_compare(1);
+CREATE TEMP TABLE ga_oracle AS EXECUTE ga_oracle_p(-300);
+CREATE TEMP TABLE ga_gpusel AS EXECUTE ga_gpusel_p(-300);
+SELECT * FROM ga_compare(1);
+CREATE TEMP TABLE ga_oracle AS EXECUTE ga_oracle_f(0.25);
+CREATE TEMP TABLE ga_gpusel AS EXECUTE ga_gpusel_f(0.25);
+SELECT * FROM ga_compare(1);
+DEALLOCATE ga_oracle_p;
+DEALLOCATE ga_oracle_f;
+DEALLOCATE ga_gpusel_p;
+DEALLOCATE ga_gpusel_f;
+RESET plan_cache_mode;
+
+DROP MATERIALIZED VIEW ga_mv;
+DROP TABLE ga, ga_empty, ga_int, ga_err, ga_big, ga_pk, ga_outer, ga_alt, ga_temp;
+DROP FUNCTION ga_check(text, int);
+DROP FUNCTION ga_compare(int);
+DROP FUNCTION ga_plan(text);
