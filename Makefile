@@ -28,8 +28,10 @@ OBJS = \
 	src/scan_explain.o \
 	src/percentile_scan.o \
 	src/percentile_builtins.o \
+	src/column_filter.o \
 	src/groupagg_plan.o \
-	src/groupagg_exec.o
+	src/groupagg_exec.o \
+	src/groupagg_scan.o
 
 REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions groupagg upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel

@@ -621,6 +621,36 @@ DEALLOCATE ga_gpusel_p;
 DEALLOCATE ga_gpusel_f;
 RESET plan_cache_mode;
 
+-- The CPU's column tests (column_filter.c): <column> <op> <constant> over
+-- the batch's columns, either way round, cross-type (float4 against a
+-- float8 constant, int2/int4 against int8), inside gpu_filter's AND, with
+-- NaN, -0 and infinities; the rest of the quals after them.
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(i8) AS s FROM ga
+  WHERE f4 < 0.1::float8 AND 10 <= i4 AND s2 > 300::int8 GROUP BY k$$);
+SET gpusel.enable_scan = off;
+SELECT count(*) AS oracle_c, sum(i4) AS oracle_s FROM ga
+  WHERE fk >= '-0'::float8 AND fk <= 'Infinity' AND f8 <> 0 AND d < date '2020-01-30' \gset
+RESET gpusel.enable_scan;
+EXPLAIN (COSTS OFF) SELECT count(*), sum(i4) FROM ga
+  WHERE gpu_filter(fk >= '-0'::float8 AND fk <= 'Infinity' AND f8 <> 0 AND d < date '2020-01-30');
+SELECT count(*) = :oracle_c AND sum(i4) = :oracle_s AS same FROM ga
+  WHERE gpu_filter(fk >= '-0'::float8 AND fk <= 'Infinity' AND f8 <> 0 AND d < date '2020-01-30');
+-- every arm a comparison: the AND becomes column tests
+SET gpusel.enable_scan = off;
+SELECT count(*) AS oracle_c, sum(i4) AS oracle_s FROM ga
+  WHERE fk >= '-0'::float8 AND fk <= 'Infinity' AND f4 > -20 AND d < date '2020-01-30' \gset
+RESET gpusel.enable_scan;
+SELECT count(*) = :oracle_c AND sum(i4) = :oracle_s AS same FROM ga
+  WHERE gpu_filter(fk >= '-0'::float8 AND fk <= 'Infinity' AND f4 > -20 AND d < date '2020-01-30');
+SELECT * FROM ga_check($$SELECT count(*) AS c, min(fk) AS lo, max(fk) AS hi FROM ga
+  WHERE fk = 'NaN'::float8 OR fk < '-Infinity'::float8$$, 0);
+SELECT * FROM ga_check($$SELECT count(*) AS c FROM ga WHERE fk > 'NaN'::float8$$, 0);
+SELECT * FROM ga_check($$SELECT count(*) AS c FROM ga WHERE fk >= 'NaN'::float8 AND f4 = 0.25$$, 0);
+SELECT * FROM ga_check($$SELECT k, count(*) AS c FROM ga
+  WHERE ts >= timestamp '2020-01-05' AND tz < timestamptz '2020-01-10 00:00+00' AND b GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT k, count(*) AS c FROM ga
+  WHERE i8 > -2147483649 AND s2 < 32767::int8 AND i4 >= -2147483648::int8 GROUP BY k$$);
+
 DROP MATERIALIZED VIEW ga_mv;
 DROP TABLE ga, ga_empty, ga_int, ga_err, ga_big, ga_pk, ga_outer, ga_alt, ga_temp;
 DROP FUNCTION ga_check(text, int);

@@ -252,36 +252,6 @@ GpuselUpperScanRelid(CustomScan *cscan)
 	return ((Var *) linitial(vars))->varno;
 }
 
-/*
- * A grouped scan reads its keys and aggregate inputs from the batch's
- * columns when all of them are plain columns: they become columns of the
- * device program too (the device filter ignores them, the page reader
- * copies them), so a device batch holds every value the groups need.
- */
-static void
-add_group_columns(GpuselScanState *state, GpuselProgram *prog)
-{
-	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
-	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
-	int			n = GroupAggSinkPayload(state->sink, attnos, coltypes);
-
-	for (int i = 0; i < n; i++)
-	{
-		int			c;
-
-		for (c = 0; c < prog->ncols; c++)
-			if (prog->attnos[c] == attnos[i])
-				break;
-		if (c == prog->ncols && prog->ncols < GS_MAX_PROGRAM_LENGTH)
-		{
-			prog->attnos[c] = attnos[i];
-			prog->coltypes[c] = coltypes[i];
-			prog->ncols++;
-		}
-	}
-	GroupAggSinkSetColumns(state->sink, prog->attnos, prog->ncols);
-}
-
 /* BeginCustomScan: reads the plan, compiles the device program, picks the device. */
 static void
 gpusel_begin(CustomScanState *node, EState *estate, int eflags)
@@ -357,15 +327,7 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	 */
 	state->cpu_order = GpuselProgramCanError(prog) ? EVAL_PG_ORDER : EVAL_DEVICE_FIRST;
 	if (state->group_mode)
-	{
-		add_group_columns(state, prog);
-		/* the CPU path evaluates device quals over the batch's columns */
-		state->colslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(rel), &TTSOpsVirtual);
-		if (state->device_quals != NIL)
-			state->column_qual = GpuselInitExprForSlot((Expr *) state->device_quals, true,
-													   &node->ss.ps, RelationGetDescr(rel),
-													   &TTSOpsVirtual);
-	}
+		GpuselGroupScanBegin(state, prog, estate);
 	state->max_attno = 0;
 	for (int c = 0; c < prog->ncols; c++)
 		state->max_attno = Max(state->max_attno, prog->attnos[c]);
@@ -843,6 +805,13 @@ gpusel_next(ScanState *ss)
 	return cpu_next(state);
 }
 
+/* The next row that passes every qual, for the grouped scan (groupagg_scan.c). */
+TupleTableSlot *
+GpuselScanNextRow(GpuselScanState *state)
+{
+	return gpusel_next(&state->css.ss);
+}
+
 /* Recheck method for ExecScan (EvalPlanQual): every qual on the given tuple. */
 static bool
 gpusel_recheck(ScanState *ss, TupleTableSlot *slot)
@@ -926,186 +895,6 @@ count_rows(GpuselScanState *state)
 }
 
 /*
- * Whether row 'row' of a batch passes the device quals, evaluated by
- * PostgreSQL on a virtual tuple holding the batch's columns: on the CPU,
- * in PostgreSQL's order, with its errors.
- */
-static bool
-row_passes_on_cpu(GpuselScanState *state, GpuselStaging *staging, int64 row)
-{
-	GpuselProgram *prog = state->program;
-	TupleTableSlot *slot = state->colslot;
-	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
-	int			natts = slot->tts_tupleDescriptor->natts;
-
-	ResetExprContext(econtext);
-	ExecClearTuple(slot);
-	memset(slot->tts_isnull, true, sizeof(bool) * natts);
-	for (int c = 0; c < prog->ncols; c++)
-	{
-		int			a = prog->attnos[c] - 1;
-		bool		isnull = staging->has_nulls[c] && staging->nulls[c][row];
-
-		slot->tts_isnull[a] = isnull;
-		slot->tts_values[a] = isnull ? (Datum) 0 :
-			GpuselLoadValue(staging->values[c], row, prog->coltypes[c]);
-	}
-	ExecStoreVirtualTuple(slot);
-	econtext->ecxt_scantuple = slot;
-	if (ExecQual(state->column_qual, econtext))
-		return true;
-	state->removed_device++;
-	return false;
-}
-
-/*
- * The grouped scan on the CPU when every qual is a device qual and every
- * input a plain column: the page reader copies the columns of many tuples
- * at once, the quals run over those columns, and the sink reads the rows
- * that pass as columns, with no heap tuple per row.
- */
-static void
-fill_groups_from_pages(GpuselScanState *state)
-{
-	GpuselProgram *prog = state->program;
-	GpuselStaging staging;
-	int64		chunk = Min(state->batch_rows, 65536);
-	uint32	   *positions = palloc(sizeof(uint32) * chunk);
-	int64		n;
-
-	memset(&staging, 0, sizeof(staging));
-	for (int c = 0; c < prog->ncols; c++)
-	{
-		staging.values[c] = palloc(chunk * sizeof(int64));
-		staging.nulls[c] = palloc(chunk);
-	}
-	staging.has_nulls = palloc0(Max(prog->ncols, 1));
-	staging.tids = palloc(chunk * sizeof(ItemPointerData));
-	do
-	{
-		int64		npass = 0;
-
-		memset(staging.has_nulls, 0, Max(prog->ncols, 1));
-		n = GpuselPagesFill(state->pages, &staging, chunk, state->heapslot);
-		ExecClearTuple(state->heapslot);
-		if (state->scan_rows % state->batch_rows == 0 && n > 0)
-			state->batches++;
-		state->scan_rows += n;
-		state->rows_in += n;
-		if (state->column_qual == NULL)
-		{
-			GroupAggSinkAddColumns(state->sink, staging.values, staging.nulls,
-								   staging.has_nulls, NULL, n);
-			continue;
-		}
-		for (int64 r = 0; r < n; r++)
-		{
-			if ((r & 0xFFFF) == 0)
-				CHECK_FOR_INTERRUPTS();
-			if (row_passes_on_cpu(state, &staging, r))
-				positions[npass++] = (uint32) r;
-		}
-		GroupAggSinkAddColumns(state->sink, staging.values, staging.nulls,
-							   staging.has_nulls, positions, npass);
-	} while (n == chunk);
-	state->scan_done = true;
-	for (int c = 0; c < prog->ncols; c++)
-	{
-		pfree(staging.values[c]);
-		pfree(staging.nulls[c]);
-	}
-	pfree(staging.has_nulls);
-	pfree(staging.tids);
-	pfree(positions);
-}
-
-/*
- * Runs the whole scan into the grouped scan's sink.  A device batch whose
- * rows all passed on the device goes in by its columns and positions;
- * every other row (CPU path, host quals, a batch the CPU rechecks, an
- * input that is an expression) goes in from its heap tuple.
- */
-static void
-fill_groups(GpuselScanState *state)
-{
-	ScanState  *ss = &state->css.ss;
-	Snapshot	snapshot = ss->ps.state->es_snapshot;
-
-	if ((!state->use_gpu || state->device_quals == NIL) && !state->has_host_quals &&
-		GroupAggSinkColumnar(state->sink) && GpuselPagesUsable(state->rel, snapshot))
-	{
-		if (state->pages == NULL)
-		{
-			state->pages = GpuselPagesBegin(state->rel, snapshot);
-			GpuselPagesSetColumns(state->pages, state->program);
-		}
-		fill_groups_from_pages(state);
-		return;
-	}
-	for (;;)
-	{
-		TupleTableSlot *row;
-
-		if (state->use_gpu && state->out_slot >= 0 && !state->out_recheck &&
-			!state->has_host_quals && GroupAggSinkColumnar(state->sink))
-		{
-			GpuselProgram *prog = state->program;
-			void	   *values[GS_MAX_PROGRAM_LENGTH];
-			uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];
-			int			s = state->out_slot;
-
-			for (int c = 0; c < prog->ncols; c++)
-			{
-				values[c] = gs_filter_values(state->filter, s, c);
-				nulls[c] = gs_filter_nulls(state->filter, s, c);
-			}
-			GroupAggSinkAddColumns(state->sink, values, nulls, state->slots[s].has_nulls,
-								   state->positions + state->out_next,
-								   state->npositions - state->out_next);
-			state->out_next = state->npositions;
-		}
-		row = gpusel_next(ss);	/* not inside TupIsNull, which reads it twice */
-		if (TupIsNull(row))
-			break;
-		GroupAggSinkAddSlot(state->sink, state->heapslot);
-	}
-}
-
-/*
- * The grouped scan: fills the groups on the first call, then returns one
- * group per call that passes HAVING, projected into the targetlist.
- */
-static TupleTableSlot *
-group_rows(GpuselScanState *state)
-{
-	ScanState  *ss = &state->css.ss;
-	ExprContext *econtext = ss->ps.ps_ExprContext;
-	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
-
-	if (!state->groups_filled)
-	{
-		fill_groups(state);
-		state->groups_filled = true;
-	}
-	for (;;)
-	{
-		CHECK_FOR_INTERRUPTS();
-		ResetExprContext(econtext);
-		if (!GroupAggSinkNextGroup(state->sink, slot))
-			return NULL;
-		econtext->ecxt_scantuple = slot;
-		if (ss->ps.qual != NULL && !ExecQual(ss->ps.qual, econtext))
-		{
-			InstrCountFiltered1(ss, 1);
-			continue;
-		}
-		if (ss->ps.ps_ProjInfo == NULL)
-			return slot;
-		return ExecProject(ss->ps.ps_ProjInfo);
-	}
-}
-
-/*
  * ExecCustomScan: ExecScan does EvalPlanQual and projection.  When the
  * targetlist is empty (count(*)) and no host qual runs, every row projects
  * to the same empty tuple: it is returned directly, without ExecScan's
@@ -1119,7 +908,7 @@ gpusel_exec(CustomScanState *node)
 	if (state->count_mode)
 		return count_rows(state);
 	if (state->group_mode)
-		return group_rows(state);
+		return GpuselGroupScanNext(state);
 	if (state->empty_output && node->ss.ps.state->es_epq_active == NULL)
 	{
 		TupleTableSlot *result = node->ss.ps.ps_ResultTupleSlot;

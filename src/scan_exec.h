@@ -67,7 +67,8 @@ typedef struct GpuselScanState
 	GroupAggSink *sink;			/* grouped scan: the groups */
 	bool		groups_filled;	/* every row went into its group in this (re)scan */
 	TupleTableSlot *colslot;	/* grouped scan on the CPU: a row of the columns */
-	ExprState  *column_qual;	/* the device quals, compiled for colslot */
+	struct ColumnFilter *column_filter;	/* CPU: column tests of device quals */
+	ExprState  *column_qual;	/* CPU: the other device quals, compiled for colslot */
 	bool		empty_output;	/* every row projects to the same empty tuple */
 
 	/* device program and the parameters it reads */
@@ -119,5 +120,10 @@ extern ExprState *GpuselInitExprForSlot(Expr *expr, bool is_qual, PlanState *ps,
 										const TupleTableSlotOps *ops);
 extern void GpuselScanExplain(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
+extern TupleTableSlot *GpuselScanNextRow(GpuselScanState *state);
+
+/* groupagg_scan.c */
+extern void GpuselGroupScanBegin(GpuselScanState *state, GpuselProgram *prog, EState *estate);
+extern TupleTableSlot *GpuselGroupScanNext(GpuselScanState *state);
 
 #endif							/* GPUSEL_SCAN_EXEC_H */

@@ -1,0 +1,285 @@
+/*
+ * column_filter.c
+ *	  The CPU's columnar filter (column_filter.h).
+ */
+#include "postgres.h"
+
+#include "access/stratnum.h"
+#include "catalog/pg_type_d.h"
+#include "nodes/primnodes.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/lsyscache.h"
+#include "utils/typcache.h"
+
+#include "column_filter.h"
+#include "keys.h"
+
+/* One comparison of a batch column with a constant's key. */
+typedef struct ColumnTest
+{
+	int			column;			/* in the batch */
+	gs_coltype	coltype;
+	bool		widen;			/* the column's value widens to the compared type */
+	const KeyType *keytype;		/* of the compared type */
+	StrategyNumber strategy;	/* BTLessStrategyNumber .. BTGreaterStrategyNumber */
+	uint64		key;			/* the constant's key */
+} ColumnTest;
+
+struct ColumnFilter
+{
+	int			ntests;
+	ColumnTest *tests;
+	bool		never;			/* a comparison with NULL: no row passes */
+};
+
+/* The batch column holding attribute attno, or -1. */
+static int
+column_of(const GpuselProgram *prog, AttrNumber attno)
+{
+	for (int c = 0; c < prog->ncols; c++)
+		if (prog->attnos[c] == attno)
+			return c;
+	return -1;
+}
+
+/*
+ * The type a column of type a and a constant of type b are compared in:
+ * the same type, or the wider of two integer types or of float4 and
+ * float8, as PostgreSQL's cross-type operators compare them; InvalidOid
+ * for any other pair.
+ */
+static Oid
+compared_type(Oid a, Oid b)
+{
+	if (a == b)
+		return a;
+	if ((a == INT2OID || a == INT4OID || a == INT8OID) &&
+		(b == INT2OID || b == INT4OID || b == INT8OID))
+		return (a == INT8OID || b == INT8OID) ? INT8OID : INT4OID;
+	if ((a == FLOAT4OID || a == FLOAT8OID) && (b == FLOAT4OID || b == FLOAT8OID))
+		return FLOAT8OID;
+	return InvalidOid;
+}
+
+/* A value of type 'from' as a value of the wider type 'to' (compared_type). */
+static inline Datum
+widen_value(Datum value, Oid from, Oid to)
+{
+	if (from == to)
+		return value;
+	switch (from)
+	{
+		case INT2OID:
+			return to == INT8OID ? Int64GetDatum(DatumGetInt16(value)) :
+				Int32GetDatum(DatumGetInt16(value));
+		case INT4OID:
+			return Int64GetDatum(DatumGetInt32(value));
+		case FLOAT4OID:
+			return Float8GetDatum((float8) DatumGetFloat4(value));
+		default:
+			return value;
+	}
+}
+
+/*
+ * Recognises <column> <op> <constant> (either way round) and fills *test;
+ * *never is set when the constant is NULL.  False for any other qual.
+ */
+static bool
+make_test(Expr *qual, const GpuselProgram *prog, ColumnTest *test, bool *never)
+{
+	OpExpr	   *op;
+	Node	   *left;
+	Node	   *right;
+	Var		   *var;
+	Const	   *cst;
+	bool		commuted;
+	Oid			compared;
+	TypeCacheEntry *tc;
+	int			strategy;
+
+	if (!IsA(qual, OpExpr) || list_length(((OpExpr *) qual)->args) != 2)
+		return false;
+	op = (OpExpr *) qual;
+	left = linitial(op->args);
+	right = lsecond(op->args);
+	if (IsA(left, Var) && IsA(right, Const))
+	{
+		var = (Var *) left;
+		cst = (Const *) right;
+		commuted = false;
+	}
+	else if (IsA(left, Const) && IsA(right, Var))
+	{
+		var = (Var *) right;
+		cst = (Const *) left;
+		commuted = true;
+	}
+	else
+		return false;
+	if (var->varattno <= 0)
+		return false;
+	compared = compared_type(var->vartype, cst->consttype);
+	test->keytype = KeyTypeLookup(compared);
+	test->column = column_of(prog, var->varattno);
+	test->widen = compared != var->vartype;
+	if (test->keytype == NULL || test->column < 0 ||
+		!GpuselTypeIsDeviceable(var->vartype, &test->coltype))
+		return false;
+
+	tc = lookup_type_cache(var->vartype, TYPECACHE_BTREE_OPFAMILY);
+	if (!OidIsValid(tc->btree_opf))
+		return false;
+	strategy = get_op_opfamily_strategy(op->opno, tc->btree_opf);
+	if (strategy < BTLessStrategyNumber || strategy > BTGreaterStrategyNumber)
+		return false;
+	if (commuted)
+		strategy = BTMaxStrategyNumber + 1 - strategy;	/* a < x is x > a */
+	test->strategy = strategy;
+	if (cst->constisnull)
+		*never = true;
+	else
+		test->key = test->keytype->to_key(widen_value(cst->constvalue, cst->consttype,
+													  compared));
+	return true;
+}
+
+/*
+ * Adds the tests of a qual: one comparison, or an AND (such as the one
+ * inside gpu_filter()) of comparisons and ANDs, since in a WHERE clause a
+ * row passes an AND exactly when it passes every arm.  Adds nothing and
+ * returns false unless every arm is a comparison.
+ */
+static bool
+add_tests(ColumnFilter *filter, Expr *qual, const GpuselProgram *prog)
+{
+	int			saved = filter->ntests;
+	bool		saved_never = filter->never;
+	ListCell   *lc;
+
+	if (!is_andclause(qual))
+	{
+		filter->tests = repalloc(filter->tests, sizeof(ColumnTest) * (filter->ntests + 1));
+		if (!make_test(qual, prog, &filter->tests[filter->ntests], &filter->never))
+			return false;
+		filter->ntests++;
+		return true;
+	}
+	foreach(lc, ((BoolExpr *) qual)->args)
+	{
+		if (!add_tests(filter, (Expr *) lfirst(lc), prog))
+		{
+			filter->ntests = saved;
+			filter->never = saved_never;
+			return false;
+		}
+	}
+	return true;
+}
+
+/*
+ * Takes the quals it can evaluate over columns out of 'quals' (each
+ * compiled in the program's columns); the others are returned in *rest, in
+ * their order.  The caller must run the tests first only where no qual
+ * can raise an error, so the order does not change which rows fail.
+ * Returns NULL when no qual is a column test.
+ */
+ColumnFilter *
+ColumnFilterCreate(List *quals, const GpuselProgram *prog, List **rest)
+{
+	ColumnFilter *filter = palloc0(sizeof(ColumnFilter));
+	ListCell   *lc;
+
+	filter->tests = palloc(sizeof(ColumnTest));
+	*rest = NIL;
+	foreach(lc, quals)
+	{
+		Expr	   *qual = (Expr *) lfirst(lc);
+
+		if (!add_tests(filter, qual, prog))
+			*rest = lappend(*rest, lfirst(lc));
+	}
+	if (filter->ntests == 0)
+	{
+		pfree(filter->tests);
+		pfree(filter);
+		return NULL;
+	}
+	return filter;
+}
+
+/* A column value widened to the compared type of its test. */
+static inline Datum
+widen_column(Datum v, gs_coltype coltype, const KeyType *compared)
+{
+	switch (coltype)
+	{
+		case GS_COL_INT2:
+			return compared->typid == INT8OID ? Int64GetDatum(DatumGetInt16(v)) :
+				Int32GetDatum(DatumGetInt16(v));
+		case GS_COL_INT4:
+			return Int64GetDatum(DatumGetInt32(v));
+		case GS_COL_FLOAT4:
+			return Float8GetDatum((float8) DatumGetFloat4(v));
+		default:
+			return v;
+	}
+}
+
+/* Whether a key passes a test. */
+static inline bool
+key_passes(uint64 key, const ColumnTest *t)
+{
+	switch (t->strategy)
+	{
+		case BTLessStrategyNumber:
+			return key < t->key;
+		case BTLessEqualStrategyNumber:
+			return key <= t->key;
+		case BTEqualStrategyNumber:
+			return key == t->key;
+		case BTGreaterEqualStrategyNumber:
+			return key >= t->key;
+		default:
+			return key > t->key;
+	}
+}
+
+/*
+ * Runs the tests over the first nrows rows of a batch; writes the rows
+ * that pass every test (a NULL fails) to positions, in order, and returns
+ * their number.
+ */
+int64
+ColumnFilterApply(ColumnFilter *filter, const GpuselStaging *staging, int64 nrows,
+				  uint32 *positions)
+{
+	int64		n = 0;
+
+	if (filter->never)
+		return 0;
+	for (int i = 0; i < filter->ntests; i++)
+	{
+		const ColumnTest *t = &filter->tests[i];
+		const void *values = staging->values[t->column];
+		const uint8 *nulls = staging->has_nulls[t->column] ? staging->nulls[t->column] : NULL;
+		int64		kept = 0;
+		int64		count = i == 0 ? nrows : n;
+
+		for (int64 j = 0; j < count; j++)
+		{
+			int64		row = i == 0 ? j : positions[j];
+			Datum		v;
+
+			if (nulls != NULL && nulls[row])
+				continue;
+			v = GpuselLoadValue(values, row, t->coltype);
+			if (t->widen)
+				v = widen_column(v, t->coltype, t->keytype);
+			if (key_passes(t->keytype->to_key(v), t))
+				positions[kept++] = (uint32) row;
+		}
+		n = kept;
+	}
+	return n;
+}

@@ -1,0 +1,268 @@
+/*
+ * groupagg_scan.c
+ *	  The grouped GpuSelScan's driver: feeds the rows that pass the WHERE
+ *	  clause into the aggregate sink (groupagg_exec.c) and returns one row
+ *	  per group.
+ *
+ * Rows reach the sink three ways, fastest first:
+ *	 - GPU: a device batch whose rows all passed on the device goes in by its
+ *	   columns and the device's positions; the batch's columns already hold
+ *	   the keys and inputs (they ride along as extra program columns).
+ *	 - CPU: the page reader copies the columns of many tuples at once; column
+ *	   tests (column_filter.c) and then the remaining device quals, through
+ *	   the executor on a virtual row of the columns, pick the rows.
+ *	 - Otherwise (host quals, a batch the CPU rechecks, an input that is an
+ *	   expression, a table the page reader cannot read): the scan's own row
+ *	   by row path, from the heap tuple.
+ */
+#include "postgres.h"
+
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/rel.h"
+
+#include "column_filter.h"
+#include "groupagg.h"
+#include "scan_exec.h"
+
+/*
+ * A grouped scan reads its keys and aggregate inputs from the batch's
+ * columns when all of them are plain columns: they become columns of the
+ * device program too (the device filter ignores them, the page reader
+ * copies them), so a device batch holds every value the groups need.
+ */
+static void
+add_group_columns(GpuselScanState *state, GpuselProgram *prog)
+{
+	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
+	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
+	int			n = GroupAggSinkPayload(state->sink, attnos, coltypes);
+
+	for (int i = 0; i < n; i++)
+	{
+		int			c;
+
+		for (c = 0; c < prog->ncols; c++)
+			if (prog->attnos[c] == attnos[i])
+				break;
+		if (c == prog->ncols && prog->ncols < GS_MAX_PROGRAM_LENGTH)
+		{
+			prog->attnos[c] = attnos[i];
+			prog->coltypes[c] = coltypes[i];
+			prog->ncols++;
+		}
+	}
+	GroupAggSinkSetColumns(state->sink, prog->attnos, prog->ncols);
+}
+
+/*
+ * BeginCustomScan's part for a grouped scan: the inputs' columns, and the
+ * CPU path's column tests and quals over columns.  The column tests run
+ * before the other quals, so only where no qual can raise an error (then
+ * the order cannot change which error a row raises) and no host qual
+ * reads the tuple.
+ */
+void
+GpuselGroupScanBegin(GpuselScanState *state, GpuselProgram *prog, EState *estate)
+{
+	TupleDesc	desc = RelationGetDescr(state->rel);
+	List	   *rest = state->device_quals;
+
+	add_group_columns(state, prog);
+	state->colslot = ExecInitExtraTupleSlot(estate, desc, &TTSOpsVirtual);
+	if (!GpuselProgramCanError(prog) && !state->has_host_quals)
+		state->column_filter = ColumnFilterCreate(state->device_quals, prog, &rest);
+	if (rest != NIL)
+		state->column_qual = GpuselInitExprForSlot((Expr *) rest, true, &state->css.ss.ps,
+												   desc, &TTSOpsVirtual);
+}
+
+/*
+ * Whether row 'row' of a batch passes the device quals left after the
+ * column tests, evaluated by PostgreSQL on a virtual tuple holding the
+ * batch's columns: on the CPU, in PostgreSQL's order, with its errors.
+ */
+static bool
+row_passes_on_cpu(GpuselScanState *state, GpuselStaging *staging, int64 row)
+{
+	GpuselProgram *prog = state->program;
+	TupleTableSlot *slot = state->colslot;
+	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
+	int			natts = slot->tts_tupleDescriptor->natts;
+
+	ResetExprContext(econtext);
+	ExecClearTuple(slot);
+	memset(slot->tts_isnull, true, sizeof(bool) * natts);
+	for (int c = 0; c < prog->ncols; c++)
+	{
+		int			a = prog->attnos[c] - 1;
+		bool		isnull = staging->has_nulls[c] && staging->nulls[c][row];
+
+		slot->tts_isnull[a] = isnull;
+		slot->tts_values[a] = isnull ? (Datum) 0 :
+			GpuselLoadValue(staging->values[c], row, prog->coltypes[c]);
+	}
+	ExecStoreVirtualTuple(slot);
+	econtext->ecxt_scantuple = slot;
+	return ExecQual(state->column_qual, econtext);
+}
+
+/*
+ * The grouped scan on the CPU when every qual is a device qual and every
+ * input a plain column: the page reader copies the columns of many tuples
+ * at once, the column tests and then the other quals pick rows, and the
+ * sink reads the rows that pass as columns, with no heap tuple per row.
+ */
+static void
+fill_groups_from_pages(GpuselScanState *state)
+{
+	GpuselProgram *prog = state->program;
+	GpuselStaging staging;
+	int64		chunk = Min(state->batch_rows, 65536);
+	uint32	   *positions = palloc(sizeof(uint32) * chunk);
+	int64		n;
+
+	memset(&staging, 0, sizeof(staging));
+	for (int c = 0; c < prog->ncols; c++)
+	{
+		staging.values[c] = palloc(chunk * sizeof(int64));
+		staging.nulls[c] = palloc(chunk);
+	}
+	staging.has_nulls = palloc0(Max(prog->ncols, 1));
+	staging.tids = palloc(chunk * sizeof(ItemPointerData));
+	do
+	{
+		int64		npass = 0;
+
+		memset(staging.has_nulls, 0, Max(prog->ncols, 1));
+		n = GpuselPagesFill(state->pages, &staging, chunk, state->heapslot);
+		ExecClearTuple(state->heapslot);
+		if (state->scan_rows % state->batch_rows == 0 && n > 0)
+			state->batches++;
+		state->scan_rows += n;
+		state->rows_in += n;
+		if (state->column_filter == NULL && state->column_qual == NULL)
+		{
+			GroupAggSinkAddColumns(state->sink, staging.values, staging.nulls,
+								   staging.has_nulls, NULL, n);
+			continue;
+		}
+		if (state->column_filter != NULL)
+			npass = ColumnFilterApply(state->column_filter, &staging, n, positions);
+		if (state->column_qual != NULL)
+		{
+			int64		count = state->column_filter != NULL ? npass : n;
+			int64		kept = 0;
+
+			for (int64 i = 0; i < count; i++)
+			{
+				int64		r = state->column_filter != NULL ? positions[i] : i;
+
+				if ((i & 0xFFFF) == 0)
+					CHECK_FOR_INTERRUPTS();
+				if (row_passes_on_cpu(state, &staging, r))
+					positions[kept++] = (uint32) r;
+			}
+			npass = kept;
+		}
+		state->removed_device += n - npass;
+		GroupAggSinkAddColumns(state->sink, staging.values, staging.nulls,
+							   staging.has_nulls, positions, npass);
+	} while (n == chunk);
+	state->scan_done = true;
+	for (int c = 0; c < prog->ncols; c++)
+	{
+		pfree(staging.values[c]);
+		pfree(staging.nulls[c]);
+	}
+	pfree(staging.has_nulls);
+	pfree(staging.tids);
+	pfree(positions);
+}
+
+/*
+ * Runs the whole scan into the grouped scan's sink.  A device batch whose
+ * rows all passed on the device goes in by its columns and positions;
+ * every other row (CPU path, host quals, a batch the CPU rechecks, an
+ * input that is an expression) goes in from its heap tuple.
+ */
+static void
+fill_groups(GpuselScanState *state)
+{
+	ScanState  *ss = &state->css.ss;
+	Snapshot	snapshot = ss->ps.state->es_snapshot;
+
+	if ((!state->use_gpu || state->device_quals == NIL) && !state->has_host_quals &&
+		GroupAggSinkColumnar(state->sink) && GpuselPagesUsable(state->rel, snapshot))
+	{
+		if (state->pages == NULL)
+		{
+			state->pages = GpuselPagesBegin(state->rel, snapshot);
+			GpuselPagesSetColumns(state->pages, state->program);
+		}
+		fill_groups_from_pages(state);
+		return;
+	}
+	for (;;)
+	{
+		TupleTableSlot *row;
+
+		if (state->use_gpu && state->out_slot >= 0 && !state->out_recheck &&
+			!state->has_host_quals && GroupAggSinkColumnar(state->sink))
+		{
+			GpuselProgram *prog = state->program;
+			void	   *values[GS_MAX_PROGRAM_LENGTH];
+			uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];
+			int			s = state->out_slot;
+
+			for (int c = 0; c < prog->ncols; c++)
+			{
+				values[c] = gs_filter_values(state->filter, s, c);
+				nulls[c] = gs_filter_nulls(state->filter, s, c);
+			}
+			GroupAggSinkAddColumns(state->sink, values, nulls, state->slots[s].has_nulls,
+								   state->positions + state->out_next,
+								   state->npositions - state->out_next);
+			state->out_next = state->npositions;
+		}
+		row = GpuselScanNextRow(state);	/* not inside TupIsNull, which reads it twice */
+		if (TupIsNull(row))
+			break;
+		GroupAggSinkAddSlot(state->sink, state->heapslot);
+	}
+}
+
+/*
+ * The grouped scan: fills the groups on the first call, then returns one
+ * group per call that passes HAVING, projected into the targetlist.
+ */
+TupleTableSlot *
+GpuselGroupScanNext(GpuselScanState *state)
+{
+	ScanState  *ss = &state->css.ss;
+	ExprContext *econtext = ss->ps.ps_ExprContext;
+	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
+
+	if (!state->groups_filled)
+	{
+		fill_groups(state);
+		state->groups_filled = true;
+	}
+	for (;;)
+	{
+		CHECK_FOR_INTERRUPTS();
+		ResetExprContext(econtext);
+		if (!GroupAggSinkNextGroup(state->sink, slot))
+			return NULL;
+		econtext->ecxt_scantuple = slot;
+		if (ss->ps.qual != NULL && !ExecQual(ss->ps.qual, econtext))
+		{
+			InstrCountFiltered1(ss, 1);
+			continue;
+		}
+		if (ss->ps.ps_ProjInfo == NULL)
+			return slot;
+		return ExecProject(ss->ps.ps_ProjInfo);
+	}
+}
+
