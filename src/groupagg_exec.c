@@ -32,6 +32,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
@@ -55,6 +56,7 @@ typedef struct GroupInput
 {
 	Expr	   *expr;
 	ExprState  *state;			/* NULL for a plain column */
+	ExprState  *colstate;		/* an expression over native columns, for colslot */
 	AttrNumber	attno;			/* a plain column: its number, else 0 */
 	Oid			typid;
 	bool		deviceable;		/* a type the scan reads natively */
@@ -117,7 +119,14 @@ struct GroupAggSink
 	GroupAggDesc *aggs;
 	int			ncollections;
 	PercentileCollection *collections;
-	bool		columnar;		/* every input a plain column of a native type */
+	bool		columnar;		/* every input a native column, or an expression of them */
+
+	/* columns that expression inputs read, and the row they are read from */
+	int			nexprcols;
+	AttrNumber *exprcol_attnos;
+	int		   *exprcol_columns;
+	gs_coltype *exprcol_types;
+	TupleTableSlot *colslot;
 
 	/* groups, in the order of their first row */
 	int64		ngroups;
@@ -304,6 +313,39 @@ start_groups(GroupAggSink *sink)
 }
 
 /*
+ * Notes the columns an expression input reads; false when it reads one
+ * that is not of a native type (or the whole row), so it cannot be
+ * evaluated over a batch's columns.
+ */
+static bool
+add_expr_columns(GroupAggSink *sink, Expr *expr)
+{
+	List	   *vars = pull_var_clause((Node *) expr, 0);
+	ListCell   *lc;
+
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst_node(Var, lc);
+		gs_coltype	coltype;
+		int			c;
+
+		if (var->varattno <= 0 || !GpuselTypeIsDeviceable(var->vartype, &coltype))
+			return false;
+		for (c = 0; c < sink->nexprcols; c++)
+			if (sink->exprcol_attnos[c] == var->varattno)
+				break;
+		if (c == sink->nexprcols)
+		{
+			sink->exprcol_attnos[c] = var->varattno;
+			sink->exprcol_types[c] = coltype;
+			sink->exprcol_columns[c] = -1;
+			sink->nexprcols++;
+		}
+	}
+	return true;
+}
+
+/*
  * Creates the sink for a grouped GpuSelScan: the first nkeys entries of
  * custom_scan_tlist are the keys, the next ones the aggregates; the
  * expressions read tuples of rel in a buffer heap slot.
@@ -375,17 +417,37 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		}
 	}
 
-	/* expressions compile for the heap tuples the scan reads */
+	/*
+	 * Expressions compile for the heap tuples the scan reads, and those
+	 * over native columns also for a virtual row of a batch's columns.
+	 */
 	sink->columnar = true;
+	sink->exprcol_attnos = palloc(sizeof(AttrNumber) * RelationGetDescr(rel)->natts);
+	sink->exprcol_columns = palloc(sizeof(int) * RelationGetDescr(rel)->natts);
+	sink->exprcol_types = palloc(sizeof(gs_coltype) * RelationGetDescr(rel)->natts);
 	for (i = 0; i < sink->ninputs; i++)
 	{
 		GroupInput *in = &sink->inputs[i];
 
-		if (in->attno == 0)
-			in->state = GpuselInitExprForSlot(in->expr, false, ps, RelationGetDescr(rel),
-											  &TTSOpsBufferHeapTuple);
-		if (in->attno == 0 || !in->deviceable)
+		if (in->attno != 0)
+		{
+			if (!in->deviceable)
+				sink->columnar = false;
+			continue;
+		}
+		in->state = GpuselInitExprForSlot(in->expr, false, ps, RelationGetDescr(rel),
+										  &TTSOpsBufferHeapTuple);
+		if (add_expr_columns(sink, in->expr))
+			in->colstate = GpuselInitExprForSlot(in->expr, false, ps, RelationGetDescr(rel),
+												 &TTSOpsVirtual);
+		else
 			sink->columnar = false;
+	}
+	if (sink->nexprcols > 0)
+	{
+		sink->colslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(rel), &TTSOpsVirtual);
+		memset(sink->colslot->tts_isnull, true,
+			   sizeof(bool) * RelationGetDescr(rel)->natts);
 	}
 	sink->values = palloc(sizeof(Datum) * Max(sink->ninputs, 1));
 	sink->nulls = palloc(sizeof(bool) * Max(sink->ninputs, 1));
@@ -407,8 +469,16 @@ GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes
 		return 0;
 	for (int i = 0; i < sink->ninputs; i++)
 	{
+		if (sink->inputs[i].attno == 0)
+			continue;
 		attnos[n] = sink->inputs[i].attno;
 		coltypes[n] = sink->inputs[i].coltype;
+		n++;
+	}
+	for (int c = 0; c < sink->nexprcols; c++)
+	{
+		attnos[n] = sink->exprcol_attnos[c];
+		coltypes[n] = sink->exprcol_types[c];
 		n++;
 	}
 	return n;
@@ -421,10 +491,21 @@ GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, int ncols)
 	for (int i = 0; i < sink->ninputs; i++)
 	{
 		sink->inputs[i].column = -1;
+		if (sink->inputs[i].attno == 0)
+			continue;
 		for (int c = 0; c < ncols; c++)
 			if (attnos[c] == sink->inputs[i].attno)
 				sink->inputs[i].column = c;
 		if (sink->inputs[i].column < 0)
+			sink->columnar = false;
+	}
+	for (int e = 0; e < sink->nexprcols; e++)
+	{
+		sink->exprcol_columns[e] = -1;
+		for (int c = 0; c < ncols; c++)
+			if (attnos[c] == sink->exprcol_attnos[e])
+				sink->exprcol_columns[e] = c;
+		if (sink->exprcol_columns[e] < 0)
 			sink->columnar = false;
 	}
 }
@@ -724,17 +805,44 @@ void
 GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
 					   const uint8 *has_nulls, const uint32 *positions, int64 nrows)
 {
+	ExprContext *econtext = sink->ps->ps_ExprContext;
+
 	for (int64 r = 0; r < nrows; r++)
 	{
 		int64		row = positions != NULL ? (int64) positions[r] : r;
 
 		if ((r & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
+		if (sink->nexprcols > 0)
+		{
+			/* the row's columns, for the expression inputs */
+			TupleTableSlot *slot = sink->colslot;
+
+			ResetExprContext(econtext);
+			ExecClearTuple(slot);
+			for (int e = 0; e < sink->nexprcols; e++)
+			{
+				int			c = sink->exprcol_columns[e];
+				int			a = sink->exprcol_attnos[e] - 1;
+				bool		isnull = has_nulls[c] && nulls[c][row];
+
+				slot->tts_isnull[a] = isnull;
+				slot->tts_values[a] = isnull ? (Datum) 0 :
+					GpuselLoadValue(values[c], row, sink->exprcol_types[e]);
+			}
+			ExecStoreVirtualTuple(slot);
+			econtext->ecxt_scantuple = slot;
+		}
 		for (int i = 0; i < sink->ninputs; i++)
 		{
 			GroupInput *in = &sink->inputs[i];
 			int			c = in->column;
 
+			if (in->colstate != NULL)
+			{
+				sink->values[i] = ExecEvalExpr(in->colstate, econtext, &sink->nulls[i]);
+				continue;
+			}
 			sink->nulls[i] = has_nulls[c] && nulls[c][row];
 			sink->values[i] = sink->nulls[i] ? (Datum) 0 :
 				GpuselLoadValue(values[c], row, in->coltype);
