@@ -79,8 +79,8 @@ static CustomPathMethods groupagg_path_methods = {
 };
 
 /* Whether a function belongs to this extension and has the given name. */
-static bool
-is_gpusel_function(Oid funcid, const char *name)
+bool
+GpuselIsExtensionFunction(Oid funcid, const char *name)
 {
 	Oid			extoid = get_extension_oid("gpusel", true);
 	char	   *fname;
@@ -139,9 +139,9 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 			*descending = true;
 		else if (sortcl->sortop != tc->lt_opr)
 			return false;
-		if (is_gpusel_function(agg->aggfnoid, "gpu_percentile"))
+		if (GpuselIsExtensionFunction(agg->aggfnoid, "gpu_percentile"))
 			*kind = GROUPAGG_PERCENTILE_DISC;
-		else if (is_gpusel_function(agg->aggfnoid, "gpu_percentile_cont") &&
+		else if (GpuselIsExtensionFunction(agg->aggfnoid, "gpu_percentile_cont") &&
 				 typid == FLOAT8OID)
 			*kind = GROUPAGG_PERCENTILE_CONT;
 		else

@@ -37,6 +37,7 @@
 #include "utils/rel.h"
 #include "utils/typcache.h"
 
+#include "groupagg.h"
 #include "guc.h"
 #include "keys.h"
 #include "percentile.h"
@@ -107,20 +108,6 @@ GpuselPercentileScanInit(void)
 	RegisterCustomScanMethods(&percentile_scan_methods);
 }
 
-/* Whether an aggregate function is this extension's gpu_percentile. */
-static bool
-is_gpu_percentile(Oid aggfnoid)
-{
-	Oid			extoid = get_extension_oid("gpusel", true);
-	char	   *name;
-
-	if (!OidIsValid(extoid) ||
-		getExtensionOfObject(ProcedureRelationId, aggfnoid) != extoid)
-		return false;
-	name = get_func_name(aggfnoid);
-	return name != NULL && strcmp(name, "gpu_percentile") == 0;
-}
-
 /*
  * The Aggref the scan can compute: the grouping step's only output, a
  * gpu_percentile with a constant fraction ordered by a column of the
@@ -144,7 +131,7 @@ percentile_aggref(PlannerInfo *root, RelOptInfo *rel, Var **var, bool *descendin
 	if (agg->aggkind != AGGKIND_ORDERED_SET || agg->aggfilter != NULL || agg->aggdistinct != NIL ||
 		agg->agglevelsup != 0 || agg->aggsplit != AGGSPLIT_SIMPLE ||
 		list_length(agg->aggdirectargs) != 1 || list_length(agg->args) != 1 ||
-		list_length(agg->aggorder) != 1 || !is_gpu_percentile(agg->aggfnoid))
+		list_length(agg->aggorder) != 1 || !GpuselIsExtensionFunction(agg->aggfnoid, "gpu_percentile"))
 		return NULL;
 	direct = linitial(agg->aggdirectargs);
 	if (!IsA(direct, Const) ||
@@ -267,25 +254,6 @@ percentile_begin(CustomScanState *node, EState *estate, int eflags)
 									   ALLOCSET_DEFAULT_SIZES);
 }
 
-/* The value of row 'row' of a column buffer of the given device type. */
-static inline Datum
-column_datum(const void *values, int64 row, gs_coltype type)
-{
-	switch (type)
-	{
-		case GS_COL_INT2:
-			return Int16GetDatum(((const int16 *) values)[row]);
-		case GS_COL_INT4:
-			return Int32GetDatum(((const int32 *) values)[row]);
-		case GS_COL_FLOAT4:
-			return Float4GetDatum(((const float4 *) values)[row]);
-		case GS_COL_FLOAT8:
-			return Float8GetDatum(((const float8 *) values)[row]);
-		default:
-			return Int64GetDatum(((const int64 *) values)[row]);
-	}
-}
-
 /* Collects the column of every visible row, page by page, into the state. */
 static void
 collect_pages(PercentileScanState *state, PercentileState *pstate, Relation rel,
@@ -316,7 +284,7 @@ collect_pages(PercentileScanState *state, PercentileState *pstate, Relation rel,
 		{
 			if (staging.has_nulls[0] && staging.nulls[0][i])
 				continue;		/* NULL inputs are skipped, as the aggregate skips them */
-			GpuselPercentileAdd(pstate, column_datum(staging.values[0], i, state->coltype));
+			GpuselPercentileAdd(pstate, GpuselLoadValue(staging.values[0], i, state->coltype));
 		}
 		state->rows_in += n;
 	} while (n == PERCENTILE_SCAN_CHUNK_ROWS);
