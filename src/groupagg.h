@@ -60,7 +60,7 @@ typedef struct GroupAggSink GroupAggSink;
 extern GroupAggSink *GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist,
 										int nkeys, Relation rel, EState *estate);
 extern int	GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos,
-								gs_coltype *coltypes);
+								gs_coltype *coltypes, int max);
 extern void GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, int ncols);
 extern bool GroupAggSinkColumnar(GroupAggSink *sink);
 extern void GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot);

@@ -458,13 +458,20 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 
 /*
  * The columns a columnar batch must hold: every input's attribute and
- * type.  Returns their number.
+ * type, at most 'max' of them (arrays of that size).  Returns their number;
+ * 0, and no columnar input, when more are needed.
  */
 int
-GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes)
+GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes, int max)
 {
 	int			n = 0;
+	int			needed = sink->nexprcols;
 
+	for (int i = 0; i < sink->ninputs; i++)
+		if (sink->inputs[i].attno != 0)
+			needed++;
+	if (needed > max)
+		sink->columnar = false;
 	if (!sink->columnar)
 		return 0;
 	for (int i = 0; i < sink->ninputs; i++)

@@ -36,7 +36,8 @@ add_group_columns(GpuselScanState *state, GpuselProgram *prog)
 {
 	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
 	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
-	int			n = GroupAggSinkPayload(state->sink, attnos, coltypes);
+	int			n = GroupAggSinkPayload(state->sink, attnos, coltypes,
+											GS_MAX_PROGRAM_LENGTH);
 
 	for (int i = 0; i < n; i++)
 	{
