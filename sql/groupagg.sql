@@ -651,6 +651,21 @@ SELECT * FROM ga_check($$SELECT k, count(*) AS c FROM ga
 SELECT * FROM ga_check($$SELECT k, count(*) AS c FROM ga
   WHERE i8 > -2147483649 AND s2 < 32767::int8 AND i4 >= -2147483648::int8 GROUP BY k$$);
 
+-- more input columns (260) than a batch holds (256): the row path, same answers
+DO $$
+BEGIN
+  EXECUTE (SELECT format('CREATE TABLE ga_wide (%s)', string_agg(format('c%s int4', i), ', ' ORDER BY i))
+           FROM generate_series(0, 259) i);
+  EXECUTE (SELECT format('INSERT INTO ga_wide SELECT %s FROM generate_series(1, 3000) g',
+                         string_agg(format('(g + %s) %% 7', i), ', ' ORDER BY i))
+           FROM generate_series(0, 259) i);
+END $$;
+ANALYZE ga_wide;
+SELECT * FROM ga_check((SELECT 'SELECT c0, ' ||
+  string_agg(format('sum(c%s) AS s%s', i, i), ', ' ORDER BY i) || ' FROM ga_wide GROUP BY c0'
+  FROM generate_series(1, 259) i));
+DROP TABLE ga_wide;
+
 DROP MATERIALIZED VIEW ga_mv;
 DROP TABLE ga, ga_empty, ga_int, ga_err, ga_big, ga_pk, ga_outer, ga_alt, ga_temp;
 DROP FUNCTION ga_check(text, int);
