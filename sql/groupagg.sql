@@ -666,6 +666,21 @@ SELECT * FROM ga_check((SELECT 'SELECT c0, ' ||
   FROM generate_series(1, 259) i));
 DROP TABLE ga_wide;
 
+-- EXPLAIN ANALYZE counts the rows HAVING removes apart from those the WHERE
+-- clause's host quals remove (each "Rows Removed by Filter" under its own
+-- Filter), and says how many rows reached the groups as columns
+SET gpusel.explain_device_details = off;
+SET enable_hashagg = off;
+SET enable_sort = off;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT k, count(*) FROM ga WHERE t <> 'v1' GROUP BY k HAVING count(*) > 70;
+SELECT count(*) AS groups_kept FROM (SELECT k FROM ga WHERE t <> 'v1' GROUP BY k HAVING count(*) > 70) s;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
+SELECT k, count(*) FROM ga WHERE i4 > 0 GROUP BY k HAVING count(*) > 30;
+RESET enable_hashagg;
+RESET enable_sort;
+RESET gpusel.explain_device_details;
+
 DROP MATERIALIZED VIEW ga_mv;
 DROP TABLE ga, ga_empty, ga_int, ga_err, ga_big, ga_pk, ga_outer, ga_alt, ga_temp;
 DROP FUNCTION ga_check(text, int);

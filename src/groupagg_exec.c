@@ -43,6 +43,7 @@
 #include "utils/ruleutils.h"
 
 #include "groupagg.h"
+#include "guc.h"
 #include "keys.h"
 #include "percentile.h"
 #include "qual_compile.h"
@@ -123,6 +124,7 @@ struct GroupAggSink
 
 	/* columns that expression inputs read, and the row they are read from */
 	int			nexprcols;
+	bool		has_colstates;	/* some input is evaluated per row on the columns */
 	AttrNumber *exprcol_attnos;
 	int		   *exprcol_columns;
 	gs_coltype *exprcol_types;
@@ -149,6 +151,7 @@ struct GroupAggSink
 	/* EXPLAIN ANALYZE, over all (re)scans */
 	int64		groups_total;
 	int64		rows_aggregated;
+	int64		rows_from_columns;	/* of them, read from a batch's columns */
 };
 
 /* A 64-bit mixing step, so consecutive keys spread over the buckets. */
@@ -438,8 +441,11 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		in->state = GpuselInitExprForSlot(in->expr, false, ps, RelationGetDescr(rel),
 										  &TTSOpsBufferHeapTuple);
 		if (add_expr_columns(sink, in->expr))
+		{
 			in->colstate = GpuselInitExprForSlot(in->expr, false, ps, RelationGetDescr(rel),
 												 &TTSOpsVirtual);
+			sink->has_colstates = true;
+		}
 		else
 			sink->columnar = false;
 	}
@@ -820,12 +826,14 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 
 		if ((r & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
+		/* what an expression input allocates lives for one row */
+		if (sink->has_colstates)
+			ResetExprContext(econtext);
 		if (sink->nexprcols > 0)
 		{
 			/* the row's columns, for the expression inputs */
 			TupleTableSlot *slot = sink->colslot;
 
-			ResetExprContext(econtext);
 			ExecClearTuple(slot);
 			for (int e = 0; e < sink->nexprcols; e++)
 			{
@@ -856,6 +864,7 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 		}
 		add_row(sink);
 	}
+	sink->rows_from_columns += nrows;
 }
 
 /* A 128-bit integer as numeric. */
@@ -992,10 +1001,16 @@ GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix, Expla
 												useprefix, false));
 	if (keys != NIL)
 		ExplainPropertyList("Group Key", keys, es);
-	ExplainPropertyText("Input", sink->columnar ? "columns" : "rows", es);
 	if (es->analyze)
 	{
 		ExplainPropertyInteger("Groups", NULL, sink->groups_total, es);
 		ExplainPropertyInteger("Rows Aggregated", NULL, sink->rows_aggregated, es);
+		/*
+		 * How many arrived as a batch's columns rather than from their heap
+		 * tuples: a detail of the machine (on the GPU the first row of each
+		 * batch comes from its tuple).
+		 */
+		if (gpusel_explain_device_details)
+			ExplainPropertyInteger("Rows From Columns", NULL, sink->rows_from_columns, es);
 	}
 }

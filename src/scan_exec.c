@@ -387,7 +387,7 @@ eval_runs(GpuselScanState *state, ExprContext *econtext, bool device, bool host)
 			if (run->device)
 				state->removed_device++;
 			else
-				InstrCountFiltered1(state, 1);
+				state->removed_host++;
 			return false;
 		}
 	}

@@ -110,6 +110,7 @@ typedef struct GpuselScanState
 	int64		batches;
 	int64		rows_in;
 	int64		removed_device;
+	int64		removed_host;	/* not nfiltered1: a grouped scan counts HAVING there */
 	int64		bytes_moved;
 	int64		rechecks;
 	double		device_ms;

@@ -70,9 +70,7 @@ GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		show_removed("Rows Removed by Device Filter", state->removed_device, node, es);
 	show_quals("Filter", state->host_quals, node, ancestors, es);
 	if (es->analyze && state->host_quals != NIL)
-		show_removed("Rows Removed by Filter",
-					 node->ss.ps.instrument ? node->ss.ps.instrument->nfiltered1 : 0,
-					 node, es);
+		show_removed("Rows Removed by Filter", state->removed_host, node, es);
 	if (!es->analyze)
 		return;
 	if (gpusel_explain_device_details)
