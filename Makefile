@@ -26,7 +26,6 @@ OBJS = \
 	src/scan_exec.o \
 	src/scan_pages.o \
 	src/scan_explain.o \
-	src/percentile_scan.o \
 	src/percentile_builtins.o \
 	src/column_filter.o \
 	src/groupagg_plan.o \

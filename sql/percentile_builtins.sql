@@ -41,7 +41,7 @@ INSERT INTO pbi SELECT 7, -g, -g, date '2000-01-01' - g, lpad(g::text, 5, '0'), 
   FROM generate_series(1, 1007) g;
 ANALYZE pbi;
 
--- the plans: gpusel's aggregates, and GpuSelPercentile for a whole table
+-- the plans: gpusel's aggregates, and the grouped GpuSelScan
 EXPLAIN (VERBOSE, COSTS OFF)
 SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM pbi GROUP BY g;
 EXPLAIN (VERBOSE, COSTS OFF)
@@ -94,7 +94,7 @@ SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) AS p50, percentile_disc(0.
        ref_disc(0.5) WITHIN GROUP (ORDER BY x) AS ref_p50, ref_disc(0.9) WITHIN GROUP (ORDER BY x) AS ref_p90
 FROM pbi WHERE g = 6;
 
--- whole table (GpuSelPercentile), no rows, a NULL fraction
+-- whole table (the grouped scan), no rows, a NULL fraction
 SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY i) AS gpusel, (SELECT ref_disc(0.5) WITHIN GROUP (ORDER BY i) FROM pbi) AS pg
 FROM pbi;
 SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x), ref_disc(0.5) WITHIN GROUP (ORDER BY x) FROM pbi WHERE g = 99;

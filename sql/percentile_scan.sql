@@ -1,5 +1,5 @@
--- gpu_percentile over a whole table, answered by the GPU scan's page reader
--- (Custom Scan (GpuSelPercentile)) instead of an Aggregate: the same
+-- gpu_percentile over a whole table, answered by the grouped scan with one
+-- group (Custom Scan (GpuSelScan)) instead of an Aggregate: the same
 -- answers as percentile_disc, every time.
 LOAD 'gpusel';
 SET extra_float_digits = 0;

@@ -121,6 +121,8 @@ struct GroupAggSink
 	int			ncollections;
 	PercentileCollection *collections;
 	bool		columnar;		/* every input a native column, or an expression of them */
+	bool		count_only;		/* no GROUP BY, every aggregate count(*): rows need no reading */
+	bool		keys_only;		/* no GROUP BY, only percentiles of one plain column */
 
 	/* columns that expression inputs read, and the row they are read from */
 	int			nexprcols;
@@ -455,6 +457,16 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		memset(sink->colslot->tts_isnull, true,
 			   sizeof(bool) * RelationGetDescr(rel)->natts);
 	}
+	sink->count_only = nkeys == 0 && sink->ncollections == 0;
+	sink->keys_only = nkeys == 0 && sink->ncollections == 1 && sink->ninputs == 1 &&
+		sink->inputs[0].attno != 0;
+	for (i = 0; i < sink->naggs; i++)
+		if (sink->aggs[i].kind != GROUPAGG_PERCENTILE_DISC &&
+			sink->aggs[i].kind != GROUPAGG_PERCENTILE_CONT)
+			sink->keys_only = false;
+	for (i = 0; i < sink->naggs; i++)
+		if (sink->aggs[i].kind != GROUPAGG_COUNT_STAR)
+			sink->count_only = false;
 	sink->values = palloc(sizeof(Datum) * Max(sink->ninputs, 1));
 	sink->nulls = palloc(sizeof(bool) * Max(sink->ninputs, 1));
 	sink->bits = palloc(sizeof(uint64) * Max(sink->nkeys, 1));
@@ -595,15 +607,19 @@ grow_collection(GroupAggSink *sink, PercentileCollection *pc)
 {
 	int64		cap = pc->cap == 0 ? 65536 : pc->cap * 2;
 
+	/* without GROUP BY every key is group 0's: no group numbers are kept */
 	if (pc->cap == 0)
 	{
-		pc->groups = MemoryContextAllocExtended(sink->cxt, sizeof(uint32) * cap, MCXT_ALLOC_HUGE);
+		if (sink->nkeys > 0)
+			pc->groups = MemoryContextAllocExtended(sink->cxt, sizeof(uint32) * cap,
+													MCXT_ALLOC_HUGE);
 		pc->keys = MemoryContextAllocExtended(sink->cxt, (Size) pc->key_bytes * cap,
 											  MCXT_ALLOC_HUGE);
 	}
 	else
 	{
-		pc->groups = repalloc_huge(pc->groups, sizeof(uint32) * cap);
+		if (sink->nkeys > 0)
+			pc->groups = repalloc_huge(pc->groups, sizeof(uint32) * cap);
 		pc->keys = repalloc_huge(pc->keys, (Size) pc->key_bytes * cap);
 	}
 	pc->cap = cap;
@@ -620,6 +636,16 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 	int64	   *next;
 	int			kb = pc->key_bytes;
 
+	if (sink->nkeys == 0)
+	{
+		/* one group: the keys are its segment as they are */
+		pc->counts[0] = 0;
+		pc->counts[1] = pc->nkeys;
+		pc->segments = pc->keys != NULL ? pc->keys :
+			MemoryContextAlloc(sink->cxt, kb);
+		pc->keys = NULL;
+		return;
+	}
 	for (int64 g = 0; g < sink->ngroups; g++)
 	{
 		int64		n = pc->counts[g];
@@ -781,7 +807,8 @@ add_row(GroupAggSink *sink)
 		key = pc->keytype->to_key(v);
 		if (unlikely(key == pc->keytype->zero_key) && pc->keytype->is_negative_zero != NULL)
 			pc->zeros[g] |= pc->keytype->is_negative_zero(v) ? 1 : 2;
-		pc->groups[pc->nkeys] = (uint32) g;
+		if (pc->groups != NULL)
+			pc->groups[pc->nkeys] = (uint32) g;
 		if (pc->key_bytes == 4)
 			((uint32 *) pc->keys)[pc->nkeys] = (uint32) key;
 		else
@@ -811,6 +838,47 @@ GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot)
 }
 
 /*
+ * The whole-table percentile: the keys of one column go straight into the
+ * one group's collection, with no per-row cells.
+ */
+static void
+add_column_keys(GroupAggSink *sink, const void *values, const uint8 *nulls,
+				const uint32 *positions, int64 nrows)
+{
+	PercentileCollection *pc = &sink->collections[0];
+	gs_coltype	coltype = sink->inputs[0].coltype;
+	const KeyType *kt = pc->keytype;
+	int64		added = 0;
+
+	for (int64 r = 0; r < nrows; r++)
+	{
+		int64		row = positions != NULL ? (int64) positions[r] : r;
+		Datum		v;
+		uint64		key;
+
+		if ((r & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (nulls != NULL && nulls[row])
+			continue;
+		if (unlikely(pc->nkeys == pc->cap))
+			grow_collection(sink, pc);
+		v = GpuselLoadValue(values, row, coltype);
+		key = kt->to_key(v);
+		if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
+			pc->zeros[0] |= kt->is_negative_zero(v) ? 1 : 2;
+		if (pc->key_bytes == 4)
+			((uint32 *) pc->keys)[pc->nkeys] = (uint32) key;
+		else
+			((uint64 *) pc->keys)[pc->nkeys] = key;
+		pc->nkeys++;
+		added++;
+	}
+	pc->counts[0] += added;
+	sink->rows_aggregated += nrows;
+	sink->rows_from_columns += nrows;
+}
+
+/*
  * Adds the rows of a batch held as columns (GroupAggSinkSetColumns): the
  * rows at 'positions', or the first nrows rows when positions is NULL.
  */
@@ -820,6 +888,22 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 {
 	ExprContext *econtext = sink->ps->ps_ExprContext;
 
+	if (sink->keys_only)
+	{
+		add_column_keys(sink, values[sink->inputs[0].column],
+						has_nulls[sink->inputs[0].column] ? nulls[sink->inputs[0].column] : NULL,
+						positions, nrows);
+		return;
+	}
+	if (sink->count_only)
+	{
+		/* count(*) alone: a batch's rows are counted whole, as the device passed them */
+		for (int a = 0; a < sink->naggs; a++)
+			sink->cells[a].count += nrows;
+		sink->rows_aggregated += nrows;
+		sink->rows_from_columns += nrows;
+		return;
+	}
 	for (int64 r = 0; r < nrows; r++)
 	{
 		int64		row = positions != NULL ? (int64) positions[r] : r;

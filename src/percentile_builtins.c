@@ -9,8 +9,8 @@
  * signature before the query is planned.  gpu_percentile and
  * gpu_percentile_cont return exactly what the built-ins return (the same
  * NULL rules, errors and SQLSTATEs, shareable final functions), so nothing
- * but the plan changes: a whole-table percentile becomes Custom Scan
- * (GpuSelPercentile), and EXPLAIN VERBOSE names the gpusel aggregate.
+ * but the plan changes: a percentile over one table becomes the grouped
+ * Custom Scan (GpuSelScan), and EXPLAIN VERBOSE names the gpusel aggregate.
  *
  * Only the plan is rewritten, never a stored view or rule, and only where
  * the user may execute the gpusel aggregate.  Planning happens in the

@@ -181,8 +181,7 @@ static void
 init_runs(GpuselScanState *state, CustomScan *cscan)
 {
 	List	   *flags = (List *) list_nth(cscan->custom_private, GPUSEL_PRIV_DEVICE_FLAGS);
-	List	   *quals = (state->count_mode || state->group_mode) ?
-		state->count_quals : cscan->custom_exprs;
+	List	   *quals = state->group_mode ? state->upper_quals : cscan->custom_exprs;
 	List	   *current = NIL;
 	bool		current_device = false;
 	ListCell   *lc,
@@ -262,18 +261,17 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	int			flags = intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_FLAGS));
 	GpuselProgram *prog;
 
-	/* count(*) and grouped scans have no scan relation of their own: open the one they read */
-	state->count_mode = (flags & GPUSEL_SCAN_COUNT) != 0;
+	/* a grouped scan has no scan relation of its own: open the one it reads */
 	state->group_mode = (flags & GPUSEL_SCAN_GROUP) != 0;
 	state->relid = cscan->scan.scanrelid;
-	if (state->count_mode || state->group_mode)
+	if (state->group_mode)
 	{
 		Index		planned = intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_BASE_RELID));
 
 		state->relid = GpuselUpperScanRelid(cscan);
-		state->count_quals = copyObject(list_nth(cscan->custom_private, GPUSEL_PRIV_QUALS));
+		state->upper_quals = copyObject(list_nth(cscan->custom_private, GPUSEL_PRIV_QUALS));
 		if (state->relid != planned)
-			OffsetVarNodes((Node *) state->count_quals, state->relid - planned, 0);
+			OffsetVarNodes((Node *) state->upper_quals, state->relid - planned, 0);
 		/*
 		 * Not the node's ss_currentRelation: WHERE CURRENT OF would take
 		 * this one-row aggregate for a scan positioned on a row of it.
@@ -832,69 +830,6 @@ gpusel_recheck(ScanState *ss, TupleTableSlot *slot)
 }
 
 /*
- * Returns the one row of a scan that computes an aggregate (count(*),
- * gpu_percentile): every aggregate column of its custom_scan_tlist holds
- * the value, a junk column that only names the relation stays NULL, and
- * the row is projected into the plan's targetlist.
- */
-TupleTableSlot *
-GpuselReturnAggregateRow(ScanState *ss, Datum value, bool isnull)
-{
-	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
-	ExprContext *econtext = ss->ps.ps_ExprContext;
-	List	   *tlist = ((CustomScan *) ss->ps.plan)->custom_scan_tlist;
-
-	ExecClearTuple(slot);
-	for (int i = 0; i < slot->tts_tupleDescriptor->natts; i++)
-	{
-		bool		junk = list_nth_node(TargetEntry, tlist, i)->resjunk;
-
-		slot->tts_values[i] = junk ? (Datum) 0 : value;
-		slot->tts_isnull[i] = junk || isnull;
-	}
-	ExecStoreVirtualTuple(slot);
-	if (ss->ps.ps_ProjInfo == NULL)
-		return slot;
-	ResetExprContext(econtext);
-	econtext->ecxt_scantuple = slot;
-	return ExecProject(ss->ps.ps_ProjInfo);
-}
-
-/*
- * The count(*) scan: runs the whole scan, adding up the rows that pass
- * every qual (on the GPU path, a batch's count is the device's count of
- * positions, taken without touching the rows), and returns one row whose
- * columns all hold that count, projected into the plan's targetlist.
- */
-static TupleTableSlot *
-count_rows(GpuselScanState *state)
-{
-	ScanState  *ss = &state->css.ss;
-	int64		count = 0;
-	TupleTableSlot *row;
-
-	if (state->count_done)
-		return NULL;
-	for (;;)
-	{
-		if (state->use_gpu && state->out_slot >= 0 && !state->out_recheck &&
-			!state->has_host_quals)
-		{
-			/* a batch the device finished: take its count whole */
-			count += state->npositions - state->out_next;
-			state->out_next = state->npositions;
-		}
-		row = gpusel_next(ss);
-		if (TupIsNull(row))
-			break;
-		count++;
-	}
-	state->count_done = true;
-
-	return GpuselReturnAggregateRow(ss, Int64GetDatum(count), false);
-}
-
-/*
  * ExecCustomScan: ExecScan does EvalPlanQual and projection.  When the
  * targetlist is empty (count(*)) and no host qual runs, every row projects
  * to the same empty tuple: it is returned directly, without ExecScan's
@@ -905,8 +840,6 @@ gpusel_exec(CustomScanState *node)
 {
 	GpuselScanState *state = (GpuselScanState *) node;
 
-	if (state->count_mode)
-		return count_rows(state);
 	if (state->group_mode)
 		return GpuselGroupScanNext(state);
 	if (state->empty_output && node->ss.ps.state->es_epq_active == NULL)
@@ -966,7 +899,6 @@ gpusel_rescan(CustomScanState *node)
 	state->scan_rows = 0;
 	state->started = false;
 	state->consts_ready = false;
-	state->count_done = false;
 	if (state->sink != NULL)
 		GroupAggSinkReset(state->sink);
 	state->groups_filled = false;

@@ -58,11 +58,9 @@ typedef struct GpuselScanState
 	double		rel_tuples;
 	EvalOrder	cpu_order;		/* the CPU path's order */
 	int			out_natts;		/* columns the targetlist reads: 1..out_natts */
-	bool		count_mode;		/* returns count(*) of the passing rows, one row */
-	bool		count_done;		/* that row was returned in this (re)scan */
 	Index		relid;			/* range table index of the scanned relation */
 	Relation	rel;			/* the scanned relation */
-	List	   *count_quals;	/* count(*) and grouped scans: quals, Vars at relid */
+	List	   *upper_quals;	/* grouped scan: its quals, Vars at relid */
 	bool		group_mode;		/* returns one row per group (groupagg.h) */
 	GroupAggSink *sink;			/* grouped scan: the groups */
 	bool		groups_filled;	/* every row went into its group in this (re)scan */

@@ -53,11 +53,6 @@ GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 {
 	GpuselScanState *state = (GpuselScanState *) node;
 
-	if (state->count_mode)
-	{
-		ExplainPropertyText("Relation", RelationGetRelationName(state->rel), es);
-		ExplainPropertyText("Device Aggregate", "count(*)", es);
-	}
 	if (state->group_mode)
 	{
 		ExplainPropertyText("Relation", RelationGetRelationName(state->rel), es);

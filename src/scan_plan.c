@@ -89,18 +89,10 @@ static List *order_quals_as_postgres(PlannerInfo *root, List *rinfos);
 static Plan *plan_gpusel_path(PlannerInfo *root, RelOptInfo *rel,
 							  CustomPath *best_path, List *tlist,
 							  List *clauses, List *custom_plans);
-static Plan *plan_gpusel_count_path(PlannerInfo *root, RelOptInfo *rel,
-									CustomPath *best_path, List *tlist,
-									List *clauses, List *custom_plans);
 
 static CustomPathMethods gpusel_path_methods = {
 	.CustomName = GPUSEL_SCAN_NAME,
 	.PlanCustomPath = plan_gpusel_path,
-};
-
-static CustomPathMethods gpusel_count_path_methods = {
-	.CustomName = GPUSEL_SCAN_NAME,
-	.PlanCustomPath = plan_gpusel_count_path,
 };
 
 /* Whether the relation is a heap table (or partition) the scan can read. */
@@ -588,178 +580,20 @@ order_quals_as_postgres(PlannerInfo *root, List *rinfos)
 }
 
 /*
- * Adds a one-row path for the grouping step that a scan computes itself
- * (count(*), gpu_percentile): not parallel, no pathkeys, all its cost at
- * startup, since nothing is returned before the whole table is read.
- */
-void
-GpuselAddUpperPath(RelOptInfo *output_rel, PathTarget *target, Cost cost,
-				   List *custom_private, const CustomPathMethods *methods)
-{
-	CustomPath *cpath = makeNode(CustomPath);
-
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = output_rel;
-	cpath->path.pathtarget = target;
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = 1;
-	cpath->path.pathkeys = NIL;
-	cpath->path.startup_cost = cost;
-	cpath->path.total_cost = cost;
-	cpath->flags = 0;
-	cpath->custom_paths = NIL;
-	cpath->custom_private = custom_private;
-	cpath->methods = methods;
-	add_path(output_rel, &cpath->path);
-}
-
-/* Whether every output column of the grouping step is a plain count(*). */
-static bool
-target_is_count_star(PathTarget *target)
-{
-	ListCell   *lc;
-
-	if (target == NULL || target->exprs == NIL)
-		return false;
-	foreach(lc, target->exprs)
-	{
-		Aggref	   *agg = (Aggref *) lfirst(lc);
-
-		if (!IsA(agg, Aggref) || agg->aggfnoid != F_COUNT_ || !agg->aggstar ||
-			agg->aggfilter != NULL || agg->aggdistinct != NIL ||
-			agg->aggorder != NIL || agg->agglevelsup != 0 ||
-			agg->aggsplit != AGGSPLIT_SIMPLE)
-			return false;
-	}
-	return true;
-}
-
-/*
- * create_upper_paths_hook: SELECT count(*) over a GpuSelScan whose quals
- * all run on the device becomes one scan that adds up the device's counts
- * of passing rows, so no surviving row travels through the executor.
+ * create_upper_paths_hook: at the grouping step of a query over one base
+ * relation, offers the grouped scan (groupagg_plan.c), which also answers
+ * a whole-table percentile and count(*) under device quals.
  */
 static void
 gpusel_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
 						  RelOptInfo *input_rel, RelOptInfo *output_rel,
 						  void *extra)
 {
-	Query	   *parse = root->parse;
-	PathTarget *target;
-	CustomPath *scan_path = NULL;
-	List	   *items;
-	bool		any_marked;
-	NodeTag		param = T_Param;
-	ListCell   *lc;
-
 	if (prev_create_upper_paths_hook)
 		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
 
 	if (stage == UPPERREL_GROUP_AGG && input_rel->reloptkind == RELOPT_BASEREL)
 		GpuselAddGroupAggPath(root, input_rel, output_rel, extra);
-	if (stage != UPPERREL_GROUP_AGG || input_rel->reloptkind != RELOPT_BASEREL ||
-		parse->groupClause != NIL || parse->groupingSets != NIL ||
-		parse->havingQual != NULL || parse->hasTargetSRFs)
-		return;
-	if (((GroupPathExtraData *) extra)->patype != PARTITIONWISE_AGGREGATE_NONE)
-		return;
-	GpuselAddPercentilePath(root, input_rel, output_rel);
-	target = root->upper_targets[UPPERREL_GROUP_AGG];
-	if (!target_is_count_star(target))
-		return;
-
-	/* our scan must be the relation's best plain path */
-	foreach(lc, input_rel->pathlist)
-	{
-		Path	   *path = lfirst(lc);
-
-		if (IsA(path, CustomPath) &&
-			((CustomPath *) path)->methods == &gpusel_path_methods)
-			scan_path = (CustomPath *) path;
-	}
-	if (scan_path == NULL || input_rel->cheapest_total_path != &scan_path->path)
-		return;
-
-	/* every qual on the device, none a pseudoconstant or a parameter */
-	foreach(lc, input_rel->baserestrictinfo)
-	{
-		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-
-		if (rinfo->pseudoconstant || contains_node_tag((Node *) rinfo->clause, &param))
-			return;
-	}
-	items = split_quals(input_rel, order_quals_as_postgres(root, input_rel->baserestrictinfo),
-						&any_marked);
-	if (item_exprs(items, false) != NIL)
-		return;
-
-	/* the scan's cost, without handing each surviving row on */
-	GpuselAddUpperPath(output_rel, target,
-					   scan_path->path.total_cost -
-					   scan_path->path.rows * GPUSEL_EMIT_FACTOR * cpu_operator_cost,
-					   list_make1(input_rel), &gpusel_count_path_methods);
-}
-
-/*
- * PlanCustomPath of the count(*) scan: a CustomScan with no scan relation
- * of its own (scanrelid 0) whose one-row output holds the count; the quals
- * and the relation travel in custom_private, out of setrefs' reach, because
- * their Vars belong to the relation below, not to the scan's output.  The
- * executor moves them to the relation's place in the final range table,
- * which it reads from a junk Var that setrefs did move.
- */
-static Plan *
-plan_gpusel_count_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
-					   List *tlist, List *clauses, List *custom_plans)
-{
-	RelOptInfo *base = (RelOptInfo *) linitial(best_path->custom_private);
-	CustomScan *cscan = makeNode(CustomScan);
-	List	   *items;
-	List	   *exprs = NIL;
-	List	   *device_flags = NIL;
-	bool		any_marked;
-	int			flags = GPUSEL_SCAN_COUNT;
-	ListCell   *lc;
-
-	items = split_quals(base, order_quals_as_postgres(root, base->baserestrictinfo),
-						&any_marked);
-	foreach(lc, items)
-	{
-		QualItem   *item = lfirst(lc);
-
-		Assert(item->device);
-		exprs = lappend(exprs, item->expr);
-		device_flags = lappend_int(device_flags, item->device ? 1 : 0);
-	}
-	if (any_marked)
-		flags |= GPUSEL_SCAN_MARKED;
-
-	cscan->scan.plan.targetlist = tlist;
-	cscan->scan.plan.qual = NIL;
-	cscan->scan.scanrelid = 0;
-	cscan->flags = best_path->flags;
-	cscan->custom_plans = custom_plans;
-	cscan->custom_exprs = NIL;
-	cscan->custom_private = list_make5(device_flags,
-									   makeInteger(flags),
-									   makeFloat(psprintf("%.1f", base->tuples)),
-									   exprs,
-									   makeInteger(base->relid));
-	/*
-	 * A junk ctid Var of the relation rides in custom_scan_tlist, where
-	 * setrefs moves it with the range table: the executor reads the
-	 * relation's final range table index from it.
-	 */
-	cscan->custom_scan_tlist =
-		lappend(list_copy(tlist),
-				makeTargetEntry((Expr *) makeVar(base->relid, SelfItemPointerAttributeNumber,
-												 TIDOID, -1, InvalidOid, 0),
-								list_length(tlist) + 1, NULL, true));
-	cscan->methods = &gpusel_scan_methods;
-	return &cscan->scan.plan;
 }
 
 /*
@@ -806,6 +640,5 @@ GpuselScanInit(void)
 	set_rel_pathlist_hook = gpusel_set_rel_pathlist;
 	prev_create_upper_paths_hook = create_upper_paths_hook;
 	create_upper_paths_hook = gpusel_create_upper_paths;
-	GpuselPercentileScanInit();
 	GpuselScanExecInit();
 }

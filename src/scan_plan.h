@@ -9,9 +9,9 @@
  * the executor evaluates the host quals itself, because a batch that the
  * device could not finish is re-evaluated with all quals in that order.
  *
- * SELECT count(*) over such a scan, with every qual on the device, plans as
- * a GpuSelScan of its own (scanrelid 0, GPUSEL_SCAN_COUNT) that returns the
- * count: its quals are in custom_private, and the last (junk) entry of its
+ * A grouped scan (groupagg.h) is a GpuSelScan with no scan relation of its
+ * own (scanrelid 0, GPUSEL_SCAN_GROUP) that returns one row per group: its
+ * quals are in custom_private, and the last (junk) entry of its
  * custom_scan_tlist is a Var of the relation it reads.
  */
 #ifndef GPUSEL_SCAN_PLAN_H
@@ -30,32 +30,23 @@
 #define GPUSEL_PRIV_DEVICE_FLAGS	0	/* IntList: 1 where custom_exprs[i] is a device qual */
 #define GPUSEL_PRIV_FLAGS			1	/* Integer: GPUSEL_SCAN_* bits */
 #define GPUSEL_PRIV_REL_TUPLES		2	/* Float: the relation's estimated size, in rows */
-/* count(*) scans only (scanrelid 0): */
+/* grouped scans only (scanrelid 0): */
 #define GPUSEL_PRIV_QUALS			3	/* List: the quals, in place of custom_exprs */
 #define GPUSEL_PRIV_BASE_RELID		4	/* Integer: the relation's range table index when planned */
 
 /* Bits of GPUSEL_PRIV_FLAGS. */
 #define GPUSEL_SCAN_NEEDS_TUPLES	0x01	/* some column is read above the device filter */
 #define GPUSEL_SCAN_MARKED			0x02	/* planned because of gpu_filter() */
-#define GPUSEL_SCAN_COUNT			0x04	/* returns count(*) of the passing rows */
-#define GPUSEL_SCAN_GROUP			0x08	/* returns one row per group (groupagg.h) */
+#define GPUSEL_SCAN_GROUP			0x04	/* returns one row per group (groupagg.h) */
 
 extern void GpuselScanInit(void);
 extern bool GpuselRelIsReadable(RelOptInfo *rel, RangeTblEntry *rte);
 extern bool GpuselUpperQuals(PlannerInfo *root, RelOptInfo *rel, List **exprs,
 							 List **device_flags, bool *any_marked);
-extern void GpuselAddUpperPath(RelOptInfo *output_rel, PathTarget *target, Cost cost,
-							   List *custom_private, const CustomPathMethods *methods);
-
-/* percentile_scan.c */
-extern void GpuselAddPercentilePath(PlannerInfo *root, RelOptInfo *input_rel,
-									RelOptInfo *output_rel);
-extern void GpuselPercentileScanInit(void);
 
 /* scan_exec.c */
 extern CustomScanMethods gpusel_scan_methods;
 extern void GpuselScanExecInit(void);
 extern Index GpuselUpperScanRelid(CustomScan *cscan);
-extern TupleTableSlot *GpuselReturnAggregateRow(ScanState *ss, Datum value, bool isnull);
 
 #endif							/* GPUSEL_SCAN_PLAN_H */
