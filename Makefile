@@ -30,6 +30,7 @@ OBJS = \
 	src/column_filter.o \
 	src/groupagg_plan.o \
 	src/groupagg_exec.o \
+	src/groupagg_results.o \
 	src/groupagg_scan.o
 
 REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions groupagg upgrade

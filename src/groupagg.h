@@ -5,15 +5,17 @@
  *
  * The planner side (groupagg_plan.c) recognises the query shape at the
  * grouping step and plans a GpuSelScan with no scan relation of its own
- * (scanrelid 0, GPUSEL_SCAN_GROUP), as the count(*) scan is planned.  Its
- * custom_scan_tlist holds the group keys, then the aggregates, then a junk
- * ctid Var naming the relation; the plan's targetlist and its qual (the
- * HAVING clause) refer to those entries.
+ * (scanrelid 0, GPUSEL_SCAN_GROUP).  Its custom_scan_tlist holds the group
+ * keys, then the aggregates, then a junk ctid Var naming the relation; the
+ * plan's targetlist and its qual (the HAVING clause) refer to those
+ * entries.
  *
- * The executor side (groupagg_exec.c) is a sink the scan feeds with the
- * rows that pass the WHERE clause: from a heap slot one row at a time, or
- * from the columns of a batch (the device filter's staging arrays, or a
- * column buffer filled straight from heap pages).  Rows go into groups by
+ * The executor side (groupagg_exec.c, with groupagg_results.c for the
+ * results and groupagg_internal.h for the state they share) is a sink the
+ * scan (groupagg_scan.c) feeds with the rows that pass the WHERE clause:
+ * from a heap slot one row at a time, or from the columns of a batch (the
+ * device filter's staging arrays, or a column buffer filled straight from
+ * heap pages).  Rows go into groups by
  * hashing; each group keeps count/sum/avg/min/max cells and, for
  * percentiles, its keys; the results come out one group at a time.
  */
@@ -45,7 +47,7 @@ typedef enum GroupAggKind
 	GROUPAGG_PERCENTILE_CONT	/* gpu_percentile_cont over float8 */
 } GroupAggKind;
 
-/* Positions in CustomScan.custom_private after the count(*) scan's ones. */
+/* Positions in CustomScan.custom_private after scan_plan.h's ones. */
 #define GPUSEL_PRIV_GROUP_NKEYS		5	/* Integer: leading key entries of custom_scan_tlist */
 
 /* groupagg_plan.c */

@@ -404,7 +404,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
  * PlanCustomPath: a GpuSelScan with no scan relation of its own whose
  * custom_scan_tlist is the keys, the aggregates and a junk ctid Var; the
  * targetlist and HAVING refer to those entries after setrefs.  The quals
- * travel in custom_private as the count(*) scan's do.
+ * travel in custom_private (scan_plan.h).
  */
 static Plan *
 plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,

@@ -1,0 +1,123 @@
+/*
+ * groupagg_internal.h
+ *	  The grouped scan's sink state, shared by its row side
+ *	  (groupagg_exec.c: groups, cells, collections) and its result side
+ *	  (groupagg_results.c: segments, final values, EXPLAIN).
+ */
+#ifndef GPUSEL_GROUPAGG_INTERNAL_H
+#define GPUSEL_GROUPAGG_INTERNAL_H
+
+#include "postgres.h"
+
+#include "executor/tuptable.h"
+#include "nodes/execnodes.h"
+
+#include "groupagg.h"
+#include "keys.h"
+#include "percentile.h"
+
+/* One expression read per row: a group key or an aggregate's input. */
+typedef struct GroupInput
+{
+	Expr	   *expr;
+	ExprState  *state;			/* NULL for a plain column */
+	ExprState  *colstate;		/* an expression over native columns, for colslot */
+	AttrNumber	attno;			/* a plain column: its number, else 0 */
+	Oid			typid;
+	bool		deviceable;		/* a type the scan reads natively */
+	gs_coltype	coltype;
+	int			column;			/* columnar input: its batch column, else -1 */
+	const KeyType *keytype;		/* NULL: hashed by its Datum (bool, count's input) */
+} GroupInput;
+
+/* One aggregate of the query. */
+typedef struct GroupAggDesc
+{
+	GroupAggKind kind;
+	int			input;			/* index into inputs; -1 for count(*) */
+	Oid			input_type;
+	int			collection;		/* percentiles: their key collection */
+	Const	   *fraction;		/* percentiles: float8 or float8[] */
+} GroupAggDesc;
+
+/*
+ * Keys of one percentile ORDER BY input.  Rows append (group, key) pairs in
+ * scan order; before the first result a counting sort by group turns them
+ * into one segment per group, which selection reads in place.
+ */
+typedef struct PercentileCollection
+{
+	int			input;
+	bool		descending;
+	Oid			typid;
+	PercentileState *like;		/* type, order and key mapping; holds no keys */
+	const KeyType *keytype;
+	int			key_bytes;
+	int64		nkeys;			/* pairs appended */
+	int64		cap;
+	uint32	   *groups;			/* per pair */
+	char	   *keys;			/* per pair, key_bytes each */
+	int64	   *counts;			/* per group: its keys; then its segment's start */
+	uint8	   *zeros;			/* per group: 1 = saw -0, 2 = saw +0 */
+	char	   *segments;		/* the keys by group, after the counting sort */
+} PercentileCollection;
+
+/* Running state of one aggregate in one group. */
+typedef struct GroupCell
+{
+	int128		isum;			/* integer sums, exact */
+	double		fsum;			/* float sums; avg(float)'s sum(X) */
+	double		sxx;			/* avg(float): float8_accum's Sxx */
+	int64		count;			/* non-NULL inputs (all rows for count(*)) */
+	uint64		key;			/* min/max: key of the value kept */
+	Datum		value;			/* min/max: the value kept */
+} GroupCell;
+
+struct GroupAggSink
+{
+	PlanState  *ps;
+	MemoryContext cxt;			/* groups and cells; reset on rescan */
+	int			nkeys;
+	int			ninputs;
+	GroupInput *inputs;			/* the keys first, then other inputs */
+	int			naggs;
+	GroupAggDesc *aggs;
+	int			ncollections;
+	PercentileCollection *collections;
+	bool		columnar;		/* every input a native column, or an expression of them */
+	bool		count_only;		/* no GROUP BY, every aggregate count(*): rows need no reading */
+	bool		keys_only;		/* no GROUP BY, only percentiles of one plain column */
+
+	/* columns that expression inputs read, and the row they are read from */
+	int			nexprcols;
+	bool		has_colstates;	/* some input is evaluated per row on the columns */
+	AttrNumber *exprcol_attnos;
+	int		   *exprcol_columns;
+	gs_coltype *exprcol_types;
+	TupleTableSlot *colslot;
+
+	/* groups, in the order of their first row */
+	int64		ngroups;
+	int64		capacity;
+	uint64	   *hashes;
+	uint64	   *keybits;		/* ngroups x nkeys */
+	Datum	   *keyvalues;
+	bool	   *keynulls;
+	GroupCell  *cells;			/* ngroups x naggs */
+	int64	   *buckets;		/* open addressing: group + 1, 0 when empty */
+	uint64		bucket_mask;
+
+	/* one row's inputs */
+	Datum	   *values;
+	bool	   *nulls;
+	uint64	   *bits;
+
+	int64		next_group;		/* next group to return */
+
+	/* EXPLAIN ANALYZE, over all (re)scans */
+	int64		groups_total;
+	int64		rows_aggregated;
+	int64		rows_from_columns;	/* of them, read from a batch's columns */
+};
+
+#endif							/* GPUSEL_GROUPAGG_INTERNAL_H */

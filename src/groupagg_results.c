@@ -1,0 +1,215 @@
+/*
+ * groupagg_results.c
+ *	  The grouped scan's results: each group's row, with every aggregate's
+ *	  final value as PostgreSQL's final function gives it, after the
+ *	  percentile keys are sorted into one segment per group; and the sink's
+ *	  EXPLAIN lines.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type_d.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/fmgrprotos.h"
+#include "utils/memutils.h"
+#include "utils/numeric.h"
+#include "utils/ruleutils.h"
+
+#include "groupagg_internal.h"
+#include "guc.h"
+
+/*
+ * Counting sort of a collection's pairs by group: afterwards counts[g] is
+ * where group g's segment starts and counts[g + 1] where it ends.
+ */
+static void
+segment_collection(GroupAggSink *sink, PercentileCollection *pc)
+{
+	int64		start = 0;
+	int64	   *next;
+	int			kb = pc->key_bytes;
+
+	if (sink->nkeys == 0)
+	{
+		/* one group: the keys are its segment as they are */
+		pc->counts[0] = 0;
+		pc->counts[1] = pc->nkeys;
+		pc->segments = pc->keys != NULL ? pc->keys :
+			MemoryContextAlloc(sink->cxt, kb);
+		pc->keys = NULL;
+		return;
+	}
+	for (int64 g = 0; g < sink->ngroups; g++)
+	{
+		int64		n = pc->counts[g];
+
+		pc->counts[g] = start;
+		start += n;
+	}
+	pc->counts[sink->ngroups] = start;
+	pc->segments = MemoryContextAllocExtended(sink->cxt, (Size) kb * Max(start, 1),
+											  MCXT_ALLOC_HUGE);
+	next = MemoryContextAllocExtended(sink->cxt, sizeof(int64) * Max(sink->ngroups, 1),
+									  MCXT_ALLOC_HUGE);
+	memcpy(next, pc->counts, sizeof(int64) * sink->ngroups);
+	for (int64 i = 0; i < pc->nkeys; i++)
+	{
+		int64		at = next[pc->groups[i]]++;
+
+		if ((i & 0xFFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		if (kb == 4)
+			((uint32 *) pc->segments)[at] = ((uint32 *) pc->keys)[i];
+		else
+			((uint64 *) pc->segments)[at] = ((uint64 *) pc->keys)[i];
+	}
+	pfree(next);
+	if (pc->groups != NULL)
+		pfree(pc->groups);
+	if (pc->keys != NULL)
+		pfree(pc->keys);
+	pc->groups = NULL;
+	pc->keys = NULL;
+}
+
+/* A 128-bit integer as numeric. */
+static Datum
+int128_to_numeric(int128 value)
+{
+	char		buf[48];
+	char	   *p = buf + sizeof(buf);
+	uint128		u = value < 0 ? -(uint128) value : (uint128) value;
+
+	*--p = '\0';
+	do
+	{
+		*--p = '0' + (int) (u % 10);
+		u /= 10;
+	} while (u != 0);
+	if (value < 0)
+		*--p = '-';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/* The final value of one aggregate in group g, as PostgreSQL's final function gives it. */
+static Datum
+final_value(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, int64 g, bool *isnull)
+{
+	*isnull = false;
+	switch (desc->kind)
+	{
+		case GROUPAGG_COUNT_STAR:
+		case GROUPAGG_COUNT:
+			return Int64GetDatum(cell->count);
+		case GROUPAGG_PERCENTILE_DISC:
+		case GROUPAGG_PERCENTILE_CONT:
+			{
+				PercentileCollection *pc = &sink->collections[desc->collection];
+				int64		start = pc->counts[g];
+
+				return GpuselPercentileResultForKeys(pc->like,
+													 pc->segments + start * pc->key_bytes,
+													 pc->counts[g + 1] - start,
+													 (pc->zeros[g] & 1) != 0,
+													 (pc->zeros[g] & 2) != 0,
+													 desc->fraction->constvalue,
+													 desc->fraction->constisnull,
+													 desc->fraction->consttype == FLOAT8ARRAYOID,
+													 desc->kind == GROUPAGG_PERCENTILE_CONT,
+													 isnull);
+			}
+		default:
+			break;
+	}
+	if (cell->count == 0)
+	{
+		*isnull = true;			/* no non-NULL input */
+		return (Datum) 0;
+	}
+	switch (desc->kind)
+	{
+		case GROUPAGG_SUM_INT:
+			return Int64GetDatum((int64) cell->isum);
+		case GROUPAGG_SUM_INT8:
+			return int128_to_numeric(cell->isum);
+		case GROUPAGG_AVG_INT:
+			return DirectFunctionCall2(numeric_div, int128_to_numeric(cell->isum),
+									   NumericGetDatum(int64_to_numeric(cell->count)));
+		case GROUPAGG_SUM_FLOAT4:
+			return Float4GetDatum((float4) cell->fsum);
+		case GROUPAGG_SUM_FLOAT8:
+			return Float8GetDatum(cell->fsum);
+		case GROUPAGG_AVG_FLOAT:
+			return Float8GetDatum(cell->fsum / (double) cell->count);
+		case GROUPAGG_MIN:
+		case GROUPAGG_MAX:
+			return cell->value;
+		default:
+			elog(ERROR, "gpusel: unexpected aggregate kind %d", (int) desc->kind);
+	}
+	return (Datum) 0;
+}
+
+/*
+ * Stores the next group's row in the scan slot: its keys, its aggregates
+ * and NULL in the junk column.  Results are computed in the caller's
+ * per-tuple memory.  Returns false after the last group.
+ */
+bool
+GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot)
+{
+	MemoryContext old;
+	int64		g;
+	int			natts = scanslot->tts_tupleDescriptor->natts;
+
+	if (sink->next_group >= sink->ngroups)
+		return false;
+	if (sink->next_group == 0)
+		for (int c = 0; c < sink->ncollections; c++)
+			segment_collection(sink, &sink->collections[c]);
+	g = sink->next_group++;
+	sink->groups_total++;
+	ExecClearTuple(scanslot);
+	for (int k = 0; k < sink->nkeys; k++)
+	{
+		scanslot->tts_values[k] = sink->keyvalues[g * sink->nkeys + k];
+		scanslot->tts_isnull[k] = sink->keynulls[g * sink->nkeys + k];
+	}
+	old = MemoryContextSwitchTo(sink->ps->ps_ExprContext->ecxt_per_tuple_memory);
+	for (int a = 0; a < sink->naggs; a++)
+		scanslot->tts_values[sink->nkeys + a] =
+			final_value(sink, &sink->aggs[a], &sink->cells[g * sink->naggs + a], g,
+						&scanslot->tts_isnull[sink->nkeys + a]);
+	MemoryContextSwitchTo(old);
+	for (int i = sink->nkeys + sink->naggs; i < natts; i++)
+		scanslot->tts_isnull[i] = true;
+	ExecStoreVirtualTuple(scanslot);
+	return true;
+}
+
+/* EXPLAIN: the group keys and aggregates; with ANALYZE, groups and rows. */
+void
+GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix, ExplainState *es)
+{
+	List	   *keys = NIL;
+
+	for (int k = 0; k < sink->nkeys; k++)
+		keys = lappend(keys, deparse_expression((Node *) sink->inputs[k].expr, deparse_cxt,
+												useprefix, false));
+	if (keys != NIL)
+		ExplainPropertyList("Group Key", keys, es);
+	if (es->analyze)
+	{
+		ExplainPropertyInteger("Groups", NULL, sink->groups_total, es);
+		ExplainPropertyInteger("Rows Aggregated", NULL, sink->rows_aggregated, es);
+		/*
+		 * How many arrived as a batch's columns rather than from their heap
+		 * tuples: a detail of the machine (on the GPU the first row of each
+		 * batch comes from its tuple).
+		 */
+		if (gpusel_explain_device_details)
+			ExplainPropertyInteger("Rows From Columns", NULL, sink->rows_from_columns, es);
+	}
+}
