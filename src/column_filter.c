@@ -19,7 +19,8 @@ typedef struct ColumnTest
 {
 	int			column;			/* in the batch */
 	gs_coltype	coltype;
-	bool		widen;			/* the column's value widens to the compared type */
+	Oid			coltypid;		/* the column's type ... */
+	Oid			compared;		/* ... and the (wider) type it is compared in */
 	const KeyType *keytype;		/* of the compared type */
 	StrategyNumber strategy;	/* BTLessStrategyNumber .. BTGreaterStrategyNumber */
 	uint64		key;			/* the constant's key */
@@ -122,7 +123,8 @@ make_test(Expr *qual, const GpuselProgram *prog, ColumnTest *test, bool *never)
 	compared = compared_type(var->vartype, cst->consttype);
 	test->keytype = KeyTypeLookup(compared);
 	test->column = column_of(prog, var->varattno);
-	test->widen = compared != var->vartype;
+	test->coltypid = var->vartype;
+	test->compared = compared;
 	if (test->keytype == NULL || test->column < 0 ||
 		!GpuselTypeIsDeviceable(var->vartype, &test->coltype))
 		return false;
@@ -208,24 +210,6 @@ ColumnFilterCreate(List *quals, const GpuselProgram *prog, List **rest)
 	return filter;
 }
 
-/* A column value widened to the compared type of its test. */
-static inline Datum
-widen_column(Datum v, gs_coltype coltype, const KeyType *compared)
-{
-	switch (coltype)
-	{
-		case GS_COL_INT2:
-			return compared->typid == INT8OID ? Int64GetDatum(DatumGetInt16(v)) :
-				Int32GetDatum(DatumGetInt16(v));
-		case GS_COL_INT4:
-			return Int64GetDatum(DatumGetInt32(v));
-		case GS_COL_FLOAT4:
-			return Float8GetDatum((float8) DatumGetFloat4(v));
-		default:
-			return v;
-	}
-}
-
 /* Whether a key passes a test. */
 static inline bool
 key_passes(uint64 key, const ColumnTest *t)
@@ -273,9 +257,7 @@ ColumnFilterApply(ColumnFilter *filter, const GpuselStaging *staging, int64 nrow
 
 			if (nulls != NULL && nulls[row])
 				continue;
-			v = GpuselLoadValue(values, row, t->coltype);
-			if (t->widen)
-				v = widen_column(v, t->coltype, t->keytype);
+			v = widen_value(GpuselLoadValue(values, row, t->coltype), t->coltypid, t->compared);
 			if (key_passes(t->keytype->to_key(v), t))
 				positions[kept++] = (uint32) row;
 		}

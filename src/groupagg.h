@@ -51,7 +51,6 @@ typedef enum GroupAggKind
 #define GPUSEL_PRIV_GROUP_NKEYS		5	/* Integer: leading key entries of custom_scan_tlist */
 
 /* groupagg_plan.c */
-extern bool GpuselIsExtensionFunction(Oid funcid, const char *name);
 extern bool GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending);
 extern void GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel,
 								  RelOptInfo *output_rel, void *extra);

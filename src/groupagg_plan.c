@@ -24,11 +24,8 @@
 #include <math.h>
 
 #include "access/sysattr.h"
-#include "catalog/dependency.h"
 #include "catalog/pg_aggregate_d.h"
-#include "catalog/pg_proc_d.h"
 #include "catalog/pg_type_d.h"
-#include "commands/extension.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -47,6 +44,7 @@
 #include "groupagg.h"
 #include "guc.h"
 #include "keys.h"
+#include "percentile_builtins.h"
 #include "qual_compile.h"
 #include "scan_plan.h"
 
@@ -78,20 +76,6 @@ static CustomPathMethods groupagg_path_methods = {
 	.PlanCustomPath = plan_groupagg_path,
 };
 
-/* Whether a function belongs to this extension and has the given name. */
-bool
-GpuselIsExtensionFunction(Oid funcid, const char *name)
-{
-	Oid			extoid = get_extension_oid("gpusel", true);
-	char	   *fname;
-
-	if (!OidIsValid(extoid) ||
-		getExtensionOfObject(ProcedureRelationId, funcid) != extoid)
-		return false;
-	fname = get_func_name(funcid);
-	return fname != NULL && strcmp(fname, name) == 0;
-}
-
 /* The one input expression of an Aggref, or NULL. */
 static Expr *
 aggref_input(Aggref *agg)
@@ -121,6 +105,7 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 		SortGroupClause *sortcl;
 		TypeCacheEntry *tc;
 		Oid			typid;
+		bool		continuous;
 
 		if (input == NULL || list_length(agg->aggorder) != 1 ||
 			list_length(agg->aggdirectargs) != 1)
@@ -139,13 +124,10 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 			*descending = true;
 		else if (sortcl->sortop != tc->lt_opr)
 			return false;
-		if (GpuselIsExtensionFunction(agg->aggfnoid, "gpu_percentile"))
-			*kind = GROUPAGG_PERCENTILE_DISC;
-		else if (GpuselIsExtensionFunction(agg->aggfnoid, "gpu_percentile_cont") &&
-				 typid == FLOAT8OID)
-			*kind = GROUPAGG_PERCENTILE_CONT;
-		else
+		if (!GpuselIsPercentileAggregate(agg->aggfnoid, &continuous) ||
+			(continuous && typid != FLOAT8OID))
 			return false;
+		*kind = continuous ? GROUPAGG_PERCENTILE_CONT : GROUPAGG_PERCENTILE_DISC;
 		return true;
 	}
 	if (agg->aggkind != AGGKIND_NORMAL || agg->aggorder != NIL)

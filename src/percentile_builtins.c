@@ -130,10 +130,30 @@ replacement_for(Oid aggfnoid)
 	return InvalidOid;
 }
 
-/* What the walker knows and did. */
+/*
+ * Whether an aggregate is one of gpusel's percentile aggregates in this
+ * database; *continuous says gpu_percentile_cont rather than
+ * gpu_percentile.  Uses the same cached lookup as the rewriting.
+ */
+bool
+GpuselIsPercentileAggregate(Oid aggfnoid, bool *continuous)
+{
+	if (!lookup_replacements())
+		return false;
+	for (int i = 0; i < NUM_BUILTIN_PERCENTILES; i++)
+	{
+		if (replacements[i] == aggfnoid && OidIsValid(aggfnoid))
+		{
+			*continuous = strcmp(builtin_percentiles[i].name, "gpu_percentile_cont") == 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* What the walker did. */
 typedef struct ReplaceContext
 {
-	int			lookup;			/* 0 not looked up, 1 extension present, -1 absent */
 	bool		replaced;		/* some Aggref now names a gpusel aggregate */
 } ReplaceContext;
 
@@ -157,11 +177,10 @@ replace_walker(Node *node, void *context)
 
 		if (AGGKIND_IS_ORDERED_SET(aggref->aggkind) && aggref->aggfnoid < FirstNormalObjectId)
 		{
-			Oid			replacement;
+			/* looked up once until pg_proc changes */
+			Oid			replacement = lookup_replacements() ?
+				replacement_for(aggref->aggfnoid) : InvalidOid;
 
-			if (ctx->lookup == 0)
-				ctx->lookup = lookup_replacements() ? 1 : -1;
-			replacement = ctx->lookup > 0 ? replacement_for(aggref->aggfnoid) : InvalidOid;
 			if (OidIsValid(replacement))
 			{
 				aggref->aggfnoid = replacement;
@@ -177,7 +196,7 @@ static PlannedStmt *
 gpusel_planner(Query *parse, const char *query_string, int cursorOptions,
 			   ParamListInfo boundParams)
 {
-	ReplaceContext ctx = {0, false};
+	ReplaceContext ctx = {false};
 	PlannedStmt *result;
 
 	if (gpusel_replace_builtin_percentiles)

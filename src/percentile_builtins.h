@@ -7,5 +7,6 @@
 #define GPUSEL_PERCENTILE_BUILTINS_H
 
 extern void GpuselPercentileBuiltinsInit(void);
+extern bool GpuselIsPercentileAggregate(Oid aggfnoid, bool *continuous);
 
 #endif							/* GPUSEL_PERCENTILE_BUILTINS_H */
