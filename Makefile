@@ -31,7 +31,9 @@ OBJS = \
 	src/groupagg_plan.o \
 	src/groupagg_exec.o \
 	src/groupagg_results.o \
-	src/groupagg_scan.o
+	src/groupagg_scan.o \
+	src/parallel_feed.o \
+	src/scan_parallel.o
 
 REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions groupagg upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel

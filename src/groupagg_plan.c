@@ -32,6 +32,7 @@
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/paths.h"
 #include "optimizer/tlist.h"
 #include "parser/parse_clause.h"
 #include "parser/parsetree.h"
@@ -310,6 +311,80 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 }
 
 /*
+ * The grouped scan's path for 'shape', answering the grouping step whole;
+ * nothing comes out before the whole relation is read.
+ */
+static CustomPath *
+make_groupagg_path(PlannerInfo *root, RelOptInfo *output_rel, GroupAggShape *shape,
+				   Node *having, double groups, Cost cost)
+{
+	CustomPath *cpath = makeNode(CustomPath);
+	RelOptInfo *input_rel = find_base_rel(root, shape->relid);
+
+	cpath->path.pathtype = T_CustomScan;
+	cpath->path.parent = output_rel;
+	cpath->path.pathtarget = root->upper_targets[UPPERREL_GROUP_AGG];
+	cpath->path.param_info = NULL;
+	cpath->path.parallel_aware = false;
+	cpath->path.parallel_safe = false;
+	cpath->path.parallel_workers = 0;
+	cpath->path.rows = clamp_row_est(groups);
+	cpath->path.pathkeys = NIL;
+	cpath->path.startup_cost = cost;
+	cpath->path.total_cost = cost;
+	cpath->flags = 0;
+	cpath->custom_paths = NIL;
+	cpath->custom_private = list_make4(input_rel, shape->keys, shape->aggs, having);
+	cpath->methods = &groupagg_path_methods;
+	return cpath;
+}
+
+/*
+ * Offers the grouped scan under Gather (scan_parallel.c): the workers and
+ * the leader read the relation's blocks, the leader alone filters and
+ * groups.  Its cost is the relation's cheapest partial scan, whose reading
+ * is spread over the processes, plus the grouping at full cost, since one
+ * process does all of it.  Only where PostgreSQL would consider a parallel
+ * plan, every qual is a device qual (no tuple is needed per row), and the
+ * leader runs the plan: it is the one consumer of what the workers read.
+ */
+static void
+add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
+						   CustomPath *serial, List *device_flags, Cost group_cost)
+{
+	Path	   *partial;
+	CustomPath *cpath;
+	GatherPath *gather;
+	double		groups = serial->path.rows;
+	int			workers;
+	ListCell   *lc;
+
+	if (!gpusel_enable_parallel || !output_rel->consider_parallel ||
+		!input_rel->consider_parallel || input_rel->partial_pathlist == NIL ||
+		max_parallel_workers_per_gather <= 0 || !parallel_leader_participation)
+		return;
+	foreach(lc, device_flags)
+		if (lfirst_int(lc) == 0)
+			return;
+	workers = compute_parallel_worker(input_rel, input_rel->pages, -1,
+									  max_parallel_workers_per_gather);
+	if (workers <= 0)
+		return;
+	partial = (Path *) linitial(input_rel->partial_pathlist);
+
+	cpath = makeNode(CustomPath);
+	memcpy(cpath, serial, sizeof(CustomPath));
+	cpath->path.parallel_aware = true;
+	cpath->path.parallel_safe = true;
+	cpath->path.parallel_workers = workers;
+	cpath->path.startup_cost = partial->total_cost + group_cost;
+	cpath->path.total_cost = cpath->path.startup_cost;
+	gather = create_gather_path(root, output_rel, &cpath->path, cpath->path.pathtarget,
+								NULL, &groups);
+	add_path(output_rel, &gather->path);
+}
+
+/*
  * From the create_upper_paths_hook at the grouping step of a query over
  * one base relation: offers the scan that answers the whole query.
  *
@@ -331,6 +406,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	bool		any_marked;
 	double		rows;
 	double		groups;
+	Cost		group_cost;
 	Cost		cost;
 	CustomPath *cpath;
 
@@ -356,30 +432,15 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	rows = input_rel->rows;
 	groups = shape.keys == NIL ? 1 :
 		estimate_num_groups(root, shape.keys, rows, NULL, NULL);
-	cost = input_rel->cheapest_total_path->total_cost +
-		rows * cpu_operator_cost *
+	group_cost = rows * cpu_operator_cost *
 		(GROUPAGG_KEY_FACTOR * Max(list_length(shape.keys), 1) +
 		 GROUPAGG_AGG_FACTOR * list_length(shape.aggs)) +
 		groups * cpu_tuple_cost;
+	cost = input_rel->cheapest_total_path->total_cost + group_cost;
 
-	cpath = makeNode(CustomPath);
-	cpath->path.pathtype = T_CustomScan;
-	cpath->path.parent = output_rel;
-	cpath->path.pathtarget = root->upper_targets[UPPERREL_GROUP_AGG];
-	cpath->path.param_info = NULL;
-	cpath->path.parallel_aware = false;
-	cpath->path.parallel_safe = false;
-	cpath->path.parallel_workers = 0;
-	cpath->path.rows = clamp_row_est(groups);
-	cpath->path.pathkeys = NIL;
-	/* nothing comes out before the whole relation is read */
-	cpath->path.startup_cost = cost;
-	cpath->path.total_cost = cost;
-	cpath->flags = 0;
-	cpath->custom_paths = NIL;
-	cpath->custom_private = list_make4(input_rel, shape.keys, shape.aggs, gextra->havingQual);
-	cpath->methods = &groupagg_path_methods;
+	cpath = make_groupagg_path(root, output_rel, &shape, gextra->havingQual, groups, cost);
 	add_path(output_rel, &cpath->path);
+	add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, group_cost);
 }
 
 /*

@@ -136,7 +136,7 @@ fill_groups_from_pages(GpuselScanState *state)
 		int64		npass = 0;
 
 		memset(staging.has_nulls, 0, Max(prog->ncols, 1));
-		n = GpuselPagesFill(state->pages, &staging, chunk, state->heapslot);
+		n = GpuselScanFill(state, &staging, chunk);
 		ExecClearTuple(state->heapslot);
 		if (state->scan_rows % state->batch_rows == 0 && n > 0)
 			state->batches++;
@@ -194,9 +194,10 @@ fill_groups(GpuselScanState *state)
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
 
 	if ((!state->use_gpu || state->device_quals == NIL) && !state->has_host_quals &&
-		GroupAggSinkColumnar(state->sink) && GpuselPagesUsable(state->rel, snapshot))
+		GroupAggSinkColumnar(state->sink) &&
+		(GpuselScanFeeding(state) || GpuselPagesUsable(state->rel, snapshot)))
 	{
-		if (state->pages == NULL)
+		if (state->pages == NULL && !GpuselScanFeeding(state))
 		{
 			state->pages = GpuselPagesBegin(state->rel, snapshot);
 			GpuselPagesSetColumns(state->pages, state->program);
@@ -246,6 +247,9 @@ GpuselGroupScanNext(GpuselScanState *state)
 
 	if (!state->groups_filled)
 	{
+		/* under Gather, a process that only feeds the consumer returns nothing */
+		if (!GpuselScanTakeRole(state))
+			return NULL;
 		fill_groups(state);
 		state->groups_filled = true;
 	}

@@ -14,6 +14,7 @@ int			gpusel_device_mode = GPUSEL_DEVICE_AUTO;
 int			gpusel_min_rows = 100000;
 bool		gpusel_enable_scan = true;
 bool		gpusel_enable_groupagg = true;
+bool		gpusel_enable_parallel = true;
 int			gpusel_batch_rows = 1048576;
 bool		gpusel_explain_device_details = true;
 bool		gpusel_plan_as_gpu = false;
@@ -68,6 +69,17 @@ GpuselGucInit(void)
 							 "percentiles) in one pass; it competes with PostgreSQL's plans on cost. "
 							 "It also needs gpusel.enable_scan.",
 							 &gpusel_enable_groupagg,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusel.enable_parallel",
+							 "Lets the planner put gpusel's grouped scan under Gather.",
+							 "Parallel workers then read the table's pages into shared memory and "
+							 "the leader alone filters, groups and drives the GPU. The plan competes "
+							 "on cost and follows PostgreSQL's parallel settings.",
+							 &gpusel_enable_parallel,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -42,6 +42,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "access/relscan.h"
 #include "access/tableam.h"
 #include "commands/explain.h"
@@ -63,6 +64,7 @@
 #include "scan_pages.h"
 #include "scan_plan.h"
 
+#include "parallel_feed.h"
 #include "scan_exec.h"
 
 static Node *gpusel_create_state(CustomScan *cscan);
@@ -90,6 +92,7 @@ void
 GpuselScanExecInit(void)
 {
 	RegisterCustomScanMethods(&gpusel_scan_methods);
+	GpuselScanParallelMethods(&gpusel_exec_methods);
 }
 
 /* CreateCustomScanState: a GpuselScanState reading heap tuples. */
@@ -333,7 +336,7 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	state->batch_rows = gpusel_batch_rows;
 	/* a grouped scan without device quals has nothing for the device to filter */
 	state->use_gpu = (!state->group_mode || state->device_quals != NIL) &&
-		GpuselWantGpu((int64) state->rel_tuples);
+		!IsParallelWorker() && GpuselWantGpu((int64) state->rel_tuples);
 	if (state->use_gpu)
 	{
 		state->strategy = GetAccessStrategy(BAS_BULKREAD);
@@ -557,6 +560,21 @@ fill_from_table_am(GpuselScanState *state, GpuselStaging *staging, int64 max_row
 }
 
 /*
+ * Copies the next visible rows' device columns and TIDs into 'staging':
+ * from the parallel feed, the page reader or the table AM.  Fewer than
+ * max_rows only at the end of the scan.
+ */
+int64
+GpuselScanFill(GpuselScanState *state, GpuselStaging *staging, int64 max_rows)
+{
+	if (GpuselScanFeeding(state))
+		return GpuselFeedFill(state->feed, staging, max_rows, state->heapslot);
+	if (state->pages != NULL)
+		return GpuselPagesFill(state->pages, staging, max_rows, state->heapslot);
+	return fill_from_table_am(state, staging, max_rows);
+}
+
+/*
  * Fills staging slot s with the next batch of visible tuples (device
  * columns and TIDs) and submits it; a slot left empty is not submitted.
  */
@@ -583,10 +601,7 @@ fill_and_submit(GpuselScanState *state, int s)
 	staging.has_nulls = b->has_nulls;
 	staging.tids = b->tids;
 
-	if (state->pages != NULL)
-		n = GpuselPagesFill(state->pages, &staging, state->batch_rows, state->heapslot);
-	else
-		n = fill_from_table_am(state, &staging, state->batch_rows);
+	n = GpuselScanFill(state, &staging, state->batch_rows);
 	if (n < state->batch_rows)
 		state->scan_done = true;
 	ExecClearTuple(state->heapslot);
@@ -786,7 +801,7 @@ gpusel_next(ScanState *ss)
 	Relation	rel = state->rel;
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
 
-	if (state->scan == NULL && state->pages == NULL)
+	if (state->scan == NULL && state->pages == NULL && !GpuselScanFeeding(state))
 	{
 		if (GpuselPagesUsable(rel, snapshot))
 		{
@@ -895,6 +910,9 @@ gpusel_rescan(CustomScanState *node)
 		table_rescan(state->scan, NULL);
 	if (state->pages != NULL)
 		GpuselPagesRescan(state->pages);
+	if (state->feed != NULL)
+		GpuselFeedRescan(state->feed);
+	state->feed_role = GPUSEL_FEED_UNDECIDED;
 	state->scan_done = false;
 	state->scan_rows = 0;
 	state->started = false;
@@ -919,6 +937,9 @@ gpusel_end(CustomScanState *node)
 	if (state->pages != NULL)
 		GpuselPagesEnd(state->pages);
 	state->pages = NULL;
+	if (state->feed != NULL && state->feed->reader != NULL)
+		GpuselPagesEnd(state->feed->reader);
+	state->feed = NULL;
 	if (state->strategy != NULL)
 		FreeAccessStrategy(state->strategy);
 	state->strategy = NULL;

@@ -11,6 +11,7 @@
 #include "access/relscan.h"
 #include "commands/explain.h"
 #include "nodes/execnodes.h"
+#include "nodes/extensible.h"
 
 #include "gpusel_filter.h"
 #include "groupagg.h"
@@ -33,6 +34,14 @@ typedef struct QualRun
 	bool		device;
 	ExprState  *qual;
 } QualRun;
+
+/* A process's part in a parallel grouped scan (scan_parallel.c). */
+typedef enum GpuselFeedRole
+{
+	GPUSEL_FEED_UNDECIDED,
+	GPUSEL_FEED_CONSUMER,		/* filters and groups every row */
+	GPUSEL_FEED_PRODUCER		/* reads blocks into the feed */
+} GpuselFeedRole;
 
 /* One staging slot's batch on the host side. */
 typedef struct BatchSlot
@@ -80,6 +89,8 @@ typedef struct GpuselScanState
 	int64		batch_rows;
 	TableScanDesc scan;			/* tables of other AMs */
 	GpuselPageReader *pages;	/* heap tables */
+	struct GpuselFeed *feed;	/* under Gather: chunks from the workers */
+	GpuselFeedRole feed_role;	/* this (re)scan's role, decided at its first row */
 	bool		scan_done;
 	int64		scan_rows;		/* rows read since the last (re)scan */
 
@@ -120,6 +131,12 @@ extern ExprState *GpuselInitExprForSlot(Expr *expr, bool is_qual, PlanState *ps,
 extern void GpuselScanExplain(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
 extern TupleTableSlot *GpuselScanNextRow(GpuselScanState *state);
+extern int64 GpuselScanFill(GpuselScanState *state, GpuselStaging *staging, int64 max_rows);
+
+/* scan_parallel.c */
+extern void GpuselScanParallelMethods(CustomExecMethods *methods);
+extern bool GpuselScanTakeRole(GpuselScanState *state);
+extern bool GpuselScanFeeding(GpuselScanState *state);
 
 /* groupagg_scan.c */
 extern void GpuselGroupScanBegin(GpuselScanState *state, GpuselProgram *prog, EState *estate);

@@ -12,7 +12,8 @@
  * pointers and bytes stay where they are.
  *
  * Blocks are read from 0 to the relation's length at the start of the
- * (re)scan, like a sequential scan without synchronized scanning, through
+ * (re)scan, like a sequential scan without synchronized scanning, or, in a
+ * parallel scan, as PostgreSQL's block allocator hands them out, through
  * a bulk-read ring where heapam would use one (tables larger than a
  * quarter of shared_buffers), so a large scan does not flush the cache.
  *
@@ -26,6 +27,8 @@
 #include "postgres.h"
 
 #include "access/heapam.h"
+#include "access/parallel.h"
+#include "access/tableam.h"
 #include "access/tupmacs.h"
 #include "catalog/pg_am_d.h"
 #include "miscadmin.h"
@@ -61,6 +64,20 @@ GpuselPagesBegin(Relation rel, Snapshot snapshot)
 
 	/* a serializable transaction reading the whole table conflicts with any write */
 	PredicateLockRelation(rel, snapshot);
+	return reader;
+}
+
+/*
+ * Starts this process's part of a parallel page-at-a-time scan: its blocks
+ * come from pscan, the block allocator in the parallel query's shared
+ * memory, which every process of the scan draws from.
+ */
+GpuselPageReader *
+GpuselPagesBeginParallel(Relation rel, Snapshot snapshot, ParallelBlockTableScanDesc pscan)
+{
+	GpuselPageReader *reader = GpuselPagesBegin(rel, snapshot);
+
+	reader->pscan = pscan;
 	return reader;
 }
 
@@ -140,7 +157,13 @@ start_scan(GpuselPageReader *reader)
 {
 	Relation	rel = reader->rel;
 
-	reader->nblocks = RelationGetNumberOfBlocks(rel);
+	if (reader->pscan != NULL)
+	{
+		table_block_parallelscan_startblock_init(rel, &reader->pwork, reader->pscan);
+		reader->nblocks = reader->pscan->phs_nblocks;
+	}
+	else
+		reader->nblocks = RelationGetNumberOfBlocks(rel);
 	reader->next_block = 0;
 	reader->started = true;
 	if (!RelationUsesLocalBuffers(rel) && reader->nblocks > (BlockNumber) (NBuffers / 4))
@@ -153,7 +176,9 @@ start_scan(GpuselPageReader *reader)
 		FreeAccessStrategy(reader->strategy);
 		reader->strategy = NULL;
 	}
-	pgstat_count_heap_scan(rel);
+	/* a parallel scan counts once, in the leader, as heapam does */
+	if (!IsParallelWorker())
+		pgstat_count_heap_scan(rel);
 }
 
 /* Restarts the scan at block 0; the next read measures the relation again. */
@@ -266,14 +291,20 @@ next_page(GpuselPageReader *reader)
 		start_scan(reader);
 	for (;;)
 	{
+		BlockNumber blk;
+
 		CHECK_FOR_INTERRUPTS();
 		drop_page(reader);
-		if (reader->next_block >= reader->nblocks)
+		if (reader->pscan != NULL)
+			blk = table_block_parallelscan_nextpage(reader->rel, &reader->pwork, reader->pscan);
+		else
+			blk = reader->next_block < reader->nblocks ? reader->next_block++ : InvalidBlockNumber;
+		if (!BlockNumberIsValid(blk))
 		{
 			reader->done = true;
 			return false;
 		}
-		load_page(reader, reader->next_block++);
+		load_page(reader, blk);
 		if (reader->ntuples > 0)
 			return true;
 	}

@@ -15,6 +15,7 @@
 #include "postgres.h"
 
 #include "access/htup_details.h"
+#include "access/relscan.h"
 #include "executor/tuptable.h"
 #include "storage/bufmgr.h"
 #include "utils/relcache.h"
@@ -50,6 +51,10 @@ typedef struct GpuselPageReader
 	OffsetNumber vis[MaxHeapTuplesPerPage];
 	HeapTupleData tuple;		/* the tuple last handed to a slot */
 
+	/* a parallel scan: blocks come from the block counter all processes share */
+	ParallelBlockTableScanDesc pscan;	/* NULL: blocks 0..nblocks-1 in order */
+	ParallelBlockTableScanWorkerData pwork;
+
 	/* device columns, for GpuselPagesFill */
 	int			ncols;
 	AttrNumber	max_attno;
@@ -63,6 +68,8 @@ typedef struct GpuselPageReader
 
 extern bool GpuselPagesUsable(Relation rel, Snapshot snapshot);
 extern GpuselPageReader *GpuselPagesBegin(Relation rel, Snapshot snapshot);
+extern GpuselPageReader *GpuselPagesBeginParallel(Relation rel, Snapshot snapshot,
+												  ParallelBlockTableScanDesc pscan);
 extern void GpuselPagesSetColumns(GpuselPageReader *reader,
 								  const GpuselProgram *prog);
 extern void GpuselPagesRescan(GpuselPageReader *reader);

@@ -1,0 +1,489 @@
+/*
+ * parallel_feed.c
+ *	  Chunks of table columns passed from parallel workers to the one
+ *	  process that filters and groups them.
+ *
+ * The parallel query's shared memory holds PostgreSQL's block allocator
+ * for the table and a ring of chunks.  Each chunk holds the scan's columns
+ * (values at their device width, a null byte per row and column, the
+ * tuple's TID) of up to chunk_rows visible rows.  A chunk is FREE, FILLING
+ * (a producer copies rows into it), READY (full, waiting) or TAKEN (the
+ * consumer copies rows out of it).
+ *
+ * Producers are the workers: each draws blocks from the allocator, reads
+ * them with the page reader (scan_pages.c) straight into a FREE chunk and
+ * publishes it READY.  The consumer is one process, the leader unless
+ * parallel_leader_participation is off: it copies READY chunks into its
+ * own batch staging, and when none is ready it reads blocks itself, so a
+ * query whose workers did not start still reads the whole table.
+ *
+ * The scan is complete when the consumer's own reader found no block left
+ * (every block has been handed to some process), no producer is filling
+ * and no chunk is READY: a producer publishes its last chunk before it
+ * stops counting itself.  A worker that starts after that finds no block
+ * and fills nothing.  Errors and cancels need no protocol of their own:
+ * waits go through condition variables, which check for interrupts, so a
+ * worker's error reaches the leader and the leader's end stops the workers.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "access/tableam.h"
+#include "miscadmin.h"
+#include "optimizer/optimizer.h"
+#include "pgstat.h"
+#include "storage/condition_variable.h"
+#include "storage/spin.h"
+#include "utils/wait_event.h"
+
+#include "parallel_feed.h"
+
+typedef enum FeedChunkState
+{
+	CHUNK_FREE,
+	CHUNK_FILLING,
+	CHUNK_READY,
+	CHUNK_TAKEN
+} FeedChunkState;
+
+/* A chunk's header; its rows live in the data area after the headers. */
+typedef struct FeedChunk
+{
+	FeedChunkState state;
+	int64		nrows;
+	uint8		has_nulls[GS_MAX_PROGRAM_LENGTH];
+} FeedChunk;
+
+/* The feed in the parallel query's shared memory. */
+struct GpuselFeedShared
+{
+	slock_t		mutex;			/* protects the fields below up to pscan */
+	ConditionVariable cv;		/* a chunk changed state or a producer stopped */
+	bool		enabled;		/* the consumer reads the feed (else workers idle) */
+	bool		leader_consumes;	/* parallel_leader_participation at start */
+	bool		consumer_claimed;
+	bool		stop;			/* the consumer is gone: producers stop */
+	int			producers;		/* processes filling chunks now */
+
+	/* layout, fixed when the shared memory is set up */
+	int			nchunks;
+	int64		chunk_rows;
+	int			ncols;
+	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
+	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
+	Size		values_off[GS_MAX_PROGRAM_LENGTH];	/* within a chunk's data */
+	Size		nulls_off[GS_MAX_PROGRAM_LENGTH];
+	Size		tids_off;
+	Size		chunk_bytes;
+	Size		data_off;		/* from the start of this struct */
+
+	ParallelBlockTableScanDescData pscan;
+	FeedChunk	chunks[FLEXIBLE_ARRAY_MEMBER];
+};
+
+/* Bytes one row takes in a chunk. */
+static Size
+row_bytes(const GpuselProgram *prog)
+{
+	Size		bytes = sizeof(ItemPointerData);
+
+	for (int c = 0; c < prog->ncols; c++)
+		bytes += GpuselColumnWidth(prog->coltypes[c]) + 1;
+	return bytes;
+}
+
+/* Chunks of the ring: a few per worker, and one the consumer may hold. */
+static int
+feed_nchunks(int nworkers)
+{
+	return GPUSEL_FEED_CHUNKS_PER_WORKER * Max(nworkers, 1) + 1;
+}
+
+/* Rows per chunk: as many as fit the ring's budget, within the limits. */
+static int64
+feed_chunk_rows(const GpuselProgram *prog, int nchunks)
+{
+	int64		rows = GPUSEL_FEED_MAX_BYTES / (nchunks * (row_bytes(prog) + 8 * (prog->ncols + 1)));
+
+	rows = Min(rows, GPUSEL_FEED_CHUNK_ROWS);
+	rows -= rows % GPUSEL_FEED_MIN_CHUNK_ROWS;
+	return Max(rows, GPUSEL_FEED_MIN_CHUNK_ROWS);
+}
+
+/* Offset of the chunks' data area from the start of the shared struct. */
+static Size
+feed_data_off(int nchunks)
+{
+	return MAXALIGN(add_size(offsetof(GpuselFeedShared, chunks),
+							 mul_size(sizeof(FeedChunk), nchunks)));
+}
+
+/* Bytes of one chunk's data, with its column offsets when 'shared' is given. */
+static Size
+feed_chunk_bytes(const GpuselProgram *prog, int64 rows, GpuselFeedShared *shared)
+{
+	Size		off = 0;
+
+	for (int c = 0; c < prog->ncols; c++)
+	{
+		if (shared)
+			shared->values_off[c] = off;
+		off += MAXALIGN(rows * GpuselColumnWidth(prog->coltypes[c]));
+		if (shared)
+			shared->nulls_off[c] = off;
+		off += MAXALIGN(rows);
+	}
+	if (shared)
+		shared->tids_off = off;
+	off += MAXALIGN(rows * sizeof(ItemPointerData));
+	return off;
+}
+
+/* EstimateDSMCustomScan's part: the feed's shared memory for nworkers workers. */
+Size
+GpuselFeedEstimate(const GpuselProgram *prog, int nworkers)
+{
+	int			nchunks = feed_nchunks(nworkers);
+	int64		rows = feed_chunk_rows(prog, nchunks);
+
+	return add_size(feed_data_off(nchunks),
+					mul_size(feed_chunk_bytes(prog, rows, NULL), nchunks));
+}
+
+/* Chunk i's staging: where its columns, null bytes and TIDs live. */
+static void
+chunk_staging(GpuselFeedShared *shared, int i, GpuselStaging *staging)
+{
+	char	   *data = (char *) shared + shared->data_off + shared->chunk_bytes * i;
+
+	for (int c = 0; c < shared->ncols; c++)
+	{
+		staging->values[c] = data + shared->values_off[c];
+		staging->nulls[c] = (uint8 *) (data + shared->nulls_off[c]);
+	}
+	staging->has_nulls = shared->chunks[i].has_nulls;
+	staging->tids = (ItemPointerData *) (data + shared->tids_off);
+}
+
+/* Puts the chunks and the counters back to a fresh scan's state. */
+static void
+reset_shared(GpuselFeedShared *shared)
+{
+	shared->leader_consumes = parallel_leader_participation;
+	shared->consumer_claimed = false;
+	shared->stop = false;
+	shared->producers = 0;
+	for (int i = 0; i < shared->nchunks; i++)
+	{
+		shared->chunks[i].state = CHUNK_FREE;
+		shared->chunks[i].nrows = 0;
+	}
+}
+
+/*
+ * InitializeDSMCustomScan's part: lays out the feed in 'space' (of
+ * GpuselFeedEstimate's size) and the table's block allocator.  'enabled'
+ * false leaves the workers idle: the consumer then reads the table alone.
+ */
+GpuselFeedShared *
+GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int nworkers,
+					 bool enabled)
+{
+	GpuselFeedShared *shared = (GpuselFeedShared *) space;
+	int			nchunks = feed_nchunks(nworkers);
+
+	memset(shared, 0, offsetof(GpuselFeedShared, chunks));
+	SpinLockInit(&shared->mutex);
+	ConditionVariableInit(&shared->cv);
+	shared->enabled = enabled;
+	shared->nchunks = nchunks;
+	shared->chunk_rows = feed_chunk_rows(prog, nchunks);
+	shared->ncols = prog->ncols;
+	memcpy(shared->attnos, prog->attnos, sizeof(AttrNumber) * prog->ncols);
+	memcpy(shared->coltypes, prog->coltypes, sizeof(gs_coltype) * prog->ncols);
+	shared->chunk_bytes = feed_chunk_bytes(prog, shared->chunk_rows, shared);
+	shared->data_off = feed_data_off(nchunks);
+	table_block_parallelscan_initialize(rel, (ParallelTableScanDesc) &shared->pscan);
+	reset_shared(shared);
+	return shared;
+}
+
+/* ReInitializeDSMCustomScan's part: the feed and the allocator start over. */
+void
+GpuselFeedReinitialize(GpuselFeedShared *shared, Relation rel)
+{
+	table_block_parallelscan_reinitialize(rel, (ParallelTableScanDesc) &shared->pscan);
+	reset_shared(shared);
+}
+
+/*
+ * This process's side of the feed, with its own page reader over the
+ * shared block allocator.  The program must name the columns the leader's
+ * did: every process compiles the same plan.
+ */
+GpuselFeed *
+GpuselFeedAttach(GpuselFeedShared *shared, Relation rel, Snapshot snapshot,
+				 const GpuselProgram *prog)
+{
+	GpuselFeed *feed = palloc0(sizeof(GpuselFeed));
+
+	if (prog->ncols != shared->ncols ||
+		memcmp(prog->attnos, shared->attnos, sizeof(AttrNumber) * prog->ncols) != 0 ||
+		memcmp(prog->coltypes, shared->coltypes, sizeof(gs_coltype) * prog->ncols) != 0)
+		elog(ERROR, "gpusel parallel scan: a worker's columns differ from the leader's");
+	feed->shared = shared;
+	feed->cur = -1;
+	if (shared->enabled && GpuselPagesUsable(rel, snapshot))
+	{
+		feed->reader = GpuselPagesBeginParallel(rel, snapshot, &shared->pscan);
+		GpuselPagesSetColumns(feed->reader, prog);
+	}
+	return feed;
+}
+
+/* Whether rows flow through the feed in this scan. */
+bool
+GpuselFeedEnabled(GpuselFeed *feed)
+{
+	return feed->shared->enabled && feed->reader != NULL;
+}
+
+/*
+ * Whether this process becomes the scan's consumer: the first to ask, but
+ * a worker only when the leader does not run the plan itself.
+ */
+bool
+GpuselFeedClaimConsumer(GpuselFeed *feed)
+{
+	GpuselFeedShared *shared = feed->shared;
+	bool		claimed = false;
+
+	SpinLockAcquire(&shared->mutex);
+	if (!shared->consumer_claimed && (!IsParallelWorker() || !shared->leader_consumes))
+	{
+		shared->consumer_claimed = true;
+		claimed = true;
+	}
+	SpinLockRelease(&shared->mutex);
+	return claimed;
+}
+
+/* The first chunk in state 'from', moved to state 'to'; -1 when none is. */
+static int
+move_chunk(GpuselFeedShared *shared, FeedChunkState from, FeedChunkState to)
+{
+	int			found = -1;
+
+	SpinLockAcquire(&shared->mutex);
+	for (int i = 0; i < shared->nchunks; i++)
+		if (shared->chunks[i].state == from)
+		{
+			shared->chunks[i].state = to;
+			found = i;
+			break;
+		}
+	SpinLockRelease(&shared->mutex);
+	return found;
+}
+
+/* Sets chunk i's state and row count and wakes the processes waiting. */
+static void
+publish_chunk(GpuselFeedShared *shared, int i, FeedChunkState state, int64 nrows)
+{
+	SpinLockAcquire(&shared->mutex);
+	shared->chunks[i].state = state;
+	shared->chunks[i].nrows = nrows;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+}
+
+/*
+ * A worker's whole part of the scan: fills free chunks from its blocks
+ * until the allocator has none left, or the consumer has gone.
+ */
+void
+GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot)
+{
+	GpuselFeedShared *shared = feed->shared;
+	bool		done;
+
+	if (!GpuselFeedEnabled(feed))
+		return;
+	/* counted before drawing a block, so the consumer waits for this one */
+	SpinLockAcquire(&shared->mutex);
+	done = shared->stop;
+	if (!done)
+		shared->producers++;
+	SpinLockRelease(&shared->mutex);
+	if (done)
+		return;
+
+	while (!done)
+	{
+		GpuselStaging staging;
+		int			i;
+		int64		n;
+
+		for (;;)
+		{
+			bool		stop;
+
+			SpinLockAcquire(&shared->mutex);
+			stop = shared->stop;
+			SpinLockRelease(&shared->mutex);
+			if (stop)
+			{
+				i = -1;
+				break;
+			}
+			i = move_chunk(shared, CHUNK_FREE, CHUNK_FILLING);
+			if (i >= 0)
+				break;
+			ConditionVariableSleep(&shared->cv, PG_WAIT_EXTENSION);
+		}
+		ConditionVariableCancelSleep();
+		if (i < 0)
+			break;
+
+		chunk_staging(shared, i, &staging);
+		memset(staging.has_nulls, 0, shared->ncols);
+		n = GpuselPagesFill(feed->reader, &staging, shared->chunk_rows, slot);
+		ExecClearTuple(slot);
+		done = n < shared->chunk_rows;
+		publish_chunk(shared, i, n > 0 ? CHUNK_READY : CHUNK_FREE, n);
+	}
+
+	SpinLockAcquire(&shared->mutex);
+	shared->producers--;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+}
+
+/*
+ * Copies rows [from, from + n) of chunk i to rows [at, at + n) of the
+ * consumer's staging.
+ */
+static void
+copy_rows(GpuselFeedShared *shared, int i, int64 from, GpuselStaging *dst, int64 at, int64 n)
+{
+	GpuselStaging src;
+
+	chunk_staging(shared, i, &src);
+	for (int c = 0; c < shared->ncols; c++)
+	{
+		int			w = GpuselColumnWidth(shared->coltypes[c]);
+
+		memcpy((char *) dst->values[c] + at * w, (char *) src.values[c] + from * w, n * w);
+		memcpy(dst->nulls[c] + at, src.nulls[c] + from, n);
+		if (src.has_nulls[c])
+			dst->has_nulls[c] = 1;
+	}
+	memcpy(dst->tids + at, src.tids + from, n * sizeof(ItemPointerData));
+}
+
+/* Whether every row of the scan has reached the consumer. */
+static bool
+scan_complete(GpuselFeedShared *shared)
+{
+	bool		complete;
+
+	SpinLockAcquire(&shared->mutex);
+	complete = shared->producers == 0;
+	for (int i = 0; complete && i < shared->nchunks; i++)
+		if (shared->chunks[i].state == CHUNK_READY)
+			complete = false;
+	SpinLockRelease(&shared->mutex);
+	return complete;
+}
+
+/*
+ * The consumer's fill: up to max_rows rows into 'staging', from the chunks
+ * the workers filled, or read here when none is ready.  Returns fewer than
+ * max_rows only at the end of the scan.  has_nulls is only ever set.
+ */
+int64
+GpuselFeedFill(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows, TupleTableSlot *slot)
+{
+	GpuselFeedShared *shared = feed->shared;
+	int64		n = 0;
+
+	while (n < max_rows)
+	{
+		if (feed->cur >= 0)
+		{
+			FeedChunk  *chunk = &shared->chunks[feed->cur];
+			int64		k = Min(chunk->nrows - feed->cur_next, max_rows - n);
+
+			copy_rows(shared, feed->cur, feed->cur_next, staging, n, k);
+			n += k;
+			feed->cur_next += k;
+			if (feed->cur_next == chunk->nrows)
+			{
+				publish_chunk(shared, feed->cur, CHUNK_FREE, 0);
+				feed->cur = -1;
+			}
+			continue;
+		}
+		feed->cur = move_chunk(shared, CHUNK_READY, CHUNK_TAKEN);
+		if (feed->cur >= 0)
+		{
+			feed->cur_next = 0;
+			feed->chunks_taken++;
+			feed->rows_taken += shared->chunks[feed->cur].nrows;
+			continue;
+		}
+		if (!feed->own_done)
+		{
+			GpuselStaging part;
+			int64		want = Min(max_rows - n, shared->chunk_rows);
+			int64		got;
+
+			for (int c = 0; c < shared->ncols; c++)
+			{
+				int			w = GpuselColumnWidth(shared->coltypes[c]);
+
+				part.values[c] = (char *) staging->values[c] + n * w;
+				part.nulls[c] = staging->nulls[c] + n;
+			}
+			part.has_nulls = staging->has_nulls;
+			part.tids = staging->tids + n;
+			got = GpuselPagesFill(feed->reader, &part, want, slot);
+			ExecClearTuple(slot);
+			feed->own_done = got < want;
+			feed->rows_read_here += got;
+			n += got;
+			continue;
+		}
+		if (scan_complete(shared))
+			break;
+		ConditionVariableSleep(&shared->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return n;
+}
+
+/* ReScanCustomScan's part: this process's reader and chunk start over. */
+void
+GpuselFeedRescan(GpuselFeed *feed)
+{
+	feed->cur = -1;
+	feed->cur_next = 0;
+	feed->own_done = false;
+	if (feed->reader != NULL)
+		GpuselPagesRescan(feed->reader);
+}
+
+/*
+ * The consumer is done (its end, a rescan, an error): producers stop at
+ * their next chunk instead of waiting for room that never comes.
+ */
+void
+GpuselFeedStop(GpuselFeed *feed)
+{
+	GpuselFeedShared *shared = feed->shared;
+
+	SpinLockAcquire(&shared->mutex);
+	shared->stop = true;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+}

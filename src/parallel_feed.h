@@ -1,0 +1,65 @@
+/*
+ * parallel_feed.h
+ *	  Parallel feeding of a grouped GpuSelScan: PostgreSQL's parallel
+ *	  workers read the table's pages and copy their columns into chunks in
+ *	  the parallel query's shared memory; one process, the consumer (the
+ *	  leader), takes the chunks and runs the filter and the groups, on the
+ *	  GPU or the CPU.  No worker touches the GPU, so no query pays a CUDA
+ *	  context per worker (DESIGN.md, "Parallel feeding").
+ */
+#ifndef GPUSEL_PARALLEL_FEED_H
+#define GPUSEL_PARALLEL_FEED_H
+
+#include "postgres.h"
+
+#include "access/relscan.h"
+#include "executor/tuptable.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+#include "qual_compile.h"
+#include "scan_pages.h"
+
+/*
+ * Tuning: rows per chunk at most and at least, chunks per worker, and the
+ * most shared memory the chunks take (they shrink to stay under it when a
+ * row has many columns or the query many workers).
+ */
+#define GPUSEL_FEED_CHUNK_ROWS		32768
+#define GPUSEL_FEED_MIN_CHUNK_ROWS	1024
+#define GPUSEL_FEED_CHUNKS_PER_WORKER 3
+#define GPUSEL_FEED_MAX_BYTES		((Size) 96 * 1024 * 1024)
+
+typedef struct GpuselFeedShared GpuselFeedShared;
+
+/* One process's side of the feed. */
+typedef struct GpuselFeed
+{
+	GpuselFeedShared *shared;
+	GpuselPageReader *reader;	/* this process's part of the parallel scan */
+	int			cur;			/* chunk the consumer is copying out; -1 none */
+	int64		cur_next;		/* its next row */
+	bool		own_done;		/* this process's reader has no blocks left */
+
+	/* EXPLAIN ANALYZE, counted by the consumer */
+	int64		chunks_taken;	/* chunks that workers filled */
+	int64		rows_taken;		/* rows in those chunks */
+	int64		rows_read_here; /* rows the consumer read itself */
+} GpuselFeed;
+
+extern Size GpuselFeedEstimate(const GpuselProgram *prog, int nworkers);
+extern GpuselFeedShared *GpuselFeedInitialize(void *space, Relation rel,
+											  const GpuselProgram *prog,
+											  int nworkers, bool enabled);
+extern void GpuselFeedReinitialize(GpuselFeedShared *shared, Relation rel);
+extern GpuselFeed *GpuselFeedAttach(GpuselFeedShared *shared, Relation rel,
+									Snapshot snapshot, const GpuselProgram *prog);
+extern bool GpuselFeedEnabled(GpuselFeed *feed);
+extern bool GpuselFeedClaimConsumer(GpuselFeed *feed);
+extern void GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot);
+extern int64 GpuselFeedFill(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows,
+							TupleTableSlot *slot);
+extern void GpuselFeedRescan(GpuselFeed *feed);
+extern void GpuselFeedStop(GpuselFeed *feed);
+
+#endif							/* GPUSEL_PARALLEL_FEED_H */

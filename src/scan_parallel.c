@@ -1,0 +1,134 @@
+/*
+ * scan_parallel.c
+ *	  GpuSelScan under Gather: the parallel query callbacks of the grouped
+ *	  scan, which set up the feed (parallel_feed.c) in the query's shared
+ *	  memory, and the choice of each process's role.
+ *
+ * Every process of the parallel query runs the same grouped scan node.
+ * One of them, the consumer, filters and groups every row and returns the
+ * groups; it is the leader, which alone may use the GPU.  The others read
+ * blocks into the feed and return no rows.  With
+ * parallel_leader_participation off the leader does not run the node, and
+ * the first worker to start becomes the consumer on the CPU.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "executor/executor.h"
+#include "storage/shm_toc.h"
+#include "utils/rel.h"
+
+#include "parallel_feed.h"
+#include "scan_exec.h"
+
+/*
+ * Whether this scan's rows can go through the feed: a grouped scan whose
+ * rows all reach the groups by their columns, read by the page reader.
+ * Otherwise the workers stay idle and the consumer reads the table alone.
+ */
+static bool
+feed_usable(GpuselScanState *state)
+{
+	return state->group_mode && state->program != NULL && !state->has_host_quals &&
+		GroupAggSinkColumnar(state->sink) &&
+		GpuselPagesUsable(state->rel, state->css.ss.ps.state->es_snapshot);
+}
+
+/* EstimateDSMCustomScan: the feed's chunks and the block allocator. */
+static Size
+scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
+{
+	GpuselScanState *state = (GpuselScanState *) node;
+
+	if (state->program == NULL)
+		return 0;
+	return GpuselFeedEstimate(state->program, pcxt->nworkers);
+}
+
+/* InitializeDSMCustomScan: lays out the feed; the leader attaches to it. */
+static void
+scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuselScanState *state = (GpuselScanState *) node;
+	GpuselFeedShared *shared;
+
+	if (state->program == NULL)
+		return;
+	shared = GpuselFeedInitialize(coordinate, state->rel, state->program, pcxt->nworkers,
+								  feed_usable(state));
+	state->feed = GpuselFeedAttach(shared, state->rel, node->ss.ps.state->es_snapshot,
+								   state->program);
+}
+
+/* ReInitializeDSMCustomScan: a rescan under Gather starts the feed over. */
+static void
+scan_reinitialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordinate)
+{
+	GpuselScanState *state = (GpuselScanState *) node;
+
+	if (state->feed != NULL)
+		GpuselFeedReinitialize(state->feed->shared, state->rel);
+}
+
+/* InitializeWorkerCustomScan: a worker attaches to the leader's feed. */
+static void
+scan_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
+{
+	GpuselScanState *state = (GpuselScanState *) node;
+
+	if (state->program == NULL)
+		return;
+	state->feed = GpuselFeedAttach((GpuselFeedShared *) coordinate, state->rel,
+								   node->ss.ps.state->es_snapshot, state->program);
+}
+
+/* ShutdownCustomScan: a consumer that stops early releases the producers. */
+static void
+scan_shutdown(CustomScanState *node)
+{
+	GpuselScanState *state = (GpuselScanState *) node;
+
+	if (state->feed != NULL && state->feed_role == GPUSEL_FEED_CONSUMER)
+		GpuselFeedStop(state->feed);
+}
+
+/* Installs the parallel query callbacks into the node's methods. */
+void
+GpuselScanParallelMethods(CustomExecMethods *methods)
+{
+	methods->EstimateDSMCustomScan = scan_estimate_dsm;
+	methods->InitializeDSMCustomScan = scan_initialize_dsm;
+	methods->ReInitializeDSMCustomScan = scan_reinitialize_dsm;
+	methods->InitializeWorkerCustomScan = scan_initialize_worker;
+	methods->ShutdownCustomScan = scan_shutdown;
+}
+
+/*
+ * Decides this process's role in the (re)scan, once: true when it is to
+ * filter and group the rows; false after it has fed its part of the table
+ * to the consumer.  A scan without a feed is its own consumer.
+ */
+bool
+GpuselScanTakeRole(GpuselScanState *state)
+{
+	if (state->feed == NULL || state->feed_role == GPUSEL_FEED_CONSUMER)
+		return true;
+	if (state->feed_role == GPUSEL_FEED_PRODUCER)
+		return false;
+	if (GpuselFeedClaimConsumer(state->feed))
+	{
+		state->feed_role = GPUSEL_FEED_CONSUMER;
+		return true;
+	}
+	state->feed_role = GPUSEL_FEED_PRODUCER;
+	GpuselFeedProduce(state->feed, state->heapslot);
+	return false;
+}
+
+/* Whether the consumer's rows come through the feed. */
+bool
+GpuselScanFeeding(GpuselScanState *state)
+{
+	return state->feed != NULL && state->feed_role == GPUSEL_FEED_CONSUMER &&
+		GpuselFeedEnabled(state->feed);
+}
