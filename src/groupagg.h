@@ -64,6 +64,7 @@ extern int	GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos,
 								gs_coltype *coltypes, int max);
 extern void GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, int ncols);
 extern bool GroupAggSinkColumnar(GroupAggSink *sink);
+extern bool GroupAggSinkCountOnly(GroupAggSink *sink);
 extern void GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot);
 extern void GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values,
 								   uint8 *const *nulls, const uint8 *has_nulls,

@@ -440,6 +440,13 @@ GroupAggSinkColumnar(GroupAggSink *sink)
 	return sink->columnar;
 }
 
+/* Whether the sink counts rows and reads no column (count(*) alone). */
+bool
+GroupAggSinkCountOnly(GroupAggSink *sink)
+{
+	return sink->count_only;
+}
+
 /* The group of the current row's keys, created when new. */
 static int64
 find_group(GroupAggSink *sink)

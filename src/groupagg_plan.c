@@ -310,6 +310,50 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 	return true;
 }
 
+/* Whether the query is count(*) alone, without group keys. */
+static bool
+counts_only(GroupAggShape *shape)
+{
+	ListCell   *lc;
+
+	if (shape->keys != NIL)
+		return false;
+	foreach(lc, shape->aggs)
+	{
+		GroupAggKind kind;
+		bool		descending;
+
+		if (!GpuselGroupAggClassify(lfirst_node(Aggref, lc), &kind, &descending) ||
+			kind != GROUPAGG_COUNT_STAR)
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The cost of the relation's cheapest scan in one process: the cheapest
+ * path may be a Gather, whose reading the serial grouped scan cannot share.
+ */
+static Cost
+cheapest_serial_cost(RelOptInfo *rel)
+{
+	Cost		best = rel->cheapest_total_path->total_cost;
+	bool		found = false;
+	ListCell   *lc;
+
+	foreach(lc, rel->pathlist)
+	{
+		Path	   *path = lfirst(lc);
+
+		if (IsA(path, GatherPath) || IsA(path, GatherMergePath) || path->param_info != NULL)
+			continue;
+		if (!found || path->total_cost < best)
+			best = path->total_cost;
+		found = true;
+	}
+	return best;
+}
+
 /*
  * The grouped scan's path for 'shape', answering the grouping step whole;
  * nothing comes out before the whole relation is read.
@@ -432,15 +476,18 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	rows = input_rel->rows;
 	groups = shape.keys == NIL ? 1 :
 		estimate_num_groups(root, shape.keys, rows, NULL, NULL);
-	group_cost = rows * cpu_operator_cost *
-		(GROUPAGG_KEY_FACTOR * Max(list_length(shape.keys), 1) +
-		 GROUPAGG_AGG_FACTOR * list_length(shape.aggs)) +
-		groups * cpu_tuple_cost;
-	cost = input_rel->cheapest_total_path->total_cost + group_cost;
+	group_cost = groups * cpu_tuple_cost;
+	/* count(*) alone counts whole batches, with nothing to do per row */
+	if (!counts_only(&shape))
+		group_cost += rows * cpu_operator_cost *
+			(GROUPAGG_KEY_FACTOR * Max(list_length(shape.keys), 1) +
+			 GROUPAGG_AGG_FACTOR * list_length(shape.aggs));
+	cost = cheapest_serial_cost(input_rel) + group_cost;
 
 	cpath = make_groupagg_path(root, output_rel, &shape, gextra->havingQual, groups, cost);
-	add_path(output_rel, &cpath->path);
+	/* before add_path, which may free the serial path it is copied from */
 	add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, group_cost);
+	add_path(output_rel, &cpath->path);
 }
 
 /*

@@ -23,6 +23,7 @@
 
 #include "column_filter.h"
 #include "groupagg.h"
+#include "parallel_feed.h"
 #include "scan_exec.h"
 
 /*
@@ -108,6 +109,142 @@ row_passes_on_cpu(GpuselScanState *state, GpuselStaging *staging, int64 row)
 	return ExecQual(state->column_qual, econtext);
 }
 
+/* Counts rows read for EXPLAIN ANALYZE, in batches of batch_rows. */
+static void
+count_rows_read(GpuselScanState *state, int64 n)
+{
+	int64		before = (state->scan_rows + state->batch_rows - 1) / state->batch_rows;
+
+	state->scan_rows += n;
+	state->rows_in += n;
+	state->batches += (state->scan_rows + state->batch_rows - 1) / state->batch_rows - before;
+}
+
+/*
+ * Picks the rows of a chunk of columns that pass the device quals on the
+ * CPU: the column tests, then the other quals through the executor.
+ * Writes their positions and returns how many; -1 when there is no qual.
+ */
+static int64
+filter_columns(GpuselScanState *state, GpuselStaging *staging, int64 n, uint32 *positions)
+{
+	int64		npass = 0;
+
+	if (state->column_filter == NULL && state->column_qual == NULL)
+		return -1;
+	if (state->column_filter != NULL)
+		npass = ColumnFilterApply(state->column_filter, staging, n, positions);
+	if (state->column_qual != NULL)
+	{
+		int64		count = state->column_filter != NULL ? npass : n;
+		int64		kept = 0;
+
+		for (int64 i = 0; i < count; i++)
+		{
+			int64		r = state->column_filter != NULL ? positions[i] : i;
+
+			if ((i & 0xFFFF) == 0)
+				CHECK_FOR_INTERRUPTS();
+			if (row_passes_on_cpu(state, staging, r))
+				positions[kept++] = (uint32) r;
+		}
+		npass = kept;
+	}
+	return npass;
+}
+
+/* Filters a chunk of columns on the CPU and puts the rows that pass into the groups. */
+static void
+add_chunk(GpuselScanState *state, GpuselStaging *staging, int64 n, uint32 *positions)
+{
+	int64		npass = filter_columns(state, staging, n, positions);
+
+	if (npass < 0)
+	{
+		GroupAggSinkAddColumns(state->sink, staging->values, staging->nulls,
+							   staging->has_nulls, NULL, n);
+		return;
+	}
+	state->removed_device += n - npass;
+	GroupAggSinkAddColumns(state->sink, staging->values, staging->nulls,
+						   staging->has_nulls, positions, npass);
+}
+
+/* Moves rows 'positions' (ascending) of a chunk to its front, in order. */
+static void
+compact_rows(GpuselProgram *prog, GpuselStaging *staging, const uint32 *positions, int64 n)
+{
+	for (int c = 0; c < prog->ncols; c++)
+	{
+		int			w = GpuselColumnWidth(prog->coltypes[c]);
+		char	   *values = staging->values[c];
+		uint8	   *nulls = staging->nulls[c];
+
+		for (int64 i = 0; i < n; i++)
+		{
+			memmove(values + i * w, values + (int64) positions[i] * w, w);
+			nulls[i] = nulls[positions[i]];
+		}
+	}
+	for (int64 i = 0; i < n; i++)
+		staging->tids[i] = staging->tids[positions[i]];
+}
+
+/*
+ * GpuselFeedFilter of a worker feeding a consumer on the CPU: the WHERE
+ * clause runs here, in parallel, and only the rows that pass travel (only
+ * their number, when the groups need no column).
+ */
+static int64
+filter_in_worker(void *arg, GpuselStaging *staging, int64 n)
+{
+	GpuselScanState *state = (GpuselScanState *) arg;
+	int64		npass;
+
+	if (state->worker_positions == NULL)
+		state->worker_positions = MemoryContextAlloc(state->css.ss.ps.state->es_query_cxt,
+													 sizeof(uint32) * GPUSEL_FEED_CHUNK_ROWS);
+	npass = filter_columns(state, staging, n, state->worker_positions);
+	if (npass < 0)
+		return n;
+	if (!GroupAggSinkCountOnly(state->sink))
+		compact_rows(state->program, staging, state->worker_positions, npass);
+	return npass;
+}
+
+/* A producer's part of a parallel grouped scan (scan_parallel.c). */
+void
+GpuselGroupScanProduce(GpuselScanState *state)
+{
+	GpuselFeedProduce(state->feed, state->heapslot, filter_in_worker, state);
+}
+
+/*
+ * The consumer's CPU path under Gather: chunks that the workers read (and
+ * filtered, when they could) and chunks read here, without copying them.
+ */
+static void
+fill_groups_from_feed(GpuselScanState *state)
+{
+	GpuselFeedBatch batch;
+	uint32	   *positions = palloc(sizeof(uint32) * GPUSEL_FEED_CHUNK_ROWS);
+
+	while (GpuselFeedNext(state->feed, &batch, state->heapslot))
+	{
+		count_rows_read(state, batch.nscanned);
+		if (batch.filtered)
+		{
+			state->removed_device += batch.nscanned - batch.nrows;
+			GroupAggSinkAddColumns(state->sink, batch.staging.values, batch.staging.nulls,
+								   batch.staging.has_nulls, NULL, batch.nrows);
+		}
+		else
+			add_chunk(state, &batch.staging, batch.nrows, positions);
+	}
+	state->scan_done = true;
+	pfree(positions);
+}
+
 /*
  * The grouped scan on the CPU when every qual is a device qual and every
  * input a plain column: the page reader copies the columns of many tuples
@@ -133,42 +270,11 @@ fill_groups_from_pages(GpuselScanState *state)
 	staging.tids = palloc(chunk * sizeof(ItemPointerData));
 	do
 	{
-		int64		npass = 0;
-
 		memset(staging.has_nulls, 0, Max(prog->ncols, 1));
 		n = GpuselScanFill(state, &staging, chunk);
 		ExecClearTuple(state->heapslot);
-		if (state->scan_rows % state->batch_rows == 0 && n > 0)
-			state->batches++;
-		state->scan_rows += n;
-		state->rows_in += n;
-		if (state->column_filter == NULL && state->column_qual == NULL)
-		{
-			GroupAggSinkAddColumns(state->sink, staging.values, staging.nulls,
-								   staging.has_nulls, NULL, n);
-			continue;
-		}
-		if (state->column_filter != NULL)
-			npass = ColumnFilterApply(state->column_filter, &staging, n, positions);
-		if (state->column_qual != NULL)
-		{
-			int64		count = state->column_filter != NULL ? npass : n;
-			int64		kept = 0;
-
-			for (int64 i = 0; i < count; i++)
-			{
-				int64		r = state->column_filter != NULL ? positions[i] : i;
-
-				if ((i & 0xFFFF) == 0)
-					CHECK_FOR_INTERRUPTS();
-				if (row_passes_on_cpu(state, &staging, r))
-					positions[kept++] = (uint32) r;
-			}
-			npass = kept;
-		}
-		state->removed_device += n - npass;
-		GroupAggSinkAddColumns(state->sink, staging.values, staging.nulls,
-							   staging.has_nulls, positions, npass);
+		count_rows_read(state, n);
+		add_chunk(state, &staging, n, positions);
 	} while (n == chunk);
 	state->scan_done = true;
 	for (int c = 0; c < prog->ncols; c++)
@@ -197,7 +303,12 @@ fill_groups(GpuselScanState *state)
 		GroupAggSinkColumnar(state->sink) &&
 		(GpuselScanFeeding(state) || GpuselPagesUsable(state->rel, snapshot)))
 	{
-		if (state->pages == NULL && !GpuselScanFeeding(state))
+		if (GpuselScanFeeding(state))
+		{
+			fill_groups_from_feed(state);
+			return;
+		}
+		if (state->pages == NULL)
 		{
 			state->pages = GpuselPagesBegin(state->rel, snapshot);
 			GpuselPagesSetColumns(state->pages, state->program);

@@ -51,6 +51,8 @@ typedef struct FeedChunk
 {
 	FeedChunkState state;
 	int64		nrows;
+	int64		nscanned;		/* rows read, before a worker's filter */
+	bool		filtered;
 	uint8		has_nulls[GS_MAX_PROGRAM_LENGTH];
 } FeedChunk;
 
@@ -60,6 +62,7 @@ struct GpuselFeedShared
 	slock_t		mutex;			/* protects the fields below up to pscan */
 	ConditionVariable cv;		/* a chunk changed state or a producer stopped */
 	bool		enabled;		/* the consumer reads the feed (else workers idle) */
+	bool		workers_filter; /* producers filter their chunks */
 	bool		leader_consumes;	/* parallel_leader_participation at start */
 	bool		consumer_claimed;
 	bool		stop;			/* the consumer is gone: producers stop */
@@ -184,10 +187,11 @@ reset_shared(GpuselFeedShared *shared)
  * InitializeDSMCustomScan's part: lays out the feed in 'space' (of
  * GpuselFeedEstimate's size) and the table's block allocator.  'enabled'
  * false leaves the workers idle: the consumer then reads the table alone.
+ * 'workers_filter' has the producers run their filter on each chunk.
  */
 GpuselFeedShared *
 GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int nworkers,
-					 bool enabled)
+					 bool enabled, bool workers_filter)
 {
 	GpuselFeedShared *shared = (GpuselFeedShared *) space;
 	int			nchunks = feed_nchunks(nworkers);
@@ -196,6 +200,7 @@ GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int n
 	SpinLockInit(&shared->mutex);
 	ConditionVariableInit(&shared->cv);
 	shared->enabled = enabled;
+	shared->workers_filter = workers_filter;
 	shared->nchunks = nchunks;
 	shared->chunk_rows = feed_chunk_rows(prog, nchunks);
 	shared->ncols = prog->ncols;
@@ -233,6 +238,7 @@ GpuselFeedAttach(GpuselFeedShared *shared, Relation rel, Snapshot snapshot,
 		elog(ERROR, "gpusel parallel scan: a worker's columns differ from the leader's");
 	feed->shared = shared;
 	feed->cur = -1;
+	feed->lent = -1;
 	if (shared->enabled && GpuselPagesUsable(rel, snapshot))
 	{
 		feed->reader = GpuselPagesBeginParallel(rel, snapshot, &shared->pscan);
@@ -286,23 +292,28 @@ move_chunk(GpuselFeedShared *shared, FeedChunkState from, FeedChunkState to)
 	return found;
 }
 
-/* Sets chunk i's state and row count and wakes the processes waiting. */
+/* Sets chunk i's state and rows and wakes the processes waiting. */
 static void
-publish_chunk(GpuselFeedShared *shared, int i, FeedChunkState state, int64 nrows)
+publish_chunk(GpuselFeedShared *shared, int i, FeedChunkState state, int64 nrows,
+			  int64 nscanned, bool filtered)
 {
 	SpinLockAcquire(&shared->mutex);
 	shared->chunks[i].state = state;
 	shared->chunks[i].nrows = nrows;
+	shared->chunks[i].nscanned = nscanned;
+	shared->chunks[i].filtered = filtered;
 	SpinLockRelease(&shared->mutex);
 	ConditionVariableBroadcast(&shared->cv);
 }
 
 /*
  * A worker's whole part of the scan: fills free chunks from its blocks
- * until the allocator has none left, or the consumer has gone.
+ * until the allocator has none left, or the consumer has gone; runs
+ * 'filter' on each chunk when the consumer asked for it.
  */
 void
-GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot)
+GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot, GpuselFeedFilter filter,
+				  void *filter_arg)
 {
 	GpuselFeedShared *shared = feed->shared;
 	bool		done;
@@ -323,6 +334,8 @@ GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot)
 		GpuselStaging staging;
 		int			i;
 		int64		n;
+		int64		kept;
+		bool		filtered = filter != NULL && shared->workers_filter;
 
 		for (;;)
 		{
@@ -350,7 +363,8 @@ GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot)
 		n = GpuselPagesFill(feed->reader, &staging, shared->chunk_rows, slot);
 		ExecClearTuple(slot);
 		done = n < shared->chunk_rows;
-		publish_chunk(shared, i, n > 0 ? CHUNK_READY : CHUNK_FREE, n);
+		kept = filtered && n > 0 ? filter(filter_arg, &staging, n) : n;
+		publish_chunk(shared, i, n > 0 ? CHUNK_READY : CHUNK_FREE, kept, n, filtered);
 	}
 
 	SpinLockAcquire(&shared->mutex);
@@ -419,7 +433,7 @@ GpuselFeedFill(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows, TupleTa
 			feed->cur_next += k;
 			if (feed->cur_next == chunk->nrows)
 			{
-				publish_chunk(shared, feed->cur, CHUNK_FREE, 0);
+				publish_chunk(shared, feed->cur, CHUNK_FREE, 0, 0, false);
 				feed->cur = -1;
 			}
 			continue;
@@ -427,6 +441,8 @@ GpuselFeedFill(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows, TupleTa
 		feed->cur = move_chunk(shared, CHUNK_READY, CHUNK_TAKEN);
 		if (feed->cur >= 0)
 		{
+			/* the copying consumer (the GPU's) never asks the workers to filter */
+			Assert(!shared->chunks[feed->cur].filtered);
 			feed->cur_next = 0;
 			feed->chunks_taken++;
 			feed->rows_taken += shared->chunks[feed->cur].nrows;
@@ -462,10 +478,85 @@ GpuselFeedFill(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows, TupleTa
 	return n;
 }
 
+/* Gives back the chunk GpuselFeedNext lent, if any. */
+static void
+return_lent(GpuselFeed *feed)
+{
+	if (feed->lent >= 0)
+		publish_chunk(feed->shared, feed->lent, CHUNK_FREE, 0, 0, false);
+	feed->lent = -1;
+}
+
+/*
+ * The consumer's next rows without copying them: a chunk a worker filled,
+ * lent in place until the next call, or, when none is ready, a chunk's
+ * worth read here into the feed's own staging.  False at the end of the
+ * scan.
+ */
+bool
+GpuselFeedNext(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot)
+{
+	GpuselFeedShared *shared = feed->shared;
+	bool		found = false;
+
+	return_lent(feed);
+	for (;;)
+	{
+		int			i = move_chunk(shared, CHUNK_READY, CHUNK_TAKEN);
+
+		if (i >= 0)
+		{
+			feed->lent = i;
+			chunk_staging(shared, i, &batch->staging);
+			batch->nrows = shared->chunks[i].nrows;
+			batch->nscanned = shared->chunks[i].nscanned;
+			batch->filtered = shared->chunks[i].filtered;
+			feed->chunks_taken++;
+			feed->rows_taken += batch->nscanned;
+			found = true;
+			break;
+		}
+		if (!feed->own_done)
+		{
+			if (feed->local.tids == NULL)
+			{
+				for (int c = 0; c < shared->ncols; c++)
+				{
+					feed->local.values[c] =
+						palloc(shared->chunk_rows * GpuselColumnWidth(shared->coltypes[c]));
+					feed->local.nulls[c] = palloc(shared->chunk_rows);
+				}
+				feed->local.has_nulls = palloc0(Max(shared->ncols, 1));
+				feed->local.tids = palloc(shared->chunk_rows * sizeof(ItemPointerData));
+			}
+			memset(feed->local.has_nulls, 0, Max(shared->ncols, 1));
+			batch->staging = feed->local;
+			batch->nrows = GpuselPagesFill(feed->reader, &batch->staging, shared->chunk_rows, slot);
+			ExecClearTuple(slot);
+			batch->nscanned = batch->nrows;
+			batch->filtered = false;
+			feed->own_done = batch->nrows < shared->chunk_rows;
+			feed->rows_read_here += batch->nrows;
+			if (batch->nrows > 0)
+			{
+				found = true;
+				break;
+			}
+			continue;
+		}
+		if (scan_complete(shared))
+			break;
+		ConditionVariableSleep(&shared->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return found;
+}
+
 /* ReScanCustomScan's part: this process's reader and chunk start over. */
 void
 GpuselFeedRescan(GpuselFeed *feed)
 {
+	feed->lent = -1;
 	feed->cur = -1;
 	feed->cur_next = 0;
 	feed->own_done = false;

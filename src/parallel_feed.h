@@ -32,6 +32,22 @@
 
 typedef struct GpuselFeedShared GpuselFeedShared;
 
+/*
+ * A producer's filter: keeps the rows of a chunk that pass, moved to its
+ * front in scan order, and returns how many.  Run in the workers when the
+ * consumer filters on the CPU, so the filtering is parallel too.
+ */
+typedef int64 (*GpuselFeedFilter) (void *arg, GpuselStaging *staging, int64 nrows);
+
+/* Rows lent to the consumer by GpuselFeedNext, valid until its next call. */
+typedef struct GpuselFeedBatch
+{
+	GpuselStaging staging;
+	int64		nrows;			/* rows in staging */
+	int64		nscanned;		/* rows read for it, before a worker's filter */
+	bool		filtered;		/* a worker's filter ran: every row passes */
+} GpuselFeedBatch;
+
 /* One process's side of the feed. */
 typedef struct GpuselFeed
 {
@@ -40,6 +56,8 @@ typedef struct GpuselFeed
 	int			cur;			/* chunk the consumer is copying out; -1 none */
 	int64		cur_next;		/* its next row */
 	bool		own_done;		/* this process's reader has no blocks left */
+	int			lent;			/* chunk lent by GpuselFeedNext; -1 none */
+	GpuselStaging local;		/* the consumer's own reads for GpuselFeedNext */
 
 	/* EXPLAIN ANALYZE, counted by the consumer */
 	int64		chunks_taken;	/* chunks that workers filled */
@@ -50,13 +68,16 @@ typedef struct GpuselFeed
 extern Size GpuselFeedEstimate(const GpuselProgram *prog, int nworkers);
 extern GpuselFeedShared *GpuselFeedInitialize(void *space, Relation rel,
 											  const GpuselProgram *prog,
-											  int nworkers, bool enabled);
+											  int nworkers, bool enabled,
+											  bool workers_filter);
 extern void GpuselFeedReinitialize(GpuselFeedShared *shared, Relation rel);
 extern GpuselFeed *GpuselFeedAttach(GpuselFeedShared *shared, Relation rel,
 									Snapshot snapshot, const GpuselProgram *prog);
 extern bool GpuselFeedEnabled(GpuselFeed *feed);
 extern bool GpuselFeedClaimConsumer(GpuselFeed *feed);
-extern void GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot);
+extern void GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot,
+							  GpuselFeedFilter filter, void *filter_arg);
+extern bool GpuselFeedNext(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot);
 extern int64 GpuselFeedFill(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows,
 							TupleTableSlot *slot);
 extern void GpuselFeedRescan(GpuselFeed *feed);

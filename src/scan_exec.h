@@ -90,6 +90,7 @@ typedef struct GpuselScanState
 	TableScanDesc scan;			/* tables of other AMs */
 	GpuselPageReader *pages;	/* heap tables */
 	struct GpuselFeed *feed;	/* under Gather: chunks from the workers */
+	uint32	   *worker_positions;	/* a producer's filter: rows that pass */
 	GpuselFeedRole feed_role;	/* this (re)scan's role, decided at its first row */
 	bool		scan_done;
 	int64		scan_rows;		/* rows read since the last (re)scan */
@@ -141,5 +142,6 @@ extern bool GpuselScanFeeding(GpuselScanState *state);
 /* groupagg_scan.c */
 extern void GpuselGroupScanBegin(GpuselScanState *state, GpuselProgram *prog, EState *estate);
 extern TupleTableSlot *GpuselGroupScanNext(GpuselScanState *state);
+extern void GpuselGroupScanProduce(GpuselScanState *state);
 
 #endif							/* GPUSEL_SCAN_EXEC_H */

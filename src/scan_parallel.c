@@ -54,8 +54,10 @@ scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 
 	if (state->program == NULL)
 		return;
+	/* workers filter too when the leader filters on the CPU */
 	shared = GpuselFeedInitialize(coordinate, state->rel, state->program, pcxt->nworkers,
-								  feed_usable(state));
+								  feed_usable(state),
+								  !state->use_gpu || state->device_quals == NIL);
 	state->feed = GpuselFeedAttach(shared, state->rel, node->ss.ps.state->es_snapshot,
 								   state->program);
 }
@@ -121,7 +123,7 @@ GpuselScanTakeRole(GpuselScanState *state)
 		return true;
 	}
 	state->feed_role = GPUSEL_FEED_PRODUCER;
-	GpuselFeedProduce(state->feed, state->heapslot);
+	GpuselGroupScanProduce(state);
 	return false;
 }
 
