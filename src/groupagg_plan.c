@@ -480,7 +480,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	/* count(*) alone counts whole batches, with nothing to do per row */
 	if (!counts_only(&shape))
 		group_cost += rows * cpu_operator_cost *
-			(GROUPAGG_KEY_FACTOR * Max(list_length(shape.keys), 1) +
+			(GROUPAGG_KEY_FACTOR * list_length(shape.keys) +
 			 GROUPAGG_AGG_FACTOR * list_length(shape.aggs));
 	cost = cheapest_serial_cost(input_rel) + group_cost;
 
