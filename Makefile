@@ -32,6 +32,7 @@ OBJS = \
 	src/groupagg_exec.o \
 	src/groupagg_results.o \
 	src/groupagg_scan.o \
+	src/groupagg_partial.o \
 	src/parallel_feed.o \
 	src/scan_parallel.o
 

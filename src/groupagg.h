@@ -65,6 +65,14 @@ extern int	GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos,
 extern void GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, int ncols);
 extern bool GroupAggSinkColumnar(GroupAggSink *sink);
 extern bool GroupAggSinkCountOnly(GroupAggSink *sink);
+
+/* groupagg_partial.c: a worker's partial aggregate, sent to the consumer */
+struct GpuselFeed;
+struct GpuselFeedBatch;
+extern Size GroupAggSinkPartialRecordBytes(GroupAggSink *sink);
+extern void GroupAggSinkSendPartial(GroupAggSink *sink, struct GpuselFeed *feed,
+									int64 nscanned);
+extern void GroupAggSinkMerge(GroupAggSink *sink, struct GpuselFeedBatch *batch);
 extern void GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot);
 extern void GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values,
 								   uint8 *const *nulls, const uint8 *has_nulls,

@@ -195,6 +195,8 @@ start_groups(GroupAggSink *sink)
 	sink->ngroups = 0;
 	sink->buckets = NULL;
 	sink->next_group = 0;
+	sink->maps = NULL;			/* they lived in the context just reset */
+	sink->nmaps = 0;
 	for (int c = 0; c < sink->ncollections; c++)
 	{
 		PercentileCollection *pc = &sink->collections[c];
@@ -448,8 +450,8 @@ GroupAggSinkCountOnly(GroupAggSink *sink)
 }
 
 /* The group of the current row's keys, created when new. */
-static int64
-find_group(GroupAggSink *sink)
+int64
+GroupAggFindGroup(GroupAggSink *sink)
 {
 	int			nk = sink->nkeys;
 	uint64		h = UINT64CONST(0x9e3779b97f4a7c15);
@@ -507,8 +509,8 @@ find_group(GroupAggSink *sink)
 }
 
 /* Doubles the room for a collection's (group, key) pairs. */
-static void
-grow_collection(GroupAggSink *sink, PercentileCollection *pc)
+void
+GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc)
 {
 	int64		cap = pc->cap == 0 ? 65536 : pc->cap * 2;
 
@@ -561,7 +563,7 @@ accum_float(GroupCell *cell, double newval)
 static void
 add_row(GroupAggSink *sink)
 {
-	int64		g = find_group(sink);
+	int64		g = GroupAggFindGroup(sink);
 	GroupCell  *cells = &sink->cells[g * sink->naggs];
 
 	sink->rows_aggregated++;
@@ -654,7 +656,7 @@ add_row(GroupAggSink *sink)
 		if (sink->nulls[pc->input])
 			continue;
 		if (unlikely(pc->nkeys == pc->cap))
-			grow_collection(sink, pc);
+			GroupAggGrowCollection(sink, pc);
 		key = pc->keytype->to_key(v);
 		if (unlikely(key == pc->keytype->zero_key) && pc->keytype->is_negative_zero != NULL)
 			pc->zeros[g] |= pc->keytype->is_negative_zero(v) ? 1 : 2;
@@ -712,7 +714,7 @@ add_column_keys(GroupAggSink *sink, const void *values, const uint8 *nulls,
 		if (nulls != NULL && nulls[row])
 			continue;
 		if (unlikely(pc->nkeys == pc->cap))
-			grow_collection(sink, pc);
+			GroupAggGrowCollection(sink, pc);
 		v = GpuselLoadValue(values, row, coltype);
 		key = kt->to_key(v);
 		if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)

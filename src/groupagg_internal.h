@@ -73,6 +73,13 @@ typedef struct GroupCell
 	Datum		value;			/* min/max: the value kept */
 } GroupCell;
 
+/* The consumer's group numbers of one worker's groups (groupagg_partial.c). */
+typedef struct GroupAggPartialMap
+{
+	int64	   *groups;			/* by the worker's group number */
+	int64		cap;
+} GroupAggPartialMap;
+
 struct GroupAggSink
 {
 	PlanState  *ps;
@@ -114,10 +121,18 @@ struct GroupAggSink
 
 	int64		next_group;		/* next group to return */
 
+	/* under Gather, the consumer: each worker's group numbers, by worker */
+	GroupAggPartialMap *maps;
+	int			nmaps;
+
 	/* EXPLAIN ANALYZE, over all (re)scans */
 	int64		groups_total;
 	int64		rows_aggregated;
 	int64		rows_from_columns;	/* of them, read from a batch's columns */
 };
+
+/* groupagg_exec.c, for groupagg_partial.c */
+extern int64 GroupAggFindGroup(GroupAggSink *sink);
+extern void GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc);
 
 #endif							/* GPUSEL_GROUPAGG_INTERNAL_H */

@@ -212,11 +212,34 @@ filter_in_worker(void *arg, GpuselStaging *staging, int64 n)
 	return npass;
 }
 
-/* A producer's part of a parallel grouped scan (scan_parallel.c). */
+/*
+ * A producer's part of a parallel grouped scan (scan_parallel.c): where
+ * the consumer filters and groups on the CPU, the worker filters and
+ * aggregates its blocks into its own sink and sends its groups
+ * (groupagg_partial.c); otherwise it sends its rows' columns.
+ */
 void
 GpuselGroupScanProduce(GpuselScanState *state)
 {
-	GpuselFeedProduce(state->feed, state->heapslot, filter_in_worker, state);
+	GpuselFeed *feed = state->feed;
+	GpuselFeedBatch batch;
+	uint32	   *positions;
+
+	if (!GpuselFeedWorkersAggregate(feed))
+	{
+		GpuselFeedProduce(feed, state->heapslot, filter_in_worker, state);
+		return;
+	}
+	GpuselFeedStartProducing(feed);
+	positions = palloc(sizeof(uint32) * GPUSEL_FEED_CHUNK_ROWS);
+	while (GpuselFeedReadOwn(feed, &batch, state->heapslot))
+	{
+		count_rows_read(state, batch.nrows);
+		add_chunk(state, &batch.staging, batch.nrows, positions);
+	}
+	GroupAggSinkSendPartial(state->sink, feed, state->rows_in);
+	GpuselFeedStopProducing(feed);
+	pfree(positions);
 }
 
 /*
@@ -232,7 +255,12 @@ fill_groups_from_feed(GpuselScanState *state)
 	while (GpuselFeedNext(state->feed, &batch, state->heapslot))
 	{
 		count_rows_read(state, batch.nscanned);
-		if (batch.filtered)
+		if (batch.kind != GPUSEL_FEED_ROWS)
+		{
+			state->removed_device += batch.nscanned - batch.naggregated;
+			GroupAggSinkMerge(state->sink, &batch);
+		}
+		else if (batch.filtered)
 		{
 			state->removed_device += batch.nscanned - batch.nrows;
 			GroupAggSinkAddColumns(state->sink, batch.staging.values, batch.staging.nulls,

@@ -50,9 +50,15 @@ typedef enum FeedChunkState
 typedef struct FeedChunk
 {
 	FeedChunkState state;
-	int64		nrows;
+	uint64		seq;			/* publication order: the consumer takes the oldest */
+	GpuselFeedKind kind;
+	int64		nrows;			/* rows, or records */
 	int64		nscanned;		/* rows read, before a worker's filter */
 	bool		filtered;
+	int			producer;		/* records: ParallelWorkerNumber + 1 */
+	int			collection;
+	int64		first;
+	int64		naggregated;
 	uint8		has_nulls[GS_MAX_PROGRAM_LENGTH];
 } FeedChunk;
 
@@ -63,6 +69,8 @@ struct GpuselFeedShared
 	ConditionVariable cv;		/* a chunk changed state or a producer stopped */
 	bool		enabled;		/* the consumer reads the feed (else workers idle) */
 	bool		workers_filter; /* producers filter their chunks */
+	bool		workers_aggregate;	/* producers aggregate, then send their groups */
+	uint64		next_seq;
 	bool		leader_consumes;	/* parallel_leader_participation at start */
 	bool		consumer_claimed;
 	bool		stop;			/* the consumer is gone: producers stop */
@@ -176,6 +184,7 @@ reset_shared(GpuselFeedShared *shared)
 	shared->consumer_claimed = false;
 	shared->stop = false;
 	shared->producers = 0;
+	shared->next_seq = 0;
 	for (int i = 0; i < shared->nchunks; i++)
 	{
 		shared->chunks[i].state = CHUNK_FREE;
@@ -187,11 +196,13 @@ reset_shared(GpuselFeedShared *shared)
  * InitializeDSMCustomScan's part: lays out the feed in 'space' (of
  * GpuselFeedEstimate's size) and the table's block allocator.  'enabled'
  * false leaves the workers idle: the consumer then reads the table alone.
- * 'workers_filter' has the producers run their filter on each chunk.
+ * 'workers_filter' has the producers run their filter on each chunk; a
+ * nonzero 'partial_record_bytes' (a group's record) has them aggregate
+ * their rows themselves and send their groups, where a record fits a chunk.
  */
 GpuselFeedShared *
 GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int nworkers,
-					 bool enabled, bool workers_filter)
+					 bool enabled, bool workers_filter, Size partial_record_bytes)
 {
 	GpuselFeedShared *shared = (GpuselFeedShared *) space;
 	int			nchunks = feed_nchunks(nworkers);
@@ -208,6 +219,8 @@ GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int n
 	memcpy(shared->coltypes, prog->coltypes, sizeof(gs_coltype) * prog->ncols);
 	shared->chunk_bytes = feed_chunk_bytes(prog, shared->chunk_rows, shared);
 	shared->data_off = feed_data_off(nchunks);
+	shared->workers_aggregate = workers_filter && partial_record_bytes > 0 &&
+		partial_record_bytes <= shared->chunk_bytes;
 	table_block_parallelscan_initialize(rel, (ParallelTableScanDesc) &shared->pscan);
 	reset_shared(shared);
 	return shared;
@@ -239,6 +252,7 @@ GpuselFeedAttach(GpuselFeedShared *shared, Relation rel, Snapshot snapshot,
 	feed->shared = shared;
 	feed->cur = -1;
 	feed->lent = -1;
+	feed->claimed = -1;
 	if (shared->enabled && GpuselPagesUsable(rel, snapshot))
 	{
 		feed->reader = GpuselPagesBeginParallel(rel, snapshot, &shared->pscan);
@@ -274,7 +288,10 @@ GpuselFeedClaimConsumer(GpuselFeed *feed)
 	return claimed;
 }
 
-/* The first chunk in state 'from', moved to state 'to'; -1 when none is. */
+/*
+ * A chunk in state 'from' (the one published first, so a worker's records
+ * arrive in the order it sent them), moved to state 'to'; -1 when none is.
+ */
 static int
 move_chunk(GpuselFeedShared *shared, FeedChunkState from, FeedChunkState to)
 {
@@ -282,12 +299,11 @@ move_chunk(GpuselFeedShared *shared, FeedChunkState from, FeedChunkState to)
 
 	SpinLockAcquire(&shared->mutex);
 	for (int i = 0; i < shared->nchunks; i++)
-		if (shared->chunks[i].state == from)
-		{
-			shared->chunks[i].state = to;
+		if (shared->chunks[i].state == from &&
+			(found < 0 || shared->chunks[i].seq < shared->chunks[found].seq))
 			found = i;
-			break;
-		}
+	if (found >= 0)
+		shared->chunks[found].state = to;
 	SpinLockRelease(&shared->mutex);
 	return found;
 }
@@ -299,11 +315,162 @@ publish_chunk(GpuselFeedShared *shared, int i, FeedChunkState state, int64 nrows
 {
 	SpinLockAcquire(&shared->mutex);
 	shared->chunks[i].state = state;
+	shared->chunks[i].seq = shared->next_seq++;
+	shared->chunks[i].kind = GPUSEL_FEED_ROWS;
 	shared->chunks[i].nrows = nrows;
 	shared->chunks[i].nscanned = nscanned;
 	shared->chunks[i].filtered = filtered;
 	SpinLockRelease(&shared->mutex);
 	ConditionVariableBroadcast(&shared->cv);
+}
+
+/*
+ * Counts this process among the producers, before it draws a block, so
+ * the consumer waits for what it reads.  False when the consumer is gone.
+ */
+static bool
+start_producing(GpuselFeedShared *shared)
+{
+	bool		ok;
+
+	SpinLockAcquire(&shared->mutex);
+	ok = !shared->stop;
+	if (ok)
+		shared->producers++;
+	SpinLockRelease(&shared->mutex);
+	return ok;
+}
+
+/* Counts this process out of the producers, after its last chunk. */
+void
+GpuselFeedStopProducing(GpuselFeed *feed)
+{
+	GpuselFeedShared *shared = feed->shared;
+
+	SpinLockAcquire(&shared->mutex);
+	shared->producers--;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+}
+
+/* A producer's start; it must call GpuselFeedStopProducing at its end. */
+void
+GpuselFeedStartProducing(GpuselFeed *feed)
+{
+	if (!start_producing(feed->shared))
+		elog(ERROR, "gpusel parallel scan: the consumer stopped before a worker started");
+}
+
+/* Waits for a free chunk and makes it FILLING; -1 when the consumer is gone. */
+static int
+claim_free_chunk(GpuselFeedShared *shared)
+{
+	int			i;
+
+	for (;;)
+	{
+		bool		stop;
+
+		SpinLockAcquire(&shared->mutex);
+		stop = shared->stop;
+		SpinLockRelease(&shared->mutex);
+		if (stop)
+		{
+			i = -1;
+			break;
+		}
+		i = move_chunk(shared, CHUNK_FREE, CHUNK_FILLING);
+		if (i >= 0)
+			break;
+		ConditionVariableSleep(&shared->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return i;
+}
+
+/* Whether producers aggregate their rows and send their groups. */
+bool
+GpuselFeedWorkersAggregate(GpuselFeed *feed)
+{
+	return GpuselFeedEnabled(feed) && feed->shared->workers_aggregate;
+}
+
+/*
+ * A chunk's worth of this process's own blocks into the feed's local
+ * staging, for a producer that aggregates its rows itself.  False when
+ * the allocator has no block left.
+ */
+bool
+GpuselFeedReadOwn(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot)
+{
+	GpuselFeedShared *shared = feed->shared;
+
+	if (feed->own_done)
+		return false;
+	if (feed->local.tids == NULL)
+	{
+		for (int c = 0; c < shared->ncols; c++)
+		{
+			feed->local.values[c] =
+				palloc(shared->chunk_rows * GpuselColumnWidth(shared->coltypes[c]));
+			feed->local.nulls[c] = palloc(shared->chunk_rows);
+		}
+		feed->local.has_nulls = palloc0(Max(shared->ncols, 1));
+		feed->local.tids = palloc(shared->chunk_rows * sizeof(ItemPointerData));
+	}
+	memset(feed->local.has_nulls, 0, Max(shared->ncols, 1));
+	batch->kind = GPUSEL_FEED_ROWS;
+	batch->staging = feed->local;
+	batch->nrows = GpuselPagesFill(feed->reader, &batch->staging, shared->chunk_rows, slot);
+	ExecClearTuple(slot);
+	batch->nscanned = batch->nrows;
+	batch->filtered = false;
+	feed->own_done = batch->nrows < shared->chunk_rows;
+	feed->rows_read_here += batch->nrows;
+	return batch->nrows > 0;
+}
+
+/*
+ * A free chunk's bytes for a producer's records; GpuselFeedPublishBuffer
+ * sends them.  Errors out when the consumer is gone: the query is over.
+ */
+char *
+GpuselFeedClaimBuffer(GpuselFeed *feed, Size *bytes)
+{
+	GpuselFeedShared *shared = feed->shared;
+	int			i = claim_free_chunk(shared);
+
+	if (i < 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_QUERY_CANCELED),
+				 errmsg("gpusel parallel scan ended before a worker sent its groups")));
+	feed->claimed = i;
+	*bytes = shared->chunk_bytes;
+	return (char *) shared + shared->data_off + shared->chunk_bytes * i;
+}
+
+/* Sends the claimed chunk's records to the consumer. */
+void
+GpuselFeedPublishBuffer(GpuselFeed *feed, GpuselFeedKind kind, int collection, int64 first,
+						int64 nrecords, int64 nscanned, int64 naggregated)
+{
+	GpuselFeedShared *shared = feed->shared;
+	FeedChunk  *chunk = &shared->chunks[feed->claimed];
+
+	SpinLockAcquire(&shared->mutex);
+	chunk->state = CHUNK_READY;
+	chunk->seq = shared->next_seq++;
+	chunk->kind = kind;
+	chunk->nrows = nrecords;
+	chunk->nscanned = nscanned;
+	chunk->filtered = true;
+	chunk->producer = ParallelWorkerNumber + 1;
+	chunk->collection = collection;
+	chunk->first = first;
+	chunk->naggregated = naggregated;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+	feed->claimed = -1;
 }
 
 /*
@@ -316,48 +483,20 @@ GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot, GpuselFeedFilter filte
 				  void *filter_arg)
 {
 	GpuselFeedShared *shared = feed->shared;
-	bool		done;
+	bool		filtered = filter != NULL && shared->workers_filter;
+	bool		done = false;
 
-	if (!GpuselFeedEnabled(feed))
+	if (!GpuselFeedEnabled(feed) || !start_producing(shared))
 		return;
-	/* counted before drawing a block, so the consumer waits for this one */
-	SpinLockAcquire(&shared->mutex);
-	done = shared->stop;
-	if (!done)
-		shared->producers++;
-	SpinLockRelease(&shared->mutex);
-	if (done)
-		return;
-
 	while (!done)
 	{
 		GpuselStaging staging;
-		int			i;
+		int			i = claim_free_chunk(shared);
 		int64		n;
 		int64		kept;
-		bool		filtered = filter != NULL && shared->workers_filter;
 
-		for (;;)
-		{
-			bool		stop;
-
-			SpinLockAcquire(&shared->mutex);
-			stop = shared->stop;
-			SpinLockRelease(&shared->mutex);
-			if (stop)
-			{
-				i = -1;
-				break;
-			}
-			i = move_chunk(shared, CHUNK_FREE, CHUNK_FILLING);
-			if (i >= 0)
-				break;
-			ConditionVariableSleep(&shared->cv, PG_WAIT_EXTENSION);
-		}
-		ConditionVariableCancelSleep();
 		if (i < 0)
 			break;
-
 		chunk_staging(shared, i, &staging);
 		memset(staging.has_nulls, 0, shared->ncols);
 		n = GpuselPagesFill(feed->reader, &staging, shared->chunk_rows, slot);
@@ -366,11 +505,7 @@ GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot, GpuselFeedFilter filte
 		kept = filtered && n > 0 ? filter(filter_arg, &staging, n) : n;
 		publish_chunk(shared, i, n > 0 ? CHUNK_READY : CHUNK_FREE, kept, n, filtered);
 	}
-
-	SpinLockAcquire(&shared->mutex);
-	shared->producers--;
-	SpinLockRelease(&shared->mutex);
-	ConditionVariableBroadcast(&shared->cv);
+	GpuselFeedStopProducing(feed);
 }
 
 /*
@@ -506,11 +641,19 @@ GpuselFeedNext(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot)
 
 		if (i >= 0)
 		{
+			FeedChunk  *chunk = &shared->chunks[i];
+
 			feed->lent = i;
+			batch->kind = chunk->kind;
 			chunk_staging(shared, i, &batch->staging);
-			batch->nrows = shared->chunks[i].nrows;
-			batch->nscanned = shared->chunks[i].nscanned;
-			batch->filtered = shared->chunks[i].filtered;
+			batch->data = (char *) shared + shared->data_off + shared->chunk_bytes * i;
+			batch->nrows = chunk->nrows;
+			batch->nscanned = chunk->nscanned;
+			batch->filtered = chunk->filtered;
+			batch->producer = chunk->producer;
+			batch->collection = chunk->collection;
+			batch->first = chunk->first;
+			batch->naggregated = chunk->naggregated;
 			feed->chunks_taken++;
 			feed->rows_taken += batch->nscanned;
 			found = true;
@@ -518,26 +661,7 @@ GpuselFeedNext(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot)
 		}
 		if (!feed->own_done)
 		{
-			if (feed->local.tids == NULL)
-			{
-				for (int c = 0; c < shared->ncols; c++)
-				{
-					feed->local.values[c] =
-						palloc(shared->chunk_rows * GpuselColumnWidth(shared->coltypes[c]));
-					feed->local.nulls[c] = palloc(shared->chunk_rows);
-				}
-				feed->local.has_nulls = palloc0(Max(shared->ncols, 1));
-				feed->local.tids = palloc(shared->chunk_rows * sizeof(ItemPointerData));
-			}
-			memset(feed->local.has_nulls, 0, Max(shared->ncols, 1));
-			batch->staging = feed->local;
-			batch->nrows = GpuselPagesFill(feed->reader, &batch->staging, shared->chunk_rows, slot);
-			ExecClearTuple(slot);
-			batch->nscanned = batch->nrows;
-			batch->filtered = false;
-			feed->own_done = batch->nrows < shared->chunk_rows;
-			feed->rows_read_here += batch->nrows;
-			if (batch->nrows > 0)
+			if (GpuselFeedReadOwn(feed, batch, slot))
 			{
 				found = true;
 				break;

@@ -39,13 +39,30 @@ typedef struct GpuselFeedShared GpuselFeedShared;
  */
 typedef int64 (*GpuselFeedFilter) (void *arg, GpuselStaging *staging, int64 nrows);
 
-/* Rows lent to the consumer by GpuselFeedNext, valid until its next call. */
+/*
+ * What a chunk holds: rows as columns, or records of a worker's partial
+ * aggregate (groupagg_partial.c), in the order the worker sent them.
+ */
+typedef enum GpuselFeedKind
+{
+	GPUSEL_FEED_ROWS,
+	GPUSEL_FEED_GROUPS,			/* a worker's groups: keys and cells */
+	GPUSEL_FEED_PAIRS			/* a worker's (group, key) pairs of a collection */
+} GpuselFeedKind;
+
+/* Rows or records lent to the consumer by GpuselFeedNext, until its next call. */
 typedef struct GpuselFeedBatch
 {
-	GpuselStaging staging;
-	int64		nrows;			/* rows in staging */
+	GpuselFeedKind kind;
+	GpuselStaging staging;		/* rows */
+	int64		nrows;			/* rows in staging, or records in data */
 	int64		nscanned;		/* rows read for it, before a worker's filter */
 	bool		filtered;		/* a worker's filter ran: every row passes */
+	char	   *data;			/* records */
+	int			producer;		/* records: the worker that sent them, from 1 */
+	int			collection;		/* pairs: their collection */
+	int64		first;			/* groups: the worker's number of the first */
+	int64		naggregated;	/* records: rows the worker aggregated, once */
 } GpuselFeedBatch;
 
 /* One process's side of the feed. */
@@ -57,6 +74,7 @@ typedef struct GpuselFeed
 	int64		cur_next;		/* its next row */
 	bool		own_done;		/* this process's reader has no blocks left */
 	int			lent;			/* chunk lent by GpuselFeedNext; -1 none */
+	int			claimed;		/* chunk a producer writes records into; -1 none */
 	GpuselStaging local;		/* the consumer's own reads for GpuselFeedNext */
 
 	/* EXPLAIN ANALYZE, counted by the consumer */
@@ -69,7 +87,8 @@ extern Size GpuselFeedEstimate(const GpuselProgram *prog, int nworkers);
 extern GpuselFeedShared *GpuselFeedInitialize(void *space, Relation rel,
 											  const GpuselProgram *prog,
 											  int nworkers, bool enabled,
-											  bool workers_filter);
+											  bool workers_filter,
+											  Size partial_record_bytes);
 extern void GpuselFeedReinitialize(GpuselFeedShared *shared, Relation rel);
 extern GpuselFeed *GpuselFeedAttach(GpuselFeedShared *shared, Relation rel,
 									Snapshot snapshot, const GpuselProgram *prog);
@@ -78,6 +97,14 @@ extern bool GpuselFeedClaimConsumer(GpuselFeed *feed);
 extern void GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot,
 							  GpuselFeedFilter filter, void *filter_arg);
 extern bool GpuselFeedNext(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot);
+extern bool GpuselFeedWorkersAggregate(GpuselFeed *feed);
+extern void GpuselFeedStartProducing(GpuselFeed *feed);
+extern void GpuselFeedStopProducing(GpuselFeed *feed);
+extern bool GpuselFeedReadOwn(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot);
+extern char *GpuselFeedClaimBuffer(GpuselFeed *feed, Size *bytes);
+extern void GpuselFeedPublishBuffer(GpuselFeed *feed, GpuselFeedKind kind, int collection,
+									int64 first, int64 nrecords, int64 nscanned,
+									int64 naggregated);
 extern int64 GpuselFeedFill(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows,
 							TupleTableSlot *slot);
 extern void GpuselFeedRescan(GpuselFeed *feed);

@@ -34,6 +34,21 @@ feed_usable(GpuselScanState *state)
 		GpuselPagesUsable(state->rel, state->css.ss.ps.state->es_snapshot);
 }
 
+/*
+ * Whether the workers filter their rows, and then aggregate them where the
+ * sink allows: wherever the consumer filters on the CPU, and also instead
+ * of the GPU's filter unless the groups read no row (count(*) alone).  One
+ * process that sends every row to the device and then groups it on the
+ * host is slower than the workers grouping their own rows at once
+ * (DESIGN.md, "Parallel feeding").
+ */
+static bool
+workers_filter(GpuselScanState *state)
+{
+	return !state->use_gpu || state->device_quals == NIL ||
+		!GroupAggSinkCountOnly(state->sink);
+}
+
 /* EstimateDSMCustomScan: the feed's chunks and the block allocator. */
 static Size
 scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
@@ -51,15 +66,19 @@ scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 {
 	GpuselScanState *state = (GpuselScanState *) node;
 	GpuselFeedShared *shared;
+	bool		filter;
 
 	if (state->program == NULL)
 		return;
-	/* workers filter too when the leader filters on the CPU */
+	filter = workers_filter(state);
 	shared = GpuselFeedInitialize(coordinate, state->rel, state->program, pcxt->nworkers,
-								  feed_usable(state),
-								  !state->use_gpu || state->device_quals == NIL);
+								  feed_usable(state), filter,
+								  GroupAggSinkPartialRecordBytes(state->sink));
 	state->feed = GpuselFeedAttach(shared, state->rel, node->ss.ps.state->es_snapshot,
 								   state->program);
+	/* rows the workers filtered are grouped on the CPU: no batch goes to the device */
+	if (filter && GpuselFeedEnabled(state->feed))
+		state->use_gpu = false;
 }
 
 /* ReInitializeDSMCustomScan: a rescan under Gather starts the feed over. */

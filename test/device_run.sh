@@ -2,7 +2,7 @@
 # GPU machine only (the device tool), from the repository root, with the
 # extension staged by `make install DESTDIR=$PWD/.device/stage` and the
 # kernel binaries built in test/kernel/bin.  Phases: tests, bench (default both).
-#   bash test/device_run.sh tests|suites|bench|groupbench|all
+#   bash test/device_run.sh tests|suites|bench|groupbench|parbench|all
 set -uo pipefail
 phase=${1:-all}
 out=${OUT:-/tmp/gpusel-out}
@@ -37,6 +37,12 @@ if [ "$phase" = groupbench ] || [ "$phase" = all ]; then
   echo "== grouped scan benchmark (${GPUSEL_BENCH_ROWS:-20000000} rows)"
   psql -X -v rows="${GPUSEL_BENCH_ROWS:-20000000}" -f test/bench/groupagg_bench.sql >"$out/groupbench.log" 2>&1 || status=1
   tail -45 "$out/groupbench.log"
+fi
+
+if [ "$phase" = parbench ] || [ "$phase" = all ]; then
+  echo "== parallel feeding benchmark (${GPUSEL_BENCH_ROWS:-20000000} rows, ${GPUSEL_BENCH_WORKERS:-8} workers)"
+  bash test/bench/parallel_bench.sh "${GPUSEL_BENCH_ROWS:-20000000}" "${GPUSEL_BENCH_WORKERS:-8}" >"$out/parbench.log" 2>&1 || status=1
+  tail -60 "$out/parbench.log"
 fi
 
 if [ "$phase" = bench ] || [ "$phase" = all ]; then

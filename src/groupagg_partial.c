@@ -1,0 +1,335 @@
+/*
+ * groupagg_partial.c
+ *	  Partial aggregates of the grouped scan under Gather: each worker
+ *	  filters and aggregates its own blocks into its own sink, then sends its
+ *	  groups and its percentile keys through the feed (parallel_feed.c); the
+ *	  consumer merges them into its sink, once per group and per key, never
+ *	  per row.
+ *
+ * A worker sends, in order: its groups (each a record of its key values
+ * and aggregate cells, numbered in the worker's order), then for each
+ * percentile collection its (group, key) pairs with the worker's group
+ * numbers.  The feed delivers a worker's chunks in the order it sent them,
+ * so the consumer knows a worker's group numbers before their pairs.
+ *
+ * Merging follows PostgreSQL's combine functions, so results are those of
+ * PostgreSQL's own parallel aggregation: counts and integer sums add
+ * (exact, in 128 bits), float sums add with float4pl/float8pl's overflow
+ * rule, avg(float) combines (N, Sx, Sxx) as float8_combine does, min and max
+ * keep the extreme value, and percentile keys are appended to their group's
+ * collection, so percentiles stay exact.  As in PostgreSQL, the order in
+ * which rows meet depends on the workers: a float sum may differ in its
+ * last bits from a serial scan's, and of two equal extremes (-0 and 0)
+ * either may be kept.
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "utils/float.h"
+#include "utils/memutils.h"
+
+#include "groupagg_internal.h"
+#include "parallel_feed.h"
+
+/* Byte layout of one group's record. */
+typedef struct RecordLayout
+{
+	Size		keybits;		/* nkeys uint64 */
+	Size		keyvalues;		/* nkeys Datum */
+	Size		keynulls;		/* nkeys bool */
+	Size		zeros;			/* ncollections uint8 */
+	Size		cells;			/* naggs GroupCell */
+	Size		bytes;
+} RecordLayout;
+
+/* Where each part of a group's record lies. */
+static void
+record_layout(GroupAggSink *sink, RecordLayout *layout)
+{
+	Size		off = 0;
+
+	layout->keybits = off;
+	off += sizeof(uint64) * sink->nkeys;
+	layout->keyvalues = off;
+	off += sizeof(Datum) * sink->nkeys;
+	layout->keynulls = off;
+	off += sizeof(bool) * sink->nkeys;
+	layout->zeros = off;
+	off += sink->ncollections;
+	layout->cells = off;
+	off += sizeof(GroupCell) * sink->naggs;
+	layout->bytes = MAXALIGN(off);
+}
+
+/*
+ * Bytes of one group's record, for the feed to check that one fits a
+ * chunk; 0 when the sink's rows cannot be aggregated in a worker (an input
+ * that the worker would read from a heap tuple).
+ */
+Size
+GroupAggSinkPartialRecordBytes(GroupAggSink *sink)
+{
+	RecordLayout layout;
+
+	if (!sink->columnar)
+		return 0;
+	record_layout(sink, &layout);
+	return layout.bytes;
+}
+
+/* A worker: sends its groups, as records, in its own order. */
+static void
+send_groups(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
+{
+	RecordLayout layout;
+	int			nk = sink->nkeys;
+	int64		g = 0;
+	bool		first = true;
+
+	record_layout(sink, &layout);
+	do
+	{
+		Size		room;
+		char	   *buf = GpuselFeedClaimBuffer(feed, &room);
+		int64		n = Min((int64) (room / layout.bytes), sink->ngroups - g);
+
+		for (int64 i = 0; i < n; i++)
+		{
+			char	   *rec = buf + i * layout.bytes;
+			int64		src = g + i;
+
+			memcpy(rec + layout.keybits, sink->keybits + src * nk, sizeof(uint64) * nk);
+			memcpy(rec + layout.keyvalues, sink->keyvalues + src * nk, sizeof(Datum) * nk);
+			memcpy(rec + layout.keynulls, sink->keynulls + src * nk, sizeof(bool) * nk);
+			for (int c = 0; c < sink->ncollections; c++)
+				((uint8 *) (rec + layout.zeros))[c] = sink->collections[c].zeros[src];
+			memcpy(rec + layout.cells, sink->cells + src * sink->naggs,
+				   sizeof(GroupCell) * sink->naggs);
+		}
+		/* the first chunk carries the worker's totals, for EXPLAIN ANALYZE */
+		GpuselFeedPublishBuffer(feed, GPUSEL_FEED_GROUPS, -1, g, n,
+								first ? nscanned : 0, first ? sink->rows_aggregated : 0);
+		first = false;
+		g += n;
+	} while (g < sink->ngroups);
+}
+
+/* A worker: sends a collection's pairs, group numbers then keys per chunk. */
+static void
+send_pairs(GroupAggSink *sink, GpuselFeed *feed, int c)
+{
+	PercentileCollection *pc = &sink->collections[c];
+	Size		pair_bytes = (pc->groups != NULL ? sizeof(uint32) : 0) + pc->key_bytes;
+	int64		i = 0;
+
+	while (i < pc->nkeys)
+	{
+		Size		room;
+		char	   *buf = GpuselFeedClaimBuffer(feed, &room);
+		int64		n = Min((int64) (room / pair_bytes), pc->nkeys - i);
+		char	   *keys = buf;
+
+		if (pc->groups != NULL)
+		{
+			memcpy(buf, pc->groups + i, sizeof(uint32) * n);
+			keys = buf + sizeof(uint32) * n;
+		}
+		memcpy(keys, pc->keys + i * pc->key_bytes, (Size) pc->key_bytes * n);
+		GpuselFeedPublishBuffer(feed, GPUSEL_FEED_PAIRS, c, i, n, 0, 0);
+		i += n;
+	}
+}
+
+/*
+ * A worker, after its last block: sends its whole partial aggregate.
+ * 'nscanned' is the rows it read, for the consumer's EXPLAIN ANALYZE.
+ */
+void
+GroupAggSinkSendPartial(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
+{
+	send_groups(sink, feed, nscanned);
+	for (int c = 0; c < sink->ncollections; c++)
+		send_pairs(sink, feed, c);
+}
+
+/* float4pl's and float8pl's sum, with their overflow rule. */
+static inline double
+add_float(double a, double b, bool single)
+{
+	double		r = single ? (double) ((float4) a + (float4) b) : a + b;
+
+	if (unlikely(isinf(r)) && !isinf(a) && !isinf(b))
+		float_overflow_error();
+	return r;
+}
+
+/* Merges a worker's cell of aggregate 'desc' into the consumer's cell. */
+static void
+combine_cell(GroupAggDesc *desc, GroupCell *dst, const GroupCell *src)
+{
+	if (src->count == 0)
+		return;
+	switch (desc->kind)
+	{
+		case GROUPAGG_COUNT_STAR:
+		case GROUPAGG_COUNT:
+			dst->count += src->count;
+			break;
+		case GROUPAGG_SUM_INT:
+		case GROUPAGG_SUM_INT8:
+		case GROUPAGG_AVG_INT:
+			dst->isum += src->isum;
+			dst->count += src->count;
+			break;
+		case GROUPAGG_SUM_FLOAT4:
+		case GROUPAGG_SUM_FLOAT8:
+			dst->fsum = dst->count == 0 ? src->fsum :
+				add_float(dst->fsum, src->fsum, desc->kind == GROUPAGG_SUM_FLOAT4);
+			dst->count += src->count;
+			break;
+		case GROUPAGG_AVG_FLOAT:
+			if (dst->count == 0)
+				*dst = *src;
+			else
+			{
+				/* float8_combine */
+				double		n1 = (double) dst->count;
+				double		n2 = (double) src->count;
+				double		n = n1 + n2;
+				double		sx = add_float(dst->fsum, src->fsum, false);
+				double		tmp = dst->fsum / n1 - src->fsum / n2;
+				double		sxx = dst->sxx + src->sxx + n1 * n2 * tmp * tmp / n;
+
+				if (unlikely(isinf(sxx)) && !isinf(dst->sxx) && !isinf(src->sxx))
+					float_overflow_error();
+				dst->fsum = sx;
+				dst->sxx = sxx;
+				dst->count += src->count;
+			}
+			break;
+		case GROUPAGG_MIN:
+		case GROUPAGG_MAX:
+			if (dst->count == 0 ||
+				(desc->kind == GROUPAGG_MIN ? src->key <= dst->key : src->key >= dst->key))
+			{
+				dst->key = src->key;
+				dst->value = src->value;
+			}
+			dst->count += src->count;
+			break;
+		case GROUPAGG_PERCENTILE_DISC:
+		case GROUPAGG_PERCENTILE_CONT:
+			break;				/* their keys come as pairs */
+	}
+}
+
+/* The consumer's group numbers of a worker's groups, grown to 'len'. */
+static int64 *
+producer_map(GroupAggSink *sink, int producer, int64 len)
+{
+	GroupAggPartialMap *map;
+
+	if (producer >= sink->nmaps)
+	{
+		int			n = Max(producer + 1, sink->nmaps * 2);
+
+		if (sink->maps == NULL)
+			sink->maps = MemoryContextAllocZero(sink->cxt, sizeof(GroupAggPartialMap) * n);
+		else
+		{
+			sink->maps = repalloc(sink->maps, sizeof(GroupAggPartialMap) * n);
+			memset(sink->maps + sink->nmaps, 0, sizeof(GroupAggPartialMap) * (n - sink->nmaps));
+		}
+		sink->nmaps = n;
+	}
+	map = &sink->maps[producer];
+	if (len > map->cap)
+	{
+		int64		cap = Max(len, Max(map->cap * 2, 1024));
+
+		if (map->groups == NULL)
+			map->groups = MemoryContextAllocExtended(sink->cxt, sizeof(int64) * cap,
+													 MCXT_ALLOC_HUGE);
+		else
+			map->groups = repalloc_huge(map->groups, sizeof(int64) * cap);
+		map->cap = cap;
+	}
+	return map->groups;
+}
+
+/* The consumer: merges a worker's group records into its groups. */
+static void
+merge_groups(GroupAggSink *sink, GpuselFeedBatch *batch)
+{
+	RecordLayout layout;
+	int			nk = sink->nkeys;
+	int64	   *map = producer_map(sink, batch->producer, batch->first + batch->nrows);
+
+	record_layout(sink, &layout);
+	for (int64 i = 0; i < batch->nrows; i++)
+	{
+		const char *rec = batch->data + i * layout.bytes;
+		GroupCell  *cells;
+		int64		g;
+
+		/* the group of the worker's keys, as a row with those keys finds it */
+		memcpy(sink->values, rec + layout.keyvalues, sizeof(Datum) * nk);
+		memcpy(sink->nulls, rec + layout.keynulls, sizeof(bool) * nk);
+		g = GroupAggFindGroup(sink);
+		cells = &sink->cells[g * sink->naggs];
+		for (int a = 0; a < sink->naggs; a++)
+		{
+			GroupCell	src;
+
+			memcpy(&src, rec + layout.cells + a * sizeof(GroupCell), sizeof(GroupCell));
+			combine_cell(&sink->aggs[a], &cells[a], &src);
+		}
+		for (int c = 0; c < sink->ncollections; c++)
+			sink->collections[c].zeros[g] |= ((const uint8 *) (rec + layout.zeros))[c];
+		map[batch->first + i] = g;
+	}
+	sink->rows_aggregated += batch->naggregated;
+	sink->rows_from_columns += batch->naggregated;
+}
+
+/* The consumer: appends a worker's pairs of one collection to its groups. */
+static void
+merge_pairs(GroupAggSink *sink, GpuselFeedBatch *batch)
+{
+	PercentileCollection *pc = &sink->collections[batch->collection];
+	int64		n = batch->nrows;
+	const uint32 *groups = NULL;
+	const char *keys = batch->data;
+
+	while (pc->nkeys + n > pc->cap)
+		GroupAggGrowCollection(sink, pc);
+	if (sink->nkeys > 0)
+	{
+		const int64 *map = sink->maps[batch->producer].groups;
+
+		groups = (const uint32 *) batch->data;
+		keys = batch->data + sizeof(uint32) * n;
+		for (int64 i = 0; i < n; i++)
+		{
+			int64		g = map[groups[i]];
+
+			pc->groups[pc->nkeys + i] = (uint32) g;
+			pc->counts[g]++;
+		}
+	}
+	else
+		pc->counts[0] += n;
+	memcpy(pc->keys + pc->nkeys * pc->key_bytes, keys, (Size) pc->key_bytes * n);
+	pc->nkeys += n;
+}
+
+/* The consumer: merges one chunk of a worker's partial aggregate. */
+void
+GroupAggSinkMerge(GroupAggSink *sink, GpuselFeedBatch *batch)
+{
+	if (batch->kind == GPUSEL_FEED_GROUPS)
+		merge_groups(sink, batch);
+	else
+		merge_pairs(sink, batch);
+}
