@@ -384,17 +384,33 @@ make_groupagg_path(PlannerInfo *root, RelOptInfo *output_rel, GroupAggShape *sha
 }
 
 /*
- * Offers the grouped scan under Gather (scan_parallel.c): the workers and
- * the leader read the relation's blocks, the leader alone filters and
- * groups.  Its cost is the relation's cheapest partial scan, whose reading
- * is spread over the processes, plus the grouping at full cost, since one
- * process does all of it.  Only where PostgreSQL would consider a parallel
+ * The share of a parallel scan's rows one process handles, as PostgreSQL
+ * reckons it: the leader, busy with the Gather too, counts less the more
+ * workers there are.
+ */
+static double
+parallel_divisor(int workers)
+{
+	double		divisor = workers;
+	double		leader = 1.0 - 0.3 * workers;
+
+	if (parallel_leader_participation && leader > 0)
+		divisor += leader;
+	return divisor;
+}
+
+/*
+ * Offers the grouped scan under Gather (scan_parallel.c): every process
+ * reads, filters and aggregates its share of the relation's blocks and the
+ * leader merges the workers' groups.  Its cost is the relation's cheapest
+ * partial scan plus the per-row grouping shared the same way, plus merging
+ * each process's groups.  Only where PostgreSQL would consider a parallel
  * plan, every qual is a device qual (no tuple is needed per row), and the
- * leader runs the plan: it is the one consumer of what the workers read.
+ * leader runs the plan: it is the one consumer of what the workers send.
  */
 static void
 add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-						   CustomPath *serial, List *device_flags, Cost group_cost)
+						   CustomPath *serial, List *device_flags, Cost row_cost)
 {
 	Path	   *partial;
 	CustomPath *cpath;
@@ -421,7 +437,8 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	cpath->path.parallel_aware = true;
 	cpath->path.parallel_safe = true;
 	cpath->path.parallel_workers = workers;
-	cpath->path.startup_cost = partial->total_cost + group_cost;
+	cpath->path.startup_cost = partial->total_cost + row_cost / parallel_divisor(workers) +
+		groups * cpu_tuple_cost * (workers + 1);
 	cpath->path.total_cost = cpath->path.startup_cost;
 	gather = create_gather_path(root, output_rel, &cpath->path, cpath->path.pathtarget,
 								NULL, &groups);
@@ -450,7 +467,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	bool		any_marked;
 	double		rows;
 	double		groups;
-	Cost		group_cost;
+	Cost		row_cost;
 	Cost		cost;
 	CustomPath *cpath;
 
@@ -476,17 +493,17 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	rows = input_rel->rows;
 	groups = shape.keys == NIL ? 1 :
 		estimate_num_groups(root, shape.keys, rows, NULL, NULL);
-	group_cost = groups * cpu_tuple_cost;
 	/* count(*) alone counts whole batches, with nothing to do per row */
+	row_cost = 0;
 	if (!counts_only(&shape))
-		group_cost += rows * cpu_operator_cost *
+		row_cost = rows * cpu_operator_cost *
 			(GROUPAGG_KEY_FACTOR * list_length(shape.keys) +
 			 GROUPAGG_AGG_FACTOR * list_length(shape.aggs));
-	cost = cheapest_serial_cost(input_rel) + group_cost;
+	cost = cheapest_serial_cost(input_rel) + row_cost + groups * cpu_tuple_cost;
 
 	cpath = make_groupagg_path(root, output_rel, &shape, gextra->havingQual, groups, cost);
 	/* before add_path, which may free the serial path it is copied from */
-	add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, group_cost);
+	add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost);
 	add_path(output_rel, &cpath->path);
 }
 

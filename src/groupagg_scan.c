@@ -19,6 +19,7 @@
 
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "portability/instr_time.h"
 #include "utils/rel.h"
 
 #include "column_filter.h"
@@ -384,19 +385,44 @@ GpuselGroupScanNext(GpuselScanState *state)
 	ExprContext *econtext = ss->ps.ps_ExprContext;
 	TupleTableSlot *slot = ss->ss_ScanTupleSlot;
 
+	bool		first = false;
+
 	if (!state->groups_filled)
 	{
+		instr_time	start;
+		instr_time	end;
+
 		/* under Gather, a process that only feeds the consumer returns nothing */
 		if (!GpuselScanTakeRole(state))
 			return NULL;
+		INSTR_TIME_SET_CURRENT(start);
 		fill_groups(state);
+		INSTR_TIME_SET_CURRENT(end);
+		INSTR_TIME_SUBTRACT(end, start);
+		state->fill_ms += INSTR_TIME_GET_MILLISEC(end);
 		state->groups_filled = true;
+		first = true;
 	}
 	for (;;)
 	{
+		instr_time	start;
+		instr_time	end;
+		bool		found;
+
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
-		if (!GroupAggSinkNextGroup(state->sink, slot))
+		/* the first group's call computes every group's results */
+		if (first)
+			INSTR_TIME_SET_CURRENT(start);
+		found = GroupAggSinkNextGroup(state->sink, slot);
+		if (first)
+		{
+			INSTR_TIME_SET_CURRENT(end);
+			INSTR_TIME_SUBTRACT(end, start);
+			state->results_ms += INSTR_TIME_GET_MILLISEC(end);
+			first = false;
+		}
+		if (!found)
 			return NULL;
 		econtext->ecxt_scantuple = slot;
 		if (ss->ps.qual != NULL && !ExecQual(ss->ps.qual, econtext))

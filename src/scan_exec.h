@@ -124,6 +124,8 @@ typedef struct GpuselScanState
 	int64		bytes_moved;
 	int64		rechecks;
 	double		device_ms;
+	double		fill_ms;		/* grouped scan: reading rows into groups */
+	double		results_ms;		/* grouped scan: segments, selection, final values */
 } GpuselScanState;
 
 extern ExprState *GpuselInitExprForSlot(Expr *expr, bool is_qual, PlanState *ps,

@@ -11,6 +11,7 @@
 #include "utils/ruleutils.h"
 
 #include "guc.h"
+#include "parallel_feed.h"
 #include "scan_exec.h"
 
 /* Shows a list of quals the way EXPLAIN shows a scan's Filter. */
@@ -72,6 +73,17 @@ GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyText("Device", state->use_gpu ? "gpu" : "cpu", es);
 	ExplainPropertyInteger("Batches", NULL, state->batches, es);
 	ExplainPropertyInteger("Rows Scanned", NULL, state->rows_in, es);
+	if (gpusel_explain_device_details && state->group_mode && state->feed != NULL &&
+		state->feed_role == GPUSEL_FEED_CONSUMER)
+	{
+		ExplainPropertyInteger("Rows Read By Workers", NULL, state->feed->rows_taken, es);
+		ExplainPropertyInteger("Chunks From Workers", NULL, state->feed->chunks_taken, es);
+	}
+	if (gpusel_explain_device_details && state->group_mode && es->timing)
+	{
+		ExplainPropertyFloat("Rows To Groups Time", "ms", state->fill_ms, 3, es);
+		ExplainPropertyFloat("Results Time", "ms", state->results_ms, 3, es);
+	}
 	if (gpusel_explain_device_details && state->use_gpu)
 	{
 		ExplainPropertyInteger("Bytes Moved", NULL, state->bytes_moved, es);
