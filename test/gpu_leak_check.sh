@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# GPU machine only: 1,000 gpu_percentile queries in one backend, some
-# cancelled by a statement timeout and some failing, must leave the device
-# memory in use where it started.  Needs a server with gpusel installed
+# GPU machine only: 1,000 gpu_percentile queries in one backend, then 1,000
+# parallel grouped scans (Gather, workers), some of each cancelled by a
+# statement timeout and some failing (in a worker, for the parallel ones),
+# must leave the device memory in use where it started.  Needs a server with gpusel installed
 # (PGHOST/PGPORT/PGUSER) and a usable GPU; skips, saying so, without one.
 set -uo pipefail
 usable=$(psql -X -At -c 'CREATE EXTENSION IF NOT EXISTS gpusel' -c 'SELECT usable FROM gpusel_device_info()' | tail -1)
@@ -23,6 +24,20 @@ script=$(mktemp /tmp/gpusel-leak.XXXXXX.sql)
       *) echo "SELECT gpu_percentile(0.$q) WITHIN GROUP (ORDER BY i) FROM lk WHERE x < 0.$((q % 9 + 1));" ;;
     esac
   done
+  # parallel plans: a table workers can read, parallel plans forced
+  echo "CREATE TABLE lkp AS SELECT random() AS x, (random() * 1e9)::int8 AS i, g % 101 AS grp FROM generate_series(1, 500000) g;"
+  echo "ANALYZE lkp; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 4;"
+  echo "EXPLAIN (COSTS OFF) SELECT grp, gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) FROM lkp GROUP BY grp;"
+  for q in $(seq 1 1000); do
+    case $((q % 10)) in
+      0) echo "SET statement_timeout = '5ms'; SELECT i % 1000, gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) FROM lkp GROUP BY 1 ORDER BY 2 LIMIT 1; RESET statement_timeout;" ;;
+      5) echo "SELECT grp, count(*) FROM lkp WHERE 1 / (i - i) > 0 GROUP BY grp;" ;;
+      3) echo "SELECT count(*) FROM lkp WHERE x < 0.$((q % 9 + 1)) AND i > 1000;" ;;
+      7) echo "SELECT gpu_percentile(ARRAY[0.1, 0.5, 0.9]) WITHIN GROUP (ORDER BY x) FROM lkp;" ;;
+      *) echo "SELECT grp, gpu_percentile(0.$q) WITHIN GROUP (ORDER BY i), avg(x) FROM lkp WHERE x < 0.$((q % 9 + 1)) GROUP BY grp ORDER BY grp LIMIT 1;" ;;
+    esac
+  done
+  echo "DROP TABLE lkp;"
   echo "SELECT 'after', free_memory_mb FROM gpusel_device_info();"
   echo "SELECT 'stats', gpu_selections, cpu_selections, gpu_fallbacks FROM gpusel_stats();"
 } > "$script"
@@ -31,10 +46,15 @@ before=$(echo "$out" | awk '$1 == "before" {print $2}')
 after=$(echo "$out" | awk '$1 == "after" {print $2}')
 echo "$out" | grep -E '^stats' 
 echo "cancelled: $(echo "$out" | grep -c 'canceling statement') failed: $(echo "$out" | grep -c -E 'division by zero|not between 0 and 1')"
+echo "parallel plan: $(echo "$out" | grep -c 'Parallel Custom Scan (GpuSelScan)') (1 expected)"
 echo "device free memory before: ${before} MB, after: ${after} MB"
 rm -f "$script"
 if [ -z "$before" ] || [ "$before" != "$after" ]; then
   echo "FAIL: device memory in use changed"
   exit 1
 fi
-echo "PASS: device memory unchanged after 1000 queries"
+if ! echo "$out" | grep -q 'Parallel Custom Scan (GpuSelScan)'; then
+  echo "FAIL: the parallel queries did not plan as the parallel grouped scan"
+  exit 1
+fi
+echo "PASS: device memory unchanged after 2000 queries (1000 of them parallel)"
