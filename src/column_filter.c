@@ -24,7 +24,12 @@ typedef struct ColumnTest
 	const KeyType *keytype;		/* of the compared type */
 	StrategyNumber strategy;	/* BTLessStrategyNumber .. BTGreaterStrategyNumber */
 	uint64		key;			/* the constant's key */
+	uint64		lo;				/* the keys that pass: lo .. lo + span */
+	uint64		span;
 } ColumnTest;
+
+/* Rows whose keys one pass computes before comparing them. */
+#define KEY_BLOCK 1024
 
 struct ColumnFilter
 {
@@ -80,6 +85,44 @@ widen_value(Datum value, Oid from, Oid to)
 		default:
 			return value;
 	}
+}
+
+/*
+ * The test as a range of keys, lo .. lo + span; false when no key passes
+ * (less than the smallest key, greater than the largest).
+ */
+static bool
+set_range(ColumnTest *t)
+{
+	uint64		max = t->keytype->key_bytes == 4 ? PG_UINT32_MAX : PG_UINT64_MAX;
+	uint64		lo = 0;
+	uint64		hi = max;
+
+	switch (t->strategy)
+	{
+		case BTLessStrategyNumber:
+			if (t->key == 0)
+				return false;
+			hi = t->key - 1;
+			break;
+		case BTLessEqualStrategyNumber:
+			hi = t->key;
+			break;
+		case BTEqualStrategyNumber:
+			lo = hi = t->key;
+			break;
+		case BTGreaterEqualStrategyNumber:
+			lo = t->key;
+			break;
+		default:
+			if (t->key == max)
+				return false;
+			lo = t->key + 1;
+			break;
+	}
+	t->lo = lo;
+	t->span = hi - lo;
+	return true;
 }
 
 /*
@@ -141,8 +184,12 @@ make_test(Expr *qual, const GpuselProgram *prog, ColumnTest *test, bool *never)
 	if (cst->constisnull)
 		*never = true;
 	else
+	{
 		test->key = test->keytype->to_key(widen_value(cst->constvalue, cst->consttype,
 													  compared));
+		if (!set_range(test))
+			*never = true;
+	}
 	return true;
 }
 
@@ -214,19 +261,121 @@ ColumnFilterCreate(List *quals, const GpuselProgram *prog, List **rest)
 static inline bool
 key_passes(uint64 key, const ColumnTest *t)
 {
-	switch (t->strategy)
+	return key - t->lo <= t->span;
+}
+
+/*
+ * The keys of a block of a test's column: rows rows[0..len) or, with rows
+ * NULL, first..first + len.  One loop per column type and compared type,
+ * with the mapping inline; false for a pair it has no loop for.
+ */
+static bool
+column_keys(const ColumnTest *t, const void *values, const uint32 *rows, int64 first,
+			int len, uint64 *keys)
+{
+#define KEYS_LOOP(ctype, expr) \
+	do { \
+		const ctype *col = (const ctype *) values; \
+		if (rows != NULL) \
+			for (int j = 0; j < len; j++) { ctype v = col[rows[j]]; keys[j] = (expr); } \
+		else \
+			for (int j = 0; j < len; j++) { ctype v = col[first + j]; keys[j] = (expr); } \
+	} while (0)
+
+	switch (t->compared)
 	{
-		case BTLessStrategyNumber:
-			return key < t->key;
-		case BTLessEqualStrategyNumber:
-			return key <= t->key;
-		case BTEqualStrategyNumber:
-			return key == t->key;
-		case BTGreaterEqualStrategyNumber:
-			return key >= t->key;
+		case INT2OID:
+		case INT4OID:
+		case DATEOID:
+			if (t->coltype == GS_COL_INT2)
+				KEYS_LOOP(int16, KeyOfInt32(v));
+			else if (t->coltype == GS_COL_INT4)
+				KEYS_LOOP(int32, KeyOfInt32(v));
+			else
+				return false;
+			return true;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			if (t->coltype == GS_COL_INT2)
+				KEYS_LOOP(int16, KeyOfInt64(v));
+			else if (t->coltype == GS_COL_INT4)
+				KEYS_LOOP(int32, KeyOfInt64(v));
+			else if (t->coltype == GS_COL_INT8)
+				KEYS_LOOP(int64, KeyOfInt64(v));
+			else
+				return false;
+			return true;
+		case FLOAT4OID:
+			if (t->coltype != GS_COL_FLOAT4)
+				return false;
+			KEYS_LOOP(float4, KeyOfFloat4(v));
+			return true;
+		case FLOAT8OID:
+			if (t->coltype == GS_COL_FLOAT4)
+				KEYS_LOOP(float4, KeyOfFloat8((float8) v));
+			else if (t->coltype == GS_COL_FLOAT8)
+				KEYS_LOOP(float8, KeyOfFloat8(v));
+			else
+				return false;
+			return true;
 		default:
-			return key > t->key;
+			return false;
 	}
+#undef KEYS_LOOP
+}
+
+/*
+ * Keeps the rows of one test that pass: rows[0..count), or 0..count with
+ * rows NULL, written to positions (which may be rows itself: a row is
+ * written no later than it is read).  Returns how many passed.
+ */
+static int64
+apply_test(const ColumnTest *t, const GpuselStaging *staging, const uint32 *rows,
+		   int64 count, uint32 *positions)
+{
+	const void *values = staging->values[t->column];
+	const uint8 *nulls = staging->has_nulls[t->column] ? staging->nulls[t->column] : NULL;
+	uint64		keys[KEY_BLOCK];
+	int64		kept = 0;
+
+	/* locals: the stores to positions could alias the test (no strict aliasing) */
+	const uint64 lo = t->lo;
+	const uint64 span = t->span;
+
+	for (int64 start = 0; start < count; start += KEY_BLOCK)
+	{
+		int			len = (int) Min(count - start, KEY_BLOCK);
+		const uint32 *block = rows != NULL ? rows + start : NULL;
+
+		if (column_keys(t, values, block, start, len, keys))
+		{
+			/* branch-free: every row is written, only those that pass are kept */
+			for (int j = 0; j < len; j++)
+			{
+				uint32		row = block != NULL ? block[j] : (uint32) (start + j);
+				bool		pass = keys[j] - lo <= span;
+
+				if (nulls != NULL)
+					pass &= !nulls[row];
+				positions[kept] = row;
+				kept += pass;
+			}
+			continue;
+		}
+		for (int j = 0; j < len; j++)
+		{
+			uint32		row = block != NULL ? block[j] : (uint32) (start + j);
+			Datum		v;
+
+			if (nulls != NULL && nulls[row])
+				continue;
+			v = widen_value(GpuselLoadValue(values, row, t->coltype), t->coltypid, t->compared);
+			if (key_passes(t->keytype->to_key(v), t))
+				positions[kept++] = row;
+		}
+	}
+	return kept;
 }
 
 /*
@@ -238,30 +387,11 @@ int64
 ColumnFilterApply(ColumnFilter *filter, const GpuselStaging *staging, int64 nrows,
 				  uint32 *positions)
 {
-	int64		n = 0;
+	int64		n = nrows;
 
 	if (filter->never)
 		return 0;
 	for (int i = 0; i < filter->ntests; i++)
-	{
-		const ColumnTest *t = &filter->tests[i];
-		const void *values = staging->values[t->column];
-		const uint8 *nulls = staging->has_nulls[t->column] ? staging->nulls[t->column] : NULL;
-		int64		kept = 0;
-		int64		count = i == 0 ? nrows : n;
-
-		for (int64 j = 0; j < count; j++)
-		{
-			int64		row = i == 0 ? j : positions[j];
-			Datum		v;
-
-			if (nulls != NULL && nulls[row])
-				continue;
-			v = widen_value(GpuselLoadValue(values, row, t->coltype), t->coltypid, t->compared);
-			if (key_passes(t->keytype->to_key(v), t))
-				positions[kept++] = (uint32) row;
-		}
-		n = kept;
-	}
+		n = apply_test(&filter->tests[i], staging, i == 0 ? NULL : positions, n, positions);
 	return n;
 }

@@ -27,7 +27,7 @@
 static uint64
 int2_to_key(Datum d)
 {
-	return (uint32) (int32) DatumGetInt16(d) ^ (uint32) SIGN32;
+	return KeyOfInt32(DatumGetInt16(d));
 }
 
 /* key -> int2. */
@@ -41,7 +41,7 @@ key_to_int2(uint64 k)
 static uint64
 int4_to_key(Datum d)
 {
-	return (uint32) DatumGetInt32(d) ^ (uint32) SIGN32;
+	return KeyOfInt32(DatumGetInt32(d));
 }
 
 /* key -> int4 (and date). */
@@ -55,7 +55,7 @@ key_to_int4(uint64 k)
 static uint64
 int8_to_key(Datum d)
 {
-	return (uint64) DatumGetInt64(d) ^ SIGN64;
+	return KeyOfInt64(DatumGetInt64(d));
 }
 
 /* key -> int8 (and timestamps). */
@@ -69,15 +69,7 @@ key_to_int8(uint64 k)
 static uint64
 float4_to_key(Datum d)
 {
-	float4		f = DatumGetFloat4(d);
-	uint32		bits;
-
-	if (isnan(f))
-		return PG_UINT32_MAX;
-	if (f == 0.0f)
-		f = 0.0f;
-	memcpy(&bits, &f, sizeof(bits));
-	return (bits & 0x80000000) ? ~bits : (bits | 0x80000000);
+	return KeyOfFloat4(DatumGetFloat4(d));
 }
 
 /* key -> float4. */
@@ -99,15 +91,7 @@ key_to_float4(uint64 k)
 static uint64
 float8_to_key(Datum d)
 {
-	float8		f = DatumGetFloat8(d);
-	uint64		bits;
-
-	if (isnan(f))
-		return PG_UINT64_MAX;
-	if (f == 0.0)
-		f = 0.0;
-	memcpy(&bits, &f, sizeof(bits));
-	return (bits & SIGN64) ? ~bits : (bits | SIGN64);
+	return KeyOfFloat8(DatumGetFloat8(d));
 }
 
 /* key -> float8. */

@@ -9,6 +9,52 @@
 
 #include "postgres.h"
 
+#include <math.h>
+
+/*
+ * The mappings themselves, inline for loops over a column (column_filter.c):
+ * signed integers flip their sign bit (in 32 bits up to int4 and date, 64
+ * from int8 and the timestamps); floats put every NaN last and -0 at +0.
+ */
+static inline uint64
+KeyOfInt32(int32 v)
+{
+	return (uint32) v ^ UINT64CONST(0x80000000);
+}
+
+static inline uint64
+KeyOfInt64(int64 v)
+{
+	return (uint64) v ^ UINT64CONST(0x8000000000000000);
+}
+
+static inline uint64
+KeyOfFloat4(float4 f)
+{
+	uint32		bits;
+
+	if (isnan(f))
+		return PG_UINT32_MAX;
+	if (f == 0.0f)
+		f = 0.0f;
+	memcpy(&bits, &f, sizeof(bits));
+	return (bits & 0x80000000) ? ~bits : (bits | 0x80000000);
+}
+
+static inline uint64
+KeyOfFloat8(float8 f)
+{
+	uint64		bits;
+
+	if (isnan(f))
+		return PG_UINT64_MAX;
+	if (f == 0.0)
+		f = 0.0;
+	memcpy(&bits, &f, sizeof(bits));
+	return (bits & UINT64CONST(0x8000000000000000)) ? ~bits :
+		(bits | UINT64CONST(0x8000000000000000));
+}
+
 /* How one SQL type maps to and from keys. */
 typedef struct KeyType
 {
