@@ -28,8 +28,6 @@ typedef struct ColumnTest
 	uint64		span;
 } ColumnTest;
 
-/* Rows whose keys one pass computes before comparing them. */
-#define KEY_BLOCK 1024
 
 struct ColumnFilter
 {
@@ -265,67 +263,6 @@ key_passes(uint64 key, const ColumnTest *t)
 }
 
 /*
- * The keys of a block of a test's column: rows rows[0..len) or, with rows
- * NULL, first..first + len.  One loop per column type and compared type,
- * with the mapping inline; false for a pair it has no loop for.
- */
-static bool
-column_keys(const ColumnTest *t, const void *values, const uint32 *rows, int64 first,
-			int len, uint64 *keys)
-{
-#define KEYS_LOOP(ctype, expr) \
-	do { \
-		const ctype *col = (const ctype *) values; \
-		if (rows != NULL) \
-			for (int j = 0; j < len; j++) { ctype v = col[rows[j]]; keys[j] = (expr); } \
-		else \
-			for (int j = 0; j < len; j++) { ctype v = col[first + j]; keys[j] = (expr); } \
-	} while (0)
-
-	switch (t->compared)
-	{
-		case INT2OID:
-		case INT4OID:
-		case DATEOID:
-			if (t->coltype == GS_COL_INT2)
-				KEYS_LOOP(int16, KeyOfInt32(v));
-			else if (t->coltype == GS_COL_INT4)
-				KEYS_LOOP(int32, KeyOfInt32(v));
-			else
-				return false;
-			return true;
-		case INT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			if (t->coltype == GS_COL_INT2)
-				KEYS_LOOP(int16, KeyOfInt64(v));
-			else if (t->coltype == GS_COL_INT4)
-				KEYS_LOOP(int32, KeyOfInt64(v));
-			else if (t->coltype == GS_COL_INT8)
-				KEYS_LOOP(int64, KeyOfInt64(v));
-			else
-				return false;
-			return true;
-		case FLOAT4OID:
-			if (t->coltype != GS_COL_FLOAT4)
-				return false;
-			KEYS_LOOP(float4, KeyOfFloat4(v));
-			return true;
-		case FLOAT8OID:
-			if (t->coltype == GS_COL_FLOAT4)
-				KEYS_LOOP(float4, KeyOfFloat8((float8) v));
-			else if (t->coltype == GS_COL_FLOAT8)
-				KEYS_LOOP(float8, KeyOfFloat8(v));
-			else
-				return false;
-			return true;
-		default:
-			return false;
-	}
-#undef KEYS_LOOP
-}
-
-/*
  * Keeps the rows of one test that pass: rows[0..count), or 0..count with
  * rows NULL, written to positions (which may be rows itself: a row is
  * written no later than it is read).  Returns how many passed.
@@ -336,19 +273,19 @@ apply_test(const ColumnTest *t, const GpuselStaging *staging, const uint32 *rows
 {
 	const void *values = staging->values[t->column];
 	const uint8 *nulls = staging->has_nulls[t->column] ? staging->nulls[t->column] : NULL;
-	uint64		keys[KEY_BLOCK];
+	uint64		keys[KEYS_BLOCK];
 	int64		kept = 0;
 
 	/* locals: the stores to positions could alias the test (no strict aliasing) */
 	const uint64 lo = t->lo;
 	const uint64 span = t->span;
 
-	for (int64 start = 0; start < count; start += KEY_BLOCK)
+	for (int64 start = 0; start < count; start += KEYS_BLOCK)
 	{
-		int			len = (int) Min(count - start, KEY_BLOCK);
+		int			len = (int) Min(count - start, KEYS_BLOCK);
 		const uint32 *block = rows != NULL ? rows + start : NULL;
 
-		if (column_keys(t, values, block, start, len, keys))
+		if (KeysOfColumn(t->coltype, t->compared, values, block, start, len, keys))
 		{
 			/* branch-free: every row is written, only those that pass are kept */
 			for (int j = 0; j < len; j++)

@@ -702,29 +702,35 @@ add_column_keys(GroupAggSink *sink, const void *values, const uint8 *nulls,
 	gs_coltype	coltype = sink->inputs[0].coltype;
 	const KeyType *kt = pc->keytype;
 	int64		added = 0;
+	uint64		keys[KEYS_BLOCK];
 
-	for (int64 r = 0; r < nrows; r++)
+	for (int64 start = 0; start < nrows; start += KEYS_BLOCK)
 	{
-		int64		row = positions != NULL ? (int64) positions[r] : r;
-		Datum		v;
-		uint64		key;
+		int			len = (int) Min(nrows - start, KEYS_BLOCK);
+		const uint32 *rows = positions != NULL ? positions + start : NULL;
+		bool		mapped;
 
-		if ((r & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (nulls != NULL && nulls[row])
-			continue;
-		if (unlikely(pc->nkeys == pc->cap))
+		CHECK_FOR_INTERRUPTS();
+		while (pc->nkeys + len > pc->cap)
 			GroupAggGrowCollection(sink, pc);
-		v = GpuselLoadValue(values, row, coltype);
-		key = kt->to_key(v);
-		if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
-			pc->zeros[0] |= kt->is_negative_zero(v) ? 1 : 2;
-		if (pc->key_bytes == 4)
-			((uint32 *) pc->keys)[pc->nkeys] = (uint32) key;
-		else
-			((uint64 *) pc->keys)[pc->nkeys] = key;
-		pc->nkeys++;
-		added++;
+		mapped = KeysOfColumn(coltype, kt->typid, values, rows, start, len, keys);
+		for (int j = 0; j < len; j++)
+		{
+			int64		row = rows != NULL ? (int64) rows[j] : start + j;
+			uint64		key;
+
+			if (nulls != NULL && nulls[row])
+				continue;
+			key = mapped ? keys[j] : kt->to_key(GpuselLoadValue(values, row, coltype));
+			if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
+				pc->zeros[0] |= kt->is_negative_zero(GpuselLoadValue(values, row, coltype)) ? 1 : 2;
+			if (pc->key_bytes == 4)
+				((uint32 *) pc->keys)[pc->nkeys] = (uint32) key;
+			else
+				((uint64 *) pc->keys)[pc->nkeys] = key;
+			pc->nkeys++;
+			added++;
+		}
 	}
 	pc->counts[0] += added;
 	sink->rows_aggregated += nrows;

@@ -18,6 +18,7 @@
 #include "utils/float.h"
 #include "utils/timestamp.h"
 
+#include "gpusel_filter.h"
 #include "keys.h"
 
 #define SIGN32 UINT64CONST(0x80000000)
@@ -164,4 +165,68 @@ KeyTypeLookup(Oid typid)
 			return &key_types[i];
 	}
 	return NULL;
+}
+
+/*
+ * The keys, in the mapping of type keytypid, of a block of a batch column
+ * of physical type coltype (gs_coltype): rows rows[0..len) or, with rows
+ * NULL, first..first + len; a narrower column is widened first, as a
+ * cross-type comparison does.  NULL rows get a key of whatever their slot
+ * holds.  One loop per pair, the mapping inline; false for a pair without
+ * one (the caller maps row by row).
+ */
+bool
+KeysOfColumn(int coltype, Oid keytypid, const void *values, const uint32 *rows,
+			 int64 first, int len, uint64 *keys)
+{
+#define KEYS_LOOP(ctype, expr) \
+	do { \
+		const ctype *col = (const ctype *) values; \
+		if (rows != NULL) \
+			for (int j = 0; j < len; j++) { ctype v = col[rows[j]]; keys[j] = (expr); } \
+		else \
+			for (int j = 0; j < len; j++) { ctype v = col[first + j]; keys[j] = (expr); } \
+	} while (0)
+
+	switch (keytypid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case DATEOID:
+			if (coltype == GS_COL_INT2)
+				KEYS_LOOP(int16, KeyOfInt32(v));
+			else if (coltype == GS_COL_INT4)
+				KEYS_LOOP(int32, KeyOfInt32(v));
+			else
+				return false;
+			return true;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			if (coltype == GS_COL_INT2)
+				KEYS_LOOP(int16, KeyOfInt64(v));
+			else if (coltype == GS_COL_INT4)
+				KEYS_LOOP(int32, KeyOfInt64(v));
+			else if (coltype == GS_COL_INT8)
+				KEYS_LOOP(int64, KeyOfInt64(v));
+			else
+				return false;
+			return true;
+		case FLOAT4OID:
+			if (coltype != GS_COL_FLOAT4)
+				return false;
+			KEYS_LOOP(float4, KeyOfFloat4(v));
+			return true;
+		case FLOAT8OID:
+			if (coltype == GS_COL_FLOAT4)
+				KEYS_LOOP(float4, KeyOfFloat8((float8) v));
+			else if (coltype == GS_COL_FLOAT8)
+				KEYS_LOOP(float8, KeyOfFloat8(v));
+			else
+				return false;
+			return true;
+		default:
+			return false;
+	}
+#undef KEYS_LOOP
 }

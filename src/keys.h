@@ -68,6 +68,11 @@ typedef struct KeyType
 	Datum		(*negative_zero) (void);
 } KeyType;
 
+/* Rows whose keys KeysOfColumn callers compute at once. */
+#define KEYS_BLOCK 1024
+
 extern const KeyType *KeyTypeLookup(Oid typid);
+extern bool KeysOfColumn(int coltype, Oid keytypid, const void *values, const uint32 *rows,
+						 int64 first, int len, uint64 *keys);
 
 #endif							/* GPUSEL_KEYS_H */
