@@ -197,6 +197,8 @@ start_groups(GroupAggSink *sink)
 	sink->next_group = 0;
 	sink->maps = NULL;			/* they lived in the context just reset */
 	sink->nmaps = 0;
+	for (int i = 0; i < GROUPAGG_RECENT; i++)
+		sink->recent_group[i] = -1;
 	for (int c = 0; c < sink->ncollections; c++)
 	{
 		PercentileCollection *pc = &sink->collections[c];
@@ -449,17 +451,42 @@ GroupAggSinkCountOnly(GroupAggSink *sink)
 	return sink->count_only;
 }
 
+static int64 find_group_hashed(GroupAggSink *sink);
+
 /* The group of the current row's keys, created when new. */
 int64
 GroupAggFindGroup(GroupAggSink *sink)
+{
+	int			nk = sink->nkeys;
+	int64		g;
+
+	if (nk == 0)
+		return 0;
+	/* one key, seen lately: its group without hashing (few groups hit every time) */
+	if (nk == 1 && !sink->nulls[0] && sink->inputs[0].keytype != NULL)
+	{
+		uint64		b = sink->inputs[0].keytype->to_key(sink->values[0]);
+		int			slot = (int) (b & (GROUPAGG_RECENT - 1));
+
+		if (sink->recent_group[slot] >= 0 && sink->recent_bits[slot] == b)
+			return sink->recent_group[slot];
+		g = find_group_hashed(sink);
+		sink->recent_bits[slot] = b;
+		sink->recent_group[slot] = g;
+		return g;
+	}
+	return find_group_hashed(sink);
+}
+
+/* The group of the current row's keys through the hash table, created when new. */
+static int64
+find_group_hashed(GroupAggSink *sink)
 {
 	int			nk = sink->nkeys;
 	uint64		h = UINT64CONST(0x9e3779b97f4a7c15);
 	uint64		i;
 	int64		g;
 
-	if (nk == 0)
-		return 0;
 	for (int k = 0; k < nk; k++)
 	{
 		GroupInput *in = &sink->inputs[k];
@@ -559,94 +586,99 @@ accum_float(GroupCell *cell, double newval)
 	cell->sxx = sxx;
 }
 
-/* Adds the current row (values and nulls filled) to its group. */
-static void
-add_row(GroupAggSink *sink)
+/* Adds one non-NULL input (none for count(*)) to an aggregate's cell. */
+static inline void
+update_cell(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, Datum v)
 {
-	int64		g = GroupAggFindGroup(sink);
-	GroupCell  *cells = &sink->cells[g * sink->naggs];
-
-	sink->rows_aggregated++;
-	for (int a = 0; a < sink->naggs; a++)
+	switch (desc->kind)
 	{
-		GroupAggDesc *desc = &sink->aggs[a];
-		GroupCell  *cell = &cells[a];
-		Datum		v;
+		case GROUPAGG_COUNT_STAR:
+		case GROUPAGG_COUNT:
+			cell->count++;
+			break;
+		case GROUPAGG_SUM_INT:
+		case GROUPAGG_SUM_INT8:
+		case GROUPAGG_AVG_INT:
+			cell->isum += int_input(v, desc->input_type);
+			cell->count++;
+			break;
+		case GROUPAGG_SUM_FLOAT4:
+			{
+				float4		x = DatumGetFloat4(v);
 
-		if (desc->input >= 0 && sink->nulls[desc->input])
-			continue;			/* strict: NULL inputs are skipped */
-		v = desc->input >= 0 ? sink->values[desc->input] : (Datum) 0;
-		switch (desc->kind)
-		{
-			case GROUPAGG_COUNT_STAR:
-			case GROUPAGG_COUNT:
+				if (cell->count == 0)
+					cell->fsum = x;
+				else
+				{
+					float4		s = (float4) cell->fsum;
+					float4		r = s + x;
+
+					if (unlikely(isinf(r)) && !isinf(s) && !isinf(x))
+						float_overflow_error();
+					cell->fsum = r;
+				}
 				cell->count++;
 				break;
-			case GROUPAGG_SUM_INT:
-			case GROUPAGG_SUM_INT8:
-			case GROUPAGG_AVG_INT:
-				cell->isum += int_input(v, desc->input_type);
+			}
+		case GROUPAGG_SUM_FLOAT8:
+			{
+				float8		x = DatumGetFloat8(v);
+
+				if (cell->count == 0)
+					cell->fsum = x;
+				else
+				{
+					float8		r = cell->fsum + x;
+
+					if (unlikely(isinf(r)) && !isinf(cell->fsum) && !isinf(x))
+						float_overflow_error();
+					cell->fsum = r;
+				}
 				cell->count++;
 				break;
-			case GROUPAGG_SUM_FLOAT4:
+			}
+		case GROUPAGG_AVG_FLOAT:
+			accum_float(cell, float_input(v, desc->input_type));
+			break;
+		case GROUPAGG_MIN:
+		case GROUPAGG_MAX:
+			{
+				uint64		key = sink->inputs[desc->input].keytype->to_key(v);
+
+				/* of two equal values the later one is kept, as PostgreSQL does */
+				if (cell->count == 0 ||
+					(desc->kind == GROUPAGG_MIN ? key <= cell->key : key >= cell->key))
 				{
-					float4		x = DatumGetFloat4(v);
-
-					if (cell->count == 0)
-						cell->fsum = x;
-					else
-					{
-						float4		s = (float4) cell->fsum;
-						float4		r = s + x;
-
-						if (unlikely(isinf(r)) && !isinf(s) && !isinf(x))
-							float_overflow_error();
-						cell->fsum = r;
-					}
-					cell->count++;
-					break;
+					cell->key = key;
+					cell->value = v;
 				}
-			case GROUPAGG_SUM_FLOAT8:
-				{
-					float8		x = DatumGetFloat8(v);
-
-					if (cell->count == 0)
-						cell->fsum = x;
-					else
-					{
-						float8		r = cell->fsum + x;
-
-						if (unlikely(isinf(r)) && !isinf(cell->fsum) && !isinf(x))
-							float_overflow_error();
-						cell->fsum = r;
-					}
-					cell->count++;
-					break;
-				}
-			case GROUPAGG_AVG_FLOAT:
-				accum_float(cell, float_input(v, desc->input_type));
+				cell->count++;
 				break;
-			case GROUPAGG_MIN:
-			case GROUPAGG_MAX:
-				{
-					uint64		key = sink->inputs[desc->input].keytype->to_key(v);
-
-					/* of two equal values the later one is kept, as PostgreSQL does */
-					if (cell->count == 0 ||
-						(desc->kind == GROUPAGG_MIN ? key <= cell->key : key >= cell->key))
-					{
-						cell->key = key;
-						cell->value = v;
-					}
-					cell->count++;
-					break;
-				}
-			case GROUPAGG_PERCENTILE_DISC:
-			case GROUPAGG_PERCENTILE_CONT:
-				break;			/* collected below, once per collection */
-		}
+			}
+		case GROUPAGG_PERCENTILE_DISC:
+		case GROUPAGG_PERCENTILE_CONT:
+			break;			/* collected below, once per collection */
 	}
+}
 
+/* Appends one key of group g to a collection (room made by the caller). */
+static inline void
+append_pair(PercentileCollection *pc, int64 g, uint64 key)
+{
+	if (pc->groups != NULL)
+		pc->groups[pc->nkeys] = (uint32) g;
+	if (pc->key_bytes == 4)
+		((uint32 *) pc->keys)[pc->nkeys] = (uint32) key;
+	else
+		((uint64 *) pc->keys)[pc->nkeys] = key;
+	pc->nkeys++;
+	pc->counts[g]++;
+}
+
+/* Adds the current row's percentile keys to its group's collections. */
+static inline void
+add_row_keys(GroupAggSink *sink, int64 g)
+{
 	for (int c = 0; c < sink->ncollections; c++)
 	{
 		PercentileCollection *pc = &sink->collections[c];
@@ -660,15 +692,28 @@ add_row(GroupAggSink *sink)
 		key = pc->keytype->to_key(v);
 		if (unlikely(key == pc->keytype->zero_key) && pc->keytype->is_negative_zero != NULL)
 			pc->zeros[g] |= pc->keytype->is_negative_zero(v) ? 1 : 2;
-		if (pc->groups != NULL)
-			pc->groups[pc->nkeys] = (uint32) g;
-		if (pc->key_bytes == 4)
-			((uint32 *) pc->keys)[pc->nkeys] = (uint32) key;
-		else
-			((uint64 *) pc->keys)[pc->nkeys] = key;
-		pc->nkeys++;
-		pc->counts[g]++;
+		append_pair(pc, g, key);
 	}
+}
+
+/* Adds the current row (values and nulls filled) to its group. */
+static void
+add_row(GroupAggSink *sink)
+{
+	int64		g = GroupAggFindGroup(sink);
+	GroupCell  *cells = &sink->cells[g * sink->naggs];
+
+	sink->rows_aggregated++;
+	for (int a = 0; a < sink->naggs; a++)
+	{
+		GroupAggDesc *desc = &sink->aggs[a];
+
+		if (desc->input >= 0 && sink->nulls[desc->input])
+			continue;			/* strict: NULL inputs are skipped */
+		update_cell(sink, desc, &cells[a],
+					desc->input >= 0 ? sink->values[desc->input] : (Datum) 0);
+	}
+	add_row_keys(sink, g);
 }
 
 /* Adds one row that passed the WHERE clause, read from a heap tuple slot. */
@@ -701,7 +746,6 @@ add_column_keys(GroupAggSink *sink, const void *values, const uint8 *nulls,
 	PercentileCollection *pc = &sink->collections[0];
 	gs_coltype	coltype = sink->inputs[0].coltype;
 	const KeyType *kt = pc->keytype;
-	int64		added = 0;
 	uint64		keys[KEYS_BLOCK];
 
 	for (int64 start = 0; start < nrows; start += KEYS_BLOCK)
@@ -724,16 +768,117 @@ add_column_keys(GroupAggSink *sink, const void *values, const uint8 *nulls,
 			key = mapped ? keys[j] : kt->to_key(GpuselLoadValue(values, row, coltype));
 			if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
 				pc->zeros[0] |= kt->is_negative_zero(GpuselLoadValue(values, row, coltype)) ? 1 : 2;
-			if (pc->key_bytes == 4)
-				((uint32 *) pc->keys)[pc->nkeys] = (uint32) key;
-			else
-				((uint64 *) pc->keys)[pc->nkeys] = key;
-			pc->nkeys++;
-			added++;
+			append_pair(pc, 0, key);
 		}
 	}
-	pc->counts[0] += added;
 	sink->rows_aggregated += nrows;
+	sink->rows_from_columns += nrows;
+}
+
+/* Loads row 'row' of a batch's key columns into the sink's current row. */
+static inline void
+load_row_keys(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+			  const uint8 *has_nulls, int64 row)
+{
+	for (int k = 0; k < sink->nkeys; k++)
+	{
+		GroupInput *in = &sink->inputs[k];
+		int			c = in->column;
+
+		sink->nulls[k] = has_nulls[c] && nulls[c][row];
+		sink->values[k] = sink->nulls[k] ? (Datum) 0 :
+			GpuselLoadValue(values[c], row, in->coltype);
+	}
+}
+
+/*
+ * Adds a batch's rows a block at a time when every input is a plain
+ * column: each row's group first, then each aggregate in one loop over the
+ * block, then each collection's keys in one loop (KeysOfColumn).  Every
+ * aggregate still sees its group's rows in scan order.
+ */
+static void
+add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+					 const uint8 *has_nulls, const uint32 *positions, int64 nrows)
+{
+	int64		groups[KEYS_BLOCK];
+	uint64		keys[KEYS_BLOCK];
+
+	for (int64 start = 0; start < nrows; start += KEYS_BLOCK)
+	{
+		int			len = (int) Min(nrows - start, KEYS_BLOCK);
+		const uint32 *rows = positions != NULL ? positions + start : NULL;
+		int			naggs = sink->naggs;
+
+		CHECK_FOR_INTERRUPTS();
+		if (sink->nkeys == 0)
+			memset(groups, 0, sizeof(int64) * len);
+		else
+			for (int j = 0; j < len; j++)
+			{
+				load_row_keys(sink, values, nulls, has_nulls,
+							  rows != NULL ? (int64) rows[j] : start + j);
+				groups[j] = GroupAggFindGroup(sink);
+			}
+		sink->rows_aggregated += len;
+
+		/* the cells move as groups are added: read their address after */
+		for (int a = 0; a < naggs; a++)
+		{
+			GroupAggDesc *desc = &sink->aggs[a];
+			GroupCell  *cells = sink->cells;
+			GroupInput *in;
+			const uint8 *nl;
+
+			if (desc->collection >= 0)
+				continue;
+			if (desc->input < 0)
+			{
+				for (int j = 0; j < len; j++)
+					cells[groups[j] * naggs + a].count++;
+				continue;
+			}
+			in = &sink->inputs[desc->input];
+			nl = has_nulls[in->column] ? nulls[in->column] : NULL;
+			for (int j = 0; j < len; j++)
+			{
+				int64		row = rows != NULL ? (int64) rows[j] : start + j;
+
+				if (nl != NULL && nl[row])
+					continue;	/* strict: NULL inputs are skipped */
+				update_cell(sink, desc, &cells[groups[j] * naggs + a],
+							GpuselLoadValue(values[in->column], row, in->coltype));
+			}
+		}
+
+		for (int p = 0; p < sink->ncollections; p++)
+		{
+			PercentileCollection *pc = &sink->collections[p];
+			GroupInput *in = &sink->inputs[pc->input];
+			const KeyType *kt = pc->keytype;
+			const uint8 *nl = has_nulls[in->column] ? nulls[in->column] : NULL;
+			bool		mapped = KeysOfColumn(in->coltype, kt->typid, values[in->column],
+											  rows, start, len, keys);
+
+			while (pc->nkeys + len > pc->cap)
+				GroupAggGrowCollection(sink, pc);
+			for (int j = 0; j < len; j++)
+			{
+				int64		row = rows != NULL ? (int64) rows[j] : start + j;
+				uint64		key;
+
+				if (nl != NULL && nl[row])
+					continue;
+				key = mapped ? keys[j] :
+					kt->to_key(GpuselLoadValue(values[in->column], row, in->coltype));
+				if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
+					pc->zeros[groups[j]] |=
+						kt->is_negative_zero(GpuselLoadValue(values[in->column], row,
+															 in->coltype)) ? 1 : 2;
+				append_pair(pc, groups[j], key);
+			}
+		}
+	}
 	sink->rows_from_columns += nrows;
 }
 
@@ -761,6 +906,11 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 			sink->cells[a].count += nrows;
 		sink->rows_aggregated += nrows;
 		sink->rows_from_columns += nrows;
+		return;
+	}
+	if (sink->nexprcols == 0 && !sink->has_colstates)
+	{
+		add_columns_by_block(sink, values, nulls, has_nulls, positions, nrows);
 		return;
 	}
 	for (int64 r = 0; r < nrows; r++)

@@ -73,6 +73,9 @@ typedef struct GroupCell
 	Datum		value;			/* min/max: the value kept */
 } GroupCell;
 
+/* Entries of the one-key group cache (a power of two). */
+#define GROUPAGG_RECENT 256
+
 /* The consumer's group numbers of one worker's groups (groupagg_partial.c). */
 typedef struct GroupAggPartialMap
 {
@@ -113,6 +116,10 @@ struct GroupAggSink
 	GroupCell  *cells;			/* ngroups x naggs */
 	int64	   *buckets;		/* open addressing: group + 1, 0 when empty */
 	uint64		bucket_mask;
+
+	/* one key: the groups of recently seen keys, direct-mapped by the key's low bits */
+	uint64		recent_bits[GROUPAGG_RECENT];
+	int64		recent_group[GROUPAGG_RECENT];	/* -1: empty */
 
 	/* one row's inputs */
 	Datum	   *values;
