@@ -589,7 +589,8 @@ DROP ROLE regress_groupagg_rls;
 --
 -- 20. Prepared statements with a generic plan: parameters in WHERE and
 -- HAVING, run twice with different values; a parameter as the fraction,
--- which leaves the query to PostgreSQL's grouping.
+-- which leaves the query to PostgreSQL's grouping.  A prepared statement
+-- is planned at its first EXECUTE, so the oracle's run with gpusel off.
 --
 SET plan_cache_mode = force_generic_plan;
 SET gpusel.enable_scan = off;
@@ -606,13 +607,27 @@ PREPARE ga_gpusel_f(float8) AS SELECT k, count(*) AS c,
   percentile_disc($1) WITHIN GROUP (ORDER BY f8) AS p FROM ga GROUP BY k;
 EXPLAIN (COSTS OFF) EXECUTE ga_gpusel_p(100);
 EXPLAIN (COSTS OFF) EXECUTE ga_gpusel_f(0.5);
+SET gpusel.enable_scan = off;
+SET gpusel.replace_builtin_percentiles = off;
+SELECT ga_plan('EXECUTE ga_oracle_p(100)') AS oracle_p_plan,
+       ga_plan('EXECUTE ga_oracle_f(0.25)') AS oracle_f_plan;
 CREATE TEMP TABLE ga_oracle AS EXECUTE ga_oracle_p(100);
+RESET gpusel.enable_scan;
+RESET gpusel.replace_builtin_percentiles;
 CREATE TEMP TABLE ga_gpusel AS EXECUTE ga_gpusel_p(100);
 SELECT * FROM ga_compare(1);
+SET gpusel.enable_scan = off;
+SET gpusel.replace_builtin_percentiles = off;
 CREATE TEMP TABLE ga_oracle AS EXECUTE ga_oracle_p(-300);
+RESET gpusel.enable_scan;
+RESET gpusel.replace_builtin_percentiles;
 CREATE TEMP TABLE ga_gpusel AS EXECUTE ga_gpusel_p(-300);
 SELECT * FROM ga_compare(1);
+SET gpusel.enable_scan = off;
+SET gpusel.replace_builtin_percentiles = off;
 CREATE TEMP TABLE ga_oracle AS EXECUTE ga_oracle_f(0.25);
+RESET gpusel.enable_scan;
+RESET gpusel.replace_builtin_percentiles;
 CREATE TEMP TABLE ga_gpusel AS EXECUTE ga_gpusel_f(0.25);
 SELECT * FROM ga_compare(1);
 DEALLOCATE ga_oracle_p;

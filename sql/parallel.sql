@@ -1,15 +1,15 @@
 --
 -- The grouped GpuSelScan under Gather (parallel feeding), differentially
--- against PostgreSQL: parallel workers read the table's blocks into shared
--- chunks, one process (the leader, or the first worker when
--- parallel_leader_participation is off) filters and groups every row.
+-- against PostgreSQL: parallel workers read the table's blocks, and one
+-- process, the consumer (the leader, or the first worker when
+-- parallel_leader_participation is off), returns the groups.
 --
 -- pa_check(query, nkeys) is groupagg.sql's ga_check: it runs a query as the
 -- oracle (gpusel out of the way: gpusel.enable_scan and
 -- gpusel.replace_builtin_percentiles off, PostgreSQL's built-in
 -- percentile_disc and percentile_cont, gpu_filter(x) as (x), no JIT,
--- enable_hashagg and enable_sort on), then with gpusel's settings as they are, and counts the rows
--- that do not match, which must be 0.  It also says whether gpusel's run
+-- enable_hashagg and enable_sort on), then with gpusel's settings as they
+-- are, and counts the rows that do not match, which must be 0.  It also says whether gpusel's run
 -- had the parallel plan: a Gather above a Parallel Custom Scan (GpuSelScan).
 --
 LOAD 'gpusel';
@@ -144,6 +144,43 @@ BEGIN
 END
 $fn$;
 
+-- The same for two prepared statements of the same query: the oracle's,
+-- planned (at its first run) and run with gpusel out of the way, and
+-- gpusel's, with its cached plan as it is.  One statement, so that an
+-- error leaves no table behind.
+CREATE FUNCTION pa_check_prepared(oracle_exec text, gpusel_exec text, nkeys int DEFAULT 1,
+                                  OUT plan text, OUT parallel bool, OUT total_rows bigint, OUT mismatches bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  saved_scan text := current_setting('gpusel.enable_scan');
+  saved_repl text := current_setting('gpusel.replace_builtin_percentiles');
+  saved_jit text := current_setting('jit');
+  saved_hashagg text := current_setting('enable_hashagg');
+  saved_sort text := current_setting('enable_sort');
+  p text;
+BEGIN
+  PERFORM set_config('jit', 'off', true);
+  PERFORM set_config('gpusel.enable_scan', 'off', true);
+  PERFORM set_config('gpusel.replace_builtin_percentiles', 'off', true);
+  PERFORM set_config('enable_hashagg', 'on', true);
+  PERFORM set_config('enable_sort', 'on', true);
+  IF pa_kind(pa_explain('EXECUTE ' || oracle_exec)) <> 'postgres' THEN
+    RAISE EXCEPTION 'the oracle plan uses gpusel: %', oracle_exec;
+  END IF;
+  EXECUTE 'CREATE TEMP TABLE pa_oracle AS EXECUTE ' || oracle_exec;
+  PERFORM set_config('gpusel.enable_scan', saved_scan, true);
+  PERFORM set_config('gpusel.replace_builtin_percentiles', saved_repl, true);
+  PERFORM set_config('jit', saved_jit, true);
+  PERFORM set_config('enable_hashagg', saved_hashagg, true);
+  PERFORM set_config('enable_sort', saved_sort, true);
+  p := pa_explain('EXECUTE ' || gpusel_exec);
+  plan := pa_kind(p);
+  parallel := pa_is_parallel(p);
+  EXECUTE 'CREATE TEMP TABLE pa_gpusel AS EXECUTE ' || gpusel_exec;
+  SELECT c.total_rows, c.mismatches INTO total_rows, mismatches FROM pa_compare(nkeys) c;
+END
+$fn$;
+
 -- EXPLAIN ANALYZE's lines that are the same whatever number of workers
 -- started: the actual row counts and loops (shared among the processes),
 -- Workers Launched and the per-loop removed rows are left out.
@@ -186,7 +223,7 @@ SELECT id,
             WHEN id % 1031 = 0 THEN 'Infinity' WHEN id % 1033 = 0 THEN '-Infinity'
             ELSE (id::int8 * 104729 % 65537) / 4.0 - 8000 END,
        CASE WHEN id % 41 = 0 THEN NULL ELSE date '2020-01-01' + id % 500 END,
-       CASE WHEN id % 43 = 0 THEN NULL ELSE timestamp '2020-01-01' + id * interval '17 minutes' END
+       CASE WHEN id % 43 = 0 THEN NULL ELSE timestamp '2020-01-01' + (id % 7919) * interval '17 minutes' END
 FROM generate_series(1, 300000) id;
 INSERT INTO pa (id) SELECT 300000 + g FROM generate_series(1, 5) g;
 -- every page all-visible (pa_alt below is not vacuumed)
@@ -198,11 +235,13 @@ FROM pa;
 SELECT pg_relation_size('pa') / current_setting('block_size')::int > 1000 AS many_blocks;
 
 -- PostgreSQL's own grouping is made expensive, as a few groups would give
--- it a Partial Aggregate under Gather that beats one process grouping
--- every row: the grouped scan is then chosen, under Gather.  (pa_check's
--- oracle runs with both on.)
+-- it a Partial Aggregate under Gather that beats the grouped scan (pa_check's
+-- oracle runs with both on); the per-row work, which the parallel grouped
+-- scan shares among the processes, is made dearer, so that it beats the
+-- serial one also where the groups are many.
 SET enable_hashagg = off;
 SET enable_sort = off;
+SET cpu_operator_cost = 0.01;
 
 --
 -- 1. The plans: a Gather above a Parallel Custom Scan (GpuSelScan) with
@@ -301,6 +340,7 @@ SELECT * FROM pa_check($$SELECT k, count(*) AS c, avg(i4) AS a FROM pa
 SELECT * FROM pa_check($$SELECT k, count(*) AS c, sum(f8) AS s FROM pa WHERE pf > 'NaN'::float8 GROUP BY k$$);
 SELECT * FROM pa_check($$SELECT count(*) AS c, sum(f8) AS s FROM pa WHERE pf > 'NaN'::float8$$, 0);
 SELECT * FROM pa_check($$SELECT count(*) AS c FROM pa WHERE pf >= 'Infinity'::float8 AND i4 % 2 = 0$$, 0);
+SELECT * FROM pa_check($$SELECT count(*) AS c FROM pa WHERE i4 > 0 AND f8 < 100$$, 0);
 SELECT * FROM pa_check($$SELECT k, count(*) AS c FROM pa GROUP BY k HAVING count(*) > 5600$$);
 SELECT * FROM pa_check($$SELECT k, sum(f8) AS s FROM pa WHERE i4 > 0 GROUP BY k
   HAVING percentile_disc(0.5) WITHIN GROUP (ORDER BY pf) > 0 OR max(d) IS NULL$$);
@@ -312,8 +352,8 @@ EXPLAIN (COSTS OFF) SELECT k, count(*), sum(f8) FROM pa WHERE gpu_filter(i4 > 0 
 
 -- A table as the scan finds it: a text column first, a dropped column,
 -- columns added with a default that the older rows lack, never vacuumed.
--- count(t) reads a column of another type: the workers then read nothing
--- and the consumer reads the table alone.
+-- count(t) counts a column of another type, which is not among the
+-- columns the scan copies.
 CREATE TABLE pa_alt (t text, k int4, gone int8, x float8);
 INSERT INTO pa_alt SELECT CASE WHEN g % 9 = 0 THEN NULL ELSE repeat('x', g % 13) END, g % 7, g, g * 0.5
 FROM generate_series(1, 100000) g;
@@ -329,6 +369,20 @@ SELECT * FROM pa_check($$SELECT z, k, count(*) AS c, sum(w) AS sw, sum(x) AS sx,
 SELECT * FROM pa_check($$SELECT k, count(*) AS c, sum(w) AS s FROM pa_alt WHERE z > 6 AND x < 20000 GROUP BY k$$);
 SELECT * FROM pa_check($$SELECT k, count(t) AS ct, count(*) AS c, sum(x) AS s FROM pa_alt GROUP BY k$$);
 SELECT z, count(*), sum(w), count(e) FROM pa_alt GROUP BY z ORDER BY z;
+-- 80 columns: the feed's chunks shrink to stay within its shared memory
+-- (about 6,000 rows each here)
+DO $$
+BEGIN
+  EXECUTE (SELECT format('CREATE TABLE pa_wide (%s)', string_agg(format('c%s int4', i), ', ' ORDER BY i))
+           FROM generate_series(0, 79) i);
+  EXECUTE (SELECT format('INSERT INTO pa_wide SELECT %s FROM generate_series(1, 40000) g',
+                         string_agg(format('(g + %s) %% 7', i), ', ' ORDER BY i))
+           FROM generate_series(0, 79) i);
+END $$;
+ANALYZE pa_wide;
+SELECT * FROM pa_check((SELECT 'SELECT c0, ' ||
+  string_agg(format('sum(c%s) AS s%s', i, i), ', ' ORDER BY i) || ' FROM pa_wide WHERE c1 < 6 GROUP BY c0'
+  FROM generate_series(1, 79) i));
 
 --
 -- 6. Empty and one-row tables.
@@ -367,60 +421,40 @@ SELECT * FROM pa_check($$SELECT k, count(*) AS c, sum(f8) AS s, min(ts) AS m FRO
 RESET gpusel.batch_rows;
 
 -- A generic plan made with parallel_leader_participation on, run with it
--- on (the leader groups), then off (the first worker groups), then off with
+-- on (the leader is the consumer), then off (a worker is), then off with
 -- one worker (it reads every block itself), then off with no worker (the
 -- leader runs the plan after all).  Parameters in the device quals.
 SET plan_cache_mode = force_generic_plan;
-SET gpusel.enable_scan = off;
-SET gpusel.replace_builtin_percentiles = off;
 PREPARE pa_oracle_p(int, float8) AS SELECT k, count(*) AS c, sum(f8) AS s, max(pf) AS m,
   percentile_disc(0.5) WITHIN GROUP (ORDER BY pf) AS p FROM pa WHERE i4 > $1 AND f8 < $2 GROUP BY k;
-RESET gpusel.enable_scan;
-RESET gpusel.replace_builtin_percentiles;
 PREPARE pa_gpusel_p(int, float8) AS SELECT k, count(*) AS c, sum(f8) AS s, max(pf) AS m,
   percentile_disc(0.5) WITHIN GROUP (ORDER BY pf) AS p FROM pa WHERE i4 > $1 AND f8 < $2 GROUP BY k;
 EXPLAIN (COSTS OFF) EXECUTE pa_gpusel_p(100, 50);
-CREATE TEMP TABLE pa_oracle AS EXECUTE pa_oracle_p(100, 50);
-CREATE TEMP TABLE pa_gpusel AS EXECUTE pa_gpusel_p(100, 50);
-SELECT * FROM pa_compare(1);
+SELECT * FROM pa_check_prepared('pa_oracle_p(100, 50)', 'pa_gpusel_p(100, 50)');
 SET parallel_leader_participation = off;
 EXPLAIN (COSTS OFF) EXECUTE pa_gpusel_p(-200, 100);
-CREATE TEMP TABLE pa_oracle AS EXECUTE pa_oracle_p(-200, 100);
-CREATE TEMP TABLE pa_gpusel AS EXECUTE pa_gpusel_p(-200, 100);
-SELECT * FROM pa_compare(1);
+SELECT * FROM pa_check_prepared('pa_oracle_p(-200, 100)', 'pa_gpusel_p(-200, 100)');
 SET max_parallel_workers = 1;
-CREATE TEMP TABLE pa_oracle AS EXECUTE pa_oracle_p(0, 0);
-CREATE TEMP TABLE pa_gpusel AS EXECUTE pa_gpusel_p(0, 0);
-SELECT * FROM pa_compare(1);
+SELECT * FROM pa_check_prepared('pa_oracle_p(0, 0)', 'pa_gpusel_p(0, 0)');
 SET max_parallel_workers = 0;
-CREATE TEMP TABLE pa_oracle AS EXECUTE pa_oracle_p(-1000, 1000);
-CREATE TEMP TABLE pa_gpusel AS EXECUTE pa_gpusel_p(-1000, 1000);
-SELECT * FROM pa_compare(1);
+SELECT * FROM pa_check_prepared('pa_oracle_p(-1000, 1000)', 'pa_gpusel_p(-1000, 1000)');
 RESET max_parallel_workers;
--- the same with the workers idle: count(t) has the consumer read alone
+-- the same with count(t), a column of another type
 SET parallel_leader_participation = on;
-SET gpusel.enable_scan = off;
 PREPARE pa_oracle_t(int) AS SELECT k, count(t) AS ct, count(*) AS c, sum(x) AS s FROM pa_alt WHERE k <> $1 GROUP BY k;
-RESET gpusel.enable_scan;
 PREPARE pa_gpusel_t(int) AS SELECT k, count(t) AS ct, count(*) AS c, sum(x) AS s FROM pa_alt WHERE k <> $1 GROUP BY k;
 EXPLAIN (COSTS OFF) EXECUTE pa_gpusel_t(3);
 SET parallel_leader_participation = off;
-CREATE TEMP TABLE pa_oracle AS EXECUTE pa_oracle_t(3);
-CREATE TEMP TABLE pa_gpusel AS EXECUTE pa_gpusel_t(3);
-SELECT * FROM pa_compare(1);
+SELECT * FROM pa_check_prepared('pa_oracle_t(3)', 'pa_gpusel_t(3)');
 SET max_parallel_workers = 0;
-CREATE TEMP TABLE pa_oracle AS EXECUTE pa_oracle_t(4);
-CREATE TEMP TABLE pa_gpusel AS EXECUTE pa_gpusel_t(4);
-SELECT * FROM pa_compare(1);
+SELECT * FROM pa_check_prepared('pa_oracle_t(4)', 'pa_gpusel_t(4)');
 RESET max_parallel_workers;
 DEALLOCATE pa_oracle_t;
 DEALLOCATE pa_gpusel_t;
 -- a query planned now, with participation off, is not the parallel grouped scan
 SELECT * FROM pa_check($$SELECT k, count(*) AS c, sum(f8) AS s FROM pa WHERE i4 > 0 GROUP BY k$$);
 RESET parallel_leader_participation;
-CREATE TEMP TABLE pa_oracle AS EXECUTE pa_oracle_p(400, -100);
-CREATE TEMP TABLE pa_gpusel AS EXECUTE pa_gpusel_p(400, -100);
-SELECT * FROM pa_compare(1);
+SELECT * FROM pa_check_prepared('pa_oracle_p(400, -100)', 'pa_gpusel_p(400, -100)');
 DEALLOCATE pa_oracle_p;
 DEALLOCATE pa_gpusel_p;
 RESET plan_cache_mode;
@@ -465,9 +499,15 @@ SELECT k, count(*) AS c, sum(f8) AS s FROM pa GROUP BY k ORDER BY s DESC, k LIMI
 SELECT * FROM pa_check($$SELECT row_number() OVER () AS rn, t.* FROM
   (SELECT k, count(*) AS c, sum(f8) AS s FROM pa GROUP BY k ORDER BY s DESC, k LIMIT 10) t$$);
 SELECT * FROM pa_check($$SELECT row_number() OVER () AS rn, t.* FROM
-  (SELECT g, sum(i4) AS s FROM pa WHERE g IS NOT NULL GROUP BY g ORDER BY s, g LIMIT 20 OFFSET 5) t$$);
+  (SELECT g, sum(i4) AS s, sum(f8) AS s8 FROM pa WHERE g IS NOT NULL GROUP BY g ORDER BY s, g LIMIT 20 OFFSET 5) t$$);
 SELECT * FROM pa_check($$SELECT count(*) AS c FROM (SELECT k FROM pa GROUP BY k LIMIT 3) t$$, 0);
 SELECT * FROM pa_check($$SELECT count(*) AS c FROM (SELECT g, count(*) FROM pa GROUP BY g LIMIT 1) t$$, 0);
+-- a small table: the leader has read it all and stops before the workers start
+CREATE TABLE pa_small AS SELECT g % 10 AS k, (g * 0.25)::float8 AS x FROM generate_series(1, 20000) g;
+ANALYZE pa_small;
+SELECT * FROM pa_check($$SELECT count(*) AS c FROM (SELECT k, count(*) FROM pa_small GROUP BY k LIMIT 1) t$$, 0);
+SELECT * FROM pa_check($$SELECT count(*) AS c, count(DISTINCT k) AS dk
+  FROM (SELECT k, sum(x) AS x FROM pa_small GROUP BY k LIMIT 2) t$$, 0);
 
 -- EXPLAIN ANALYZE: the consumer reports every row the scan read
 SELECT * FROM pa_explain_analyze($$SELECT k, count(*), sum(f8) FROM pa WHERE i4 > 0 GROUP BY k$$);
@@ -484,11 +524,11 @@ SELECT * FROM pa_check($$SELECT count(*) AS c, sum(f8) AS s FROM pa WHERE i4 > 0
 ROLLBACK;
 
 --
--- 8. Errors: the same error as PostgreSQL's, raised where the consumer
--- is a worker (parallel_leader_participation off at execution, with a
--- generic plan made while it was on) or where the workers filter; then the
--- session goes on.  Only the message is shown: which process meets the
--- row first varies.
+-- 8. Errors: the same error as PostgreSQL's, with the leader as the
+-- consumer and with a worker as the consumer (parallel_leader_participation
+-- off at execution, with a generic plan made while it was on), in the WHERE
+-- clause, an aggregate and a key; then the session goes on.  Only the
+-- message is shown: which process meets the row first varies.
 --
 CREATE TABLE pa_err (k int4, x float8, i int4);
 INSERT INTO pa_err SELECT g % 10, g * 0.25, g FROM generate_series(1, 30000) g;
@@ -514,13 +554,13 @@ FROM (VALUES (pa_explain($$SELECT k, sum(x) FROM pa_err GROUP BY k$$)),
              (pa_explain($$SELECT k, count(*) FROM pa_err WHERE 1 / (i - i) > 0 GROUP BY k$$)),
              (pa_explain($$SELECT k, count(*) FROM pa_err WHERE 100 / (i - 30001) > 0 GROUP BY k$$)),
              (pa_explain($$SELECT 100 / (i - 45000) AS q, count(*) FROM pa_err GROUP BY 1$$))) v(p);
--- the leader groups, the workers filter
+-- parallel_leader_participation on
 SELECT k, sum(x) FROM pa_err GROUP BY k;
 SELECT k, count(*) FROM pa_err WHERE 1 / (i - i) > 0 GROUP BY k;
 SELECT k, count(*) FROM pa_err WHERE 100 / (i - 30001) > 0 GROUP BY k;
 SELECT 100 / (i - 45000) AS q, count(*) FROM pa_err GROUP BY 1;
 SELECT * FROM pa_check($$SELECT k, count(*) AS c, sum(x) AS s FROM pa_err WHERE k < 100 GROUP BY k$$);
--- a worker groups
+-- parallel_leader_participation off at execution: a worker is the consumer
 SET plan_cache_mode = force_generic_plan;
 PREPARE pa_err_sum AS SELECT k, sum(x) FROM pa_err GROUP BY k;
 PREPARE pa_err_div AS SELECT k, count(*) FROM pa_err WHERE 1 / (i - i) > 0 GROUP BY k;
@@ -549,8 +589,10 @@ SELECT * FROM pa_check($$SELECT k, count(*) AS c, sum(f8) AS s, avg(i8) AS a,
 
 RESET enable_hashagg;
 RESET enable_sort;
-DROP TABLE pa, pa_alt, pa_empty, pa_one, pa_outer, pa_err;
+RESET cpu_operator_cost;
+DROP TABLE pa, pa_alt, pa_wide, pa_empty, pa_one, pa_outer, pa_small, pa_err;
 DROP FUNCTION pa_check(text, int);
+DROP FUNCTION pa_check_prepared(text, text, int);
 DROP FUNCTION pa_compare(int);
 DROP FUNCTION pa_explain_analyze(text);
 DROP FUNCTION pa_is_parallel(text);

@@ -78,8 +78,11 @@ GroupAggSinkPartialRecordBytes(GroupAggSink *sink)
 	return layout.bytes;
 }
 
-/* A worker: sends its groups, as records, in its own order. */
-static void
+/*
+ * A worker: sends its groups, as records, in its own order.  False when
+ * the consumer is done and takes nothing more.
+ */
+static bool
 send_groups(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
 {
 	RecordLayout layout;
@@ -92,8 +95,11 @@ send_groups(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
 	{
 		Size		room;
 		char	   *buf = GpuselFeedClaimBuffer(feed, &room);
-		int64		n = Min((int64) (room / layout.bytes), sink->ngroups - g);
+		int64		n;
 
+		if (buf == NULL)
+			return false;
+		n = Min((int64) (room / layout.bytes), sink->ngroups - g);
 		for (int64 i = 0; i < n; i++)
 		{
 			char	   *rec = buf + i * layout.bytes;
@@ -113,10 +119,11 @@ send_groups(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
 		first = false;
 		g += n;
 	} while (g < sink->ngroups);
+	return true;
 }
 
 /* A worker: sends a collection's pairs, group numbers then keys per chunk. */
-static void
+static bool
 send_pairs(GroupAggSink *sink, GpuselFeed *feed, int c)
 {
 	PercentileCollection *pc = &sink->collections[c];
@@ -127,9 +134,12 @@ send_pairs(GroupAggSink *sink, GpuselFeed *feed, int c)
 	{
 		Size		room;
 		char	   *buf = GpuselFeedClaimBuffer(feed, &room);
-		int64		n = Min((int64) (room / pair_bytes), pc->nkeys - i);
+		int64		n;
 		char	   *keys = buf;
 
+		if (buf == NULL)
+			return false;
+		n = Min((int64) (room / pair_bytes), pc->nkeys - i);
 		if (pc->groups != NULL)
 		{
 			memcpy(buf, pc->groups + i, sizeof(uint32) * n);
@@ -139,6 +149,7 @@ send_pairs(GroupAggSink *sink, GpuselFeed *feed, int c)
 		GpuselFeedPublishBuffer(feed, GPUSEL_FEED_PAIRS, c, i, n, 0, 0);
 		i += n;
 	}
+	return true;
 }
 
 /*
@@ -148,9 +159,11 @@ send_pairs(GroupAggSink *sink, GpuselFeed *feed, int c)
 void
 GroupAggSinkSendPartial(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
 {
-	send_groups(sink, feed, nscanned);
+	if (!send_groups(sink, feed, nscanned))
+		return;
 	for (int c = 0; c < sink->ncollections; c++)
-		send_pairs(sink, feed, c);
+		if (!send_pairs(sink, feed, c))
+			return;
 }
 
 /* float4pl's and float8pl's sum, with their overflow rule. */

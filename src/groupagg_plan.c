@@ -402,8 +402,8 @@ parallel_divisor(int workers)
 /*
  * Offers the grouped scan under Gather (scan_parallel.c): every process
  * reads, filters and aggregates its share of the relation's blocks and the
- * leader merges the workers' groups.  Its cost is the relation's cheapest
- * partial scan plus the per-row grouping shared the same way, plus merging
+ * leader merges the workers' groups.  Its cost is a Parallel Seq Scan of
+ * the relation plus the per-row grouping shared the same way, plus merging
  * each process's groups.  Only where PostgreSQL would consider a parallel
  * plan, every qual is a device qual (no tuple is needed per row), and the
  * leader runs the plan: it is the one consumer of what the workers send.
@@ -420,7 +420,7 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	ListCell   *lc;
 
 	if (!gpusel_enable_parallel || !output_rel->consider_parallel ||
-		!input_rel->consider_parallel || input_rel->partial_pathlist == NIL ||
+		!input_rel->consider_parallel ||
 		max_parallel_workers_per_gather <= 0 || !parallel_leader_participation)
 		return;
 	foreach(lc, device_flags)
@@ -430,7 +430,8 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 									  max_parallel_workers_per_gather);
 	if (workers <= 0)
 		return;
-	partial = (Path *) linitial(input_rel->partial_pathlist);
+	/* what each process reads and filters, as a Parallel Seq Scan (which gpu_filter removes) */
+	partial = create_seqscan_path(root, input_rel, NULL, workers);
 
 	cpath = makeNode(CustomPath);
 	memcpy(cpath, serial, sizeof(CustomPath));

@@ -231,7 +231,8 @@ GpuselGroupScanProduce(GpuselScanState *state)
 		GpuselFeedProduce(feed, state->heapslot, filter_in_worker, state);
 		return;
 	}
-	GpuselFeedStartProducing(feed);
+	if (!GpuselFeedStartProducing(feed))
+		return;
 	positions = palloc(sizeof(uint32) * GPUSEL_FEED_CHUNK_ROWS);
 	while (GpuselFeedReadOwn(feed, &batch, state->heapslot))
 	{

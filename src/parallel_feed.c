@@ -353,12 +353,16 @@ GpuselFeedStopProducing(GpuselFeed *feed)
 	ConditionVariableBroadcast(&shared->cv);
 }
 
-/* A producer's start; it must call GpuselFeedStopProducing at its end. */
-void
+/*
+ * A producer's start; after true it must call GpuselFeedStopProducing at
+ * its end.  False when the consumer is done already: it has every row (a
+ * worker that starts late finds no block left), so this one has nothing
+ * to do.
+ */
+bool
 GpuselFeedStartProducing(GpuselFeed *feed)
 {
-	if (!start_producing(feed->shared))
-		elog(ERROR, "gpusel parallel scan: the consumer stopped before a worker started");
+	return GpuselFeedEnabled(feed) && start_producing(feed->shared);
 }
 
 /* Waits for a free chunk and makes it FILLING; -1 when the consumer is gone. */
@@ -432,7 +436,8 @@ GpuselFeedReadOwn(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot
 
 /*
  * A free chunk's bytes for a producer's records; GpuselFeedPublishBuffer
- * sends them.  Errors out when the consumer is gone: the query is over.
+ * sends them.  NULL when the consumer is done: it needs nothing more (it
+ * finishes only once every producer has sent everything, or on an error).
  */
 char *
 GpuselFeedClaimBuffer(GpuselFeed *feed, Size *bytes)
@@ -441,9 +446,7 @@ GpuselFeedClaimBuffer(GpuselFeed *feed, Size *bytes)
 	int			i = claim_free_chunk(shared);
 
 	if (i < 0)
-		ereport(ERROR,
-				(errcode(ERRCODE_QUERY_CANCELED),
-				 errmsg("gpusel parallel scan ended before a worker sent its groups")));
+		return NULL;
 	feed->claimed = i;
 	*bytes = shared->chunk_bytes;
 	return (char *) shared + shared->data_off + shared->chunk_bytes * i;

@@ -98,7 +98,7 @@ extern void GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot,
 							  GpuselFeedFilter filter, void *filter_arg);
 extern bool GpuselFeedNext(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot);
 extern bool GpuselFeedWorkersAggregate(GpuselFeed *feed);
-extern void GpuselFeedStartProducing(GpuselFeed *feed);
+extern bool GpuselFeedStartProducing(GpuselFeed *feed);
 extern void GpuselFeedStopProducing(GpuselFeed *feed);
 extern bool GpuselFeedReadOwn(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot);
 extern char *GpuselFeedClaimBuffer(GpuselFeed *feed, Size *bytes);
