@@ -76,9 +76,9 @@ GpuselGucInit(void)
 
 	DefineCustomBoolVariable("gpusel.enable_parallel",
 							 "Lets the planner put gpusel's grouped scan under Gather.",
-							 "Parallel workers then read the table's pages into shared memory and "
-							 "the leader alone filters, groups and drives the GPU. The plan competes "
-							 "on cost and follows PostgreSQL's parallel settings.",
+							 "Every process then reads, filters and groups its share of the table; "
+							 "the leader merges the workers' groups and alone uses the GPU. The plan "
+							 "competes on cost and follows PostgreSQL's parallel settings.",
 							 &gpusel_enable_parallel,
 							 true,
 							 PGC_USERSET,

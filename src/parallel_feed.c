@@ -4,18 +4,20 @@
  *	  process that filters and groups them.
  *
  * The parallel query's shared memory holds PostgreSQL's block allocator
- * for the table and a ring of chunks.  Each chunk holds the scan's columns
- * (values at their device width, a null byte per row and column, the
- * tuple's TID) of up to chunk_rows visible rows.  A chunk is FREE, FILLING
- * (a producer copies rows into it), READY (full, waiting) or TAKEN (the
- * consumer copies rows out of it).
+ * for the table and a ring of chunks.  A chunk holds either rows (the
+ * scan's columns: values at their device width, a null byte per row and
+ * column, the tuple's TID) or records of a worker's partial aggregate
+ * (groupagg_partial.c).  A chunk is FREE, FILLING (a producer writes it),
+ * READY (waiting, stamped with the order it was published in) or TAKEN
+ * (lent to the consumer, which reads it in place).
  *
- * Producers are the workers: each draws blocks from the allocator, reads
- * them with the page reader (scan_pages.c) straight into a FREE chunk and
- * publishes it READY.  The consumer is one process, the leader unless
- * parallel_leader_participation is off: it copies READY chunks into its
- * own batch staging, and when none is ready it reads blocks itself, so a
- * query whose workers did not start still reads the whole table.
+ * Producers are the workers: each draws blocks from the allocator and
+ * reads them with the page reader (scan_pages.c), filters them, and either
+ * aggregates them itself and sends its groups at the end, or sends the
+ * rows that pass.  The consumer is one process, the leader unless
+ * parallel_leader_participation is off: it takes READY chunks oldest
+ * first, and when none is ready it reads blocks itself, so a query whose
+ * workers did not start still reads the whole table.
  *
  * The scan is complete when the consumer's own reader found no block left
  * (every block has been handed to some process), no producer is filling
@@ -68,7 +70,6 @@ struct GpuselFeedShared
 	slock_t		mutex;			/* protects the fields below up to pscan */
 	ConditionVariable cv;		/* a chunk changed state or a producer stopped */
 	bool		enabled;		/* the consumer reads the feed (else workers idle) */
-	bool		workers_filter; /* producers filter their chunks */
 	bool		workers_aggregate;	/* producers aggregate, then send their groups */
 	uint64		next_seq;
 	bool		leader_consumes;	/* parallel_leader_participation at start */
@@ -196,13 +197,13 @@ reset_shared(GpuselFeedShared *shared)
  * InitializeDSMCustomScan's part: lays out the feed in 'space' (of
  * GpuselFeedEstimate's size) and the table's block allocator.  'enabled'
  * false leaves the workers idle: the consumer then reads the table alone.
- * 'workers_filter' has the producers run their filter on each chunk; a
- * nonzero 'partial_record_bytes' (a group's record) has them aggregate
- * their rows themselves and send their groups, where a record fits a chunk.
+ * Producers filter their rows; a nonzero 'partial_record_bytes' (a group's
+ * record) has them also aggregate their rows themselves and send their
+ * groups, where a record fits a chunk.
  */
 GpuselFeedShared *
 GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int nworkers,
-					 bool enabled, bool workers_filter, Size partial_record_bytes)
+					 bool enabled, Size partial_record_bytes)
 {
 	GpuselFeedShared *shared = (GpuselFeedShared *) space;
 	int			nchunks = feed_nchunks(nworkers);
@@ -211,7 +212,6 @@ GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int n
 	SpinLockInit(&shared->mutex);
 	ConditionVariableInit(&shared->cv);
 	shared->enabled = enabled;
-	shared->workers_filter = workers_filter;
 	shared->nchunks = nchunks;
 	shared->chunk_rows = feed_chunk_rows(prog, nchunks);
 	shared->ncols = prog->ncols;
@@ -219,7 +219,7 @@ GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int n
 	memcpy(shared->coltypes, prog->coltypes, sizeof(gs_coltype) * prog->ncols);
 	shared->chunk_bytes = feed_chunk_bytes(prog, shared->chunk_rows, shared);
 	shared->data_off = feed_data_off(nchunks);
-	shared->workers_aggregate = workers_filter && partial_record_bytes > 0 &&
+	shared->workers_aggregate = partial_record_bytes > 0 &&
 		partial_record_bytes <= shared->chunk_bytes;
 	table_block_parallelscan_initialize(rel, (ParallelTableScanDesc) &shared->pscan);
 	reset_shared(shared);
@@ -250,7 +250,6 @@ GpuselFeedAttach(GpuselFeedShared *shared, Relation rel, Snapshot snapshot,
 		memcmp(prog->coltypes, shared->coltypes, sizeof(gs_coltype) * prog->ncols) != 0)
 		elog(ERROR, "gpusel parallel scan: a worker's columns differ from the leader's");
 	feed->shared = shared;
-	feed->cur = -1;
 	feed->lent = -1;
 	feed->claimed = -1;
 	if (shared->enabled && GpuselPagesUsable(rel, snapshot))
@@ -486,7 +485,7 @@ GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot, GpuselFeedFilter filte
 				  void *filter_arg)
 {
 	GpuselFeedShared *shared = feed->shared;
-	bool		filtered = filter != NULL && shared->workers_filter;
+	bool		filtered = filter != NULL;
 	bool		done = false;
 
 	if (!GpuselFeedEnabled(feed) || !start_producing(shared))
@@ -511,28 +510,6 @@ GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot, GpuselFeedFilter filte
 	GpuselFeedStopProducing(feed);
 }
 
-/*
- * Copies rows [from, from + n) of chunk i to rows [at, at + n) of the
- * consumer's staging.
- */
-static void
-copy_rows(GpuselFeedShared *shared, int i, int64 from, GpuselStaging *dst, int64 at, int64 n)
-{
-	GpuselStaging src;
-
-	chunk_staging(shared, i, &src);
-	for (int c = 0; c < shared->ncols; c++)
-	{
-		int			w = GpuselColumnWidth(shared->coltypes[c]);
-
-		memcpy((char *) dst->values[c] + at * w, (char *) src.values[c] + from * w, n * w);
-		memcpy(dst->nulls[c] + at, src.nulls[c] + from, n);
-		if (src.has_nulls[c])
-			dst->has_nulls[c] = 1;
-	}
-	memcpy(dst->tids + at, src.tids + from, n * sizeof(ItemPointerData));
-}
-
 /* Whether every row of the scan has reached the consumer. */
 static bool
 scan_complete(GpuselFeedShared *shared)
@@ -546,74 +523,6 @@ scan_complete(GpuselFeedShared *shared)
 			complete = false;
 	SpinLockRelease(&shared->mutex);
 	return complete;
-}
-
-/*
- * The consumer's fill: up to max_rows rows into 'staging', from the chunks
- * the workers filled, or read here when none is ready.  Returns fewer than
- * max_rows only at the end of the scan.  has_nulls is only ever set.
- */
-int64
-GpuselFeedFill(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows, TupleTableSlot *slot)
-{
-	GpuselFeedShared *shared = feed->shared;
-	int64		n = 0;
-
-	while (n < max_rows)
-	{
-		if (feed->cur >= 0)
-		{
-			FeedChunk  *chunk = &shared->chunks[feed->cur];
-			int64		k = Min(chunk->nrows - feed->cur_next, max_rows - n);
-
-			copy_rows(shared, feed->cur, feed->cur_next, staging, n, k);
-			n += k;
-			feed->cur_next += k;
-			if (feed->cur_next == chunk->nrows)
-			{
-				publish_chunk(shared, feed->cur, CHUNK_FREE, 0, 0, false);
-				feed->cur = -1;
-			}
-			continue;
-		}
-		feed->cur = move_chunk(shared, CHUNK_READY, CHUNK_TAKEN);
-		if (feed->cur >= 0)
-		{
-			/* the copying consumer (the GPU's) never asks the workers to filter */
-			Assert(!shared->chunks[feed->cur].filtered);
-			feed->cur_next = 0;
-			feed->chunks_taken++;
-			feed->rows_taken += shared->chunks[feed->cur].nrows;
-			continue;
-		}
-		if (!feed->own_done)
-		{
-			GpuselStaging part;
-			int64		want = Min(max_rows - n, shared->chunk_rows);
-			int64		got;
-
-			for (int c = 0; c < shared->ncols; c++)
-			{
-				int			w = GpuselColumnWidth(shared->coltypes[c]);
-
-				part.values[c] = (char *) staging->values[c] + n * w;
-				part.nulls[c] = staging->nulls[c] + n;
-			}
-			part.has_nulls = staging->has_nulls;
-			part.tids = staging->tids + n;
-			got = GpuselPagesFill(feed->reader, &part, want, slot);
-			ExecClearTuple(slot);
-			feed->own_done = got < want;
-			feed->rows_read_here += got;
-			n += got;
-			continue;
-		}
-		if (scan_complete(shared))
-			break;
-		ConditionVariableSleep(&shared->cv, PG_WAIT_EXTENSION);
-	}
-	ConditionVariableCancelSleep();
-	return n;
 }
 
 /* Gives back the chunk GpuselFeedNext lent, if any. */
@@ -684,8 +593,6 @@ void
 GpuselFeedRescan(GpuselFeed *feed)
 {
 	feed->lent = -1;
-	feed->cur = -1;
-	feed->cur_next = 0;
 	feed->own_done = false;
 	if (feed->reader != NULL)
 		GpuselPagesRescan(feed->reader);

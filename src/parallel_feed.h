@@ -70,8 +70,6 @@ typedef struct GpuselFeed
 {
 	GpuselFeedShared *shared;
 	GpuselPageReader *reader;	/* this process's part of the parallel scan */
-	int			cur;			/* chunk the consumer is copying out; -1 none */
-	int64		cur_next;		/* its next row */
 	bool		own_done;		/* this process's reader has no blocks left */
 	int			lent;			/* chunk lent by GpuselFeedNext; -1 none */
 	int			claimed;		/* chunk a producer writes records into; -1 none */
@@ -87,7 +85,6 @@ extern Size GpuselFeedEstimate(const GpuselProgram *prog, int nworkers);
 extern GpuselFeedShared *GpuselFeedInitialize(void *space, Relation rel,
 											  const GpuselProgram *prog,
 											  int nworkers, bool enabled,
-											  bool workers_filter,
 											  Size partial_record_bytes);
 extern void GpuselFeedReinitialize(GpuselFeedShared *shared, Relation rel);
 extern GpuselFeed *GpuselFeedAttach(GpuselFeedShared *shared, Relation rel,
@@ -105,8 +102,6 @@ extern char *GpuselFeedClaimBuffer(GpuselFeed *feed, Size *bytes);
 extern void GpuselFeedPublishBuffer(GpuselFeed *feed, GpuselFeedKind kind, int collection,
 									int64 first, int64 nrecords, int64 nscanned,
 									int64 naggregated);
-extern int64 GpuselFeedFill(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows,
-							TupleTableSlot *slot);
 extern void GpuselFeedRescan(GpuselFeed *feed);
 extern void GpuselFeedStop(GpuselFeed *feed);
 

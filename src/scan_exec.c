@@ -561,14 +561,12 @@ fill_from_table_am(GpuselScanState *state, GpuselStaging *staging, int64 max_row
 
 /*
  * Copies the next visible rows' device columns and TIDs into 'staging':
- * from the parallel feed, the page reader or the table AM.  Fewer than
- * max_rows only at the end of the scan.
+ * from the page reader or the table AM.  Fewer than max_rows only at the
+ * end of the scan.
  */
 int64
 GpuselScanFill(GpuselScanState *state, GpuselStaging *staging, int64 max_rows)
 {
-	if (GpuselScanFeeding(state))
-		return GpuselFeedFill(state->feed, staging, max_rows, state->heapslot);
 	if (state->pages != NULL)
 		return GpuselPagesFill(state->pages, staging, max_rows, state->heapslot);
 	return fill_from_table_am(state, staging, max_rows);
@@ -801,7 +799,7 @@ gpusel_next(ScanState *ss)
 	Relation	rel = state->rel;
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
 
-	if (state->scan == NULL && state->pages == NULL && !GpuselScanFeeding(state))
+	if (state->scan == NULL && state->pages == NULL)
 	{
 		if (GpuselPagesUsable(rel, snapshot))
 		{

@@ -5,9 +5,10 @@
  *	  memory, and the choice of each process's role.
  *
  * Every process of the parallel query runs the same grouped scan node.
- * One of them, the consumer, filters and groups every row and returns the
- * groups; it is the leader, which alone may use the GPU.  The others read
- * blocks into the feed and return no rows.  With
+ * The workers read, filter and group their share of the blocks and send
+ * their groups through the feed, returning no rows; one process, the
+ * consumer, merges them with its own share and returns the groups.  It is
+ * the leader, the only process that may use the GPU.  With
  * parallel_leader_participation off the leader does not run the node, and
  * the first worker to start becomes the consumer on the CPU.
  */
@@ -34,21 +35,6 @@ feed_usable(GpuselScanState *state)
 		GpuselPagesUsable(state->rel, state->css.ss.ps.state->es_snapshot);
 }
 
-/*
- * Whether the workers filter their rows, and then aggregate them where the
- * sink allows: wherever the consumer filters on the CPU, and also instead
- * of the GPU's filter unless the groups read no row (count(*) alone).  One
- * process that sends every row to the device and then groups it on the
- * host is slower than the workers grouping their own rows at once
- * (DESIGN.md, "Parallel feeding").
- */
-static bool
-workers_filter(GpuselScanState *state)
-{
-	return !state->use_gpu || state->device_quals == NIL ||
-		!GroupAggSinkCountOnly(state->sink);
-}
-
 /* EstimateDSMCustomScan: the feed's chunks and the block allocator. */
 static Size
 scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
@@ -66,18 +52,23 @@ scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 {
 	GpuselScanState *state = (GpuselScanState *) node;
 	GpuselFeedShared *shared;
-	bool		filter;
 
 	if (state->program == NULL)
 		return;
-	filter = workers_filter(state);
 	shared = GpuselFeedInitialize(coordinate, state->rel, state->program, pcxt->nworkers,
-								  feed_usable(state), filter,
+								  feed_usable(state),
 								  GroupAggSinkPartialRecordBytes(state->sink));
 	state->feed = GpuselFeedAttach(shared, state->rel, node->ss.ps.state->es_snapshot,
 								   state->program);
-	/* rows the workers filtered are grouped on the CPU: no batch goes to the device */
-	if (filter && GpuselFeedEnabled(state->feed))
+
+	/*
+	 * The workers filter and group their own rows on the CPU, so no batch
+	 * goes to the device; the GPU still selects large groups' percentiles.
+	 * Sending every row's columns to the leader for the device to filter
+	 * was slower, with the grouping left to one process (README, "Parallel
+	 * feeding").
+	 */
+	if (GpuselFeedEnabled(state->feed))
 		state->use_gpu = false;
 }
 
