@@ -30,7 +30,7 @@ parallel_query() {
   esac
 }
 {
-  echo "SET gpusel.device = gpu; SET gpusel.min_rows = 0;"
+  echo "LOAD 'gpusel'; SET gpusel.device = gpu; SET gpusel.min_rows = 0;"
   echo "CREATE TEMP TABLE lk AS SELECT random() AS x, (random() * 1e9)::int8 AS i FROM generate_series(1, 500000);"
   echo "CREATE TABLE lkp AS SELECT random() AS x, (random() * 1e9)::int8 AS i, g % 101 AS grp FROM generate_series(1, 500000) g;"
   echo "ANALYZE lkp; SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 4;"
