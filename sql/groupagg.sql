@@ -15,84 +15,17 @@ LOAD 'gpusel';
 SET max_parallel_workers_per_gather = 0;
 SET extra_float_digits = 1;
 
--- The plan gpusel's run gets: "gpusel group" when a GpuSelScan answers the
--- query with no PostgreSQL Aggregate node in the plan, "gpusel other" when a
--- gpusel node is in the plan beside PostgreSQL's aggregation, "postgres"
--- otherwise.
-CREATE FUNCTION ga_plan(q text) RETURNS text LANGUAGE plpgsql AS $fn$
-DECLARE
-  line text;
-  plan text := '';
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    plan := plan || line || E'\n';
-  END LOOP;
-  RETURN CASE
-    WHEN plan LIKE '%Custom Scan (GpuSelScan)%' AND plan NOT LIKE '%Aggregate%' THEN 'gpusel group'
-    WHEN plan LIKE '%GpuSel%' THEN 'gpusel other'
-    ELSE 'postgres' END;
-END
+\i sql/oracle_functions.sql
+
+-- The kind of plan a query gets (oracle_plan_kind).
+CREATE FUNCTION ga_plan(q text) RETURNS text LANGUAGE sql AS $fn$
+  SELECT oracle_plan_kind(oracle_explain(q))
 $fn$;
 
--- Compares the temp tables ga_oracle and ga_gpusel, whose first nkeys
--- columns are the group keys, and drops them.  The full join matches keys
--- as IS NOT DISTINCT FROM does (NULL with NULL, NaN with NaN, -0 with 0),
--- written so that it can be hashed: the text form of the key, with float
--- keys plus 0 (-0 + 0 is 0), and a marker for NULL.  The other columns
--- match only when their text forms are the same: floats exactly (-0 apart
--- from 0), numeric with its scale.  With no keys, the rows are compared as
--- multisets of their text forms.  The mismatches count the rows of either
--- side without an exact partner, and any difference in the number of rows.
+-- Compares the temp tables ga_oracle and ga_gpusel (oracle_compare).
 CREATE FUNCTION ga_compare(nkeys int, OUT total_rows bigint, OUT mismatches bigint)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  cols text[];
-  types text[];
-  keycond text := 'true';
-  valcond text := 'false';
-  n_g bigint;
-  example text;
-  i int;
-BEGIN
-  -- the comparison itself need not be compiled when JIT is forced
-  PERFORM set_config('jit', 'off', true);
-  SELECT array_agg(quote_ident(attname) ORDER BY attnum),
-         array_agg(format_type(atttypid, atttypmod) ORDER BY attnum) INTO cols, types
-    FROM pg_attribute WHERE attrelid = 'ga_oracle'::regclass AND attnum > 0 AND NOT attisdropped;
-  EXECUTE 'SELECT count(*) FROM ga_oracle' INTO total_rows;
-  EXECUTE 'SELECT count(*) FROM ga_gpusel' INTO n_g;
-  IF nkeys = 0 THEN
-    EXECUTE 'SELECT count(*) FROM ((SELECT o::text FROM ga_oracle o EXCEPT ALL SELECT g::text FROM ga_gpusel g)'
-            ' UNION ALL (SELECT g::text FROM ga_gpusel g EXCEPT ALL SELECT o::text FROM ga_oracle o)) d'
-      INTO mismatches;
-  ELSE
-    FOR i IN 1 .. array_length(cols, 1) LOOP
-      IF i <= nkeys THEN
-        IF types[i] IN ('real', 'double precision') THEN
-          keycond := keycond || format(' AND coalesce((o.%s::float8 + 0)::text, ''(null)'')'
-                                       ' = coalesce((g.%s::float8 + 0)::text, ''(null)'')', cols[i], cols[i]);
-        ELSE
-          keycond := keycond || format(' AND coalesce(o.%s::text, ''(null)'') = coalesce(g.%s::text, ''(null)'')',
-                                       cols[i], cols[i]);
-        END IF;
-      ELSE
-        valcond := valcond || format(' OR o.%s::text IS DISTINCT FROM g.%s::text', cols[i], cols[i]);
-      END IF;
-    END LOOP;
-    EXECUTE format('SELECT count(*) FROM ga_oracle o FULL JOIN ga_gpusel g ON %s'
-                   ' WHERE o.ctid IS NULL OR g.ctid IS NULL OR %s', keycond, valcond)
-      INTO mismatches;
-    mismatches := mismatches + abs(total_rows - n_g);
-  END IF;
-  IF mismatches > 0 THEN
-    EXECUTE 'SELECT string_agg(s, E''\n'') FROM ((SELECT ''oracle '' || o::text AS s FROM ga_oracle o'
-            ' EXCEPT SELECT ''oracle '' || g::text FROM ga_gpusel g ORDER BY 1 LIMIT 10) UNION ALL'
-            ' (SELECT ''gpusel '' || g::text FROM ga_gpusel g'
-            ' EXCEPT SELECT ''gpusel '' || o::text FROM ga_oracle o ORDER BY 1 LIMIT 10)) x' INTO example;
-    RAISE NOTICE 'rows that differ: %', example;
-  END IF;
-  DROP TABLE ga_oracle, ga_gpusel;
-END
+LANGUAGE sql AS $fn$
+  SELECT * FROM oracle_compare('ga', nkeys)
 $fn$;
 
 -- Runs q as the oracle (gpusel out of the way, the built-in percentiles),
@@ -701,3 +634,6 @@ DROP TABLE ga, ga_empty, ga_int, ga_err, ga_big, ga_pk, ga_outer, ga_alt, ga_tem
 DROP FUNCTION ga_check(text, int);
 DROP FUNCTION ga_compare(int);
 DROP FUNCTION ga_plan(text);
+DROP FUNCTION oracle_compare(text, int);
+DROP FUNCTION oracle_plan_kind(text);
+DROP FUNCTION oracle_explain(text);

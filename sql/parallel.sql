@@ -21,88 +21,11 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 4;
 SET gpusel.explain_device_details = off;
 
--- The plan a statement gets, as text.
-CREATE FUNCTION pa_explain(q text) RETURNS text LANGUAGE plpgsql AS $fn$
-DECLARE
-  line text;
-  plan text := '';
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    plan := plan || line || E'\n';
-  END LOOP;
-  RETURN plan;
-END
-$fn$;
-
--- "gpusel group" when a GpuSelScan answers the query with no PostgreSQL
--- Aggregate node in the plan, "gpusel other" when a gpusel node is in the
--- plan beside PostgreSQL's aggregation, "postgres" otherwise.
-CREATE FUNCTION pa_kind(plan text) RETURNS text LANGUAGE sql AS $fn$
-  SELECT CASE
-    WHEN plan LIKE '%Custom Scan (GpuSelScan)%' AND plan NOT LIKE '%Aggregate%' THEN 'gpusel group'
-    WHEN plan LIKE '%GpuSel%' THEN 'gpusel other'
-    ELSE 'postgres' END
-$fn$;
+\i sql/oracle_functions.sql
 
 -- Whether the plan is the parallel grouped scan.
 CREATE FUNCTION pa_is_parallel(plan text) RETURNS bool LANGUAGE sql AS $fn$
   SELECT plan LIKE '%Gather%' AND plan LIKE '%Parallel Custom Scan (GpuSelScan)%'
-$fn$;
-
--- groupagg.sql's ga_compare over the temp tables pa_oracle and pa_gpusel,
--- whose first nkeys columns are the group keys; drops them.  Keys match as
--- IS NOT DISTINCT FROM does (NULL with NULL, NaN with NaN), the other
--- columns by their text forms; with no keys the rows are compared as
--- multisets of their text forms.
-CREATE FUNCTION pa_compare(nkeys int, OUT total_rows bigint, OUT mismatches bigint)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  cols text[];
-  types text[];
-  keycond text := 'true';
-  valcond text := 'false';
-  n_g bigint;
-  example text;
-  i int;
-BEGIN
-  PERFORM set_config('jit', 'off', true);
-  SELECT array_agg(quote_ident(attname) ORDER BY attnum),
-         array_agg(format_type(atttypid, atttypmod) ORDER BY attnum) INTO cols, types
-    FROM pg_attribute WHERE attrelid = 'pa_oracle'::regclass AND attnum > 0 AND NOT attisdropped;
-  EXECUTE 'SELECT count(*) FROM pa_oracle' INTO total_rows;
-  EXECUTE 'SELECT count(*) FROM pa_gpusel' INTO n_g;
-  IF nkeys = 0 THEN
-    EXECUTE 'SELECT count(*) FROM ((SELECT o::text FROM pa_oracle o EXCEPT ALL SELECT g::text FROM pa_gpusel g)'
-            ' UNION ALL (SELECT g::text FROM pa_gpusel g EXCEPT ALL SELECT o::text FROM pa_oracle o)) d'
-      INTO mismatches;
-  ELSE
-    FOR i IN 1 .. array_length(cols, 1) LOOP
-      IF i <= nkeys THEN
-        IF types[i] IN ('real', 'double precision') THEN
-          keycond := keycond || format(' AND coalesce((o.%s::float8 + 0)::text, ''(null)'')'
-                                       ' = coalesce((g.%s::float8 + 0)::text, ''(null)'')', cols[i], cols[i]);
-        ELSE
-          keycond := keycond || format(' AND coalesce(o.%s::text, ''(null)'') = coalesce(g.%s::text, ''(null)'')',
-                                       cols[i], cols[i]);
-        END IF;
-      ELSE
-        valcond := valcond || format(' OR o.%s::text IS DISTINCT FROM g.%s::text', cols[i], cols[i]);
-      END IF;
-    END LOOP;
-    EXECUTE format('SELECT count(*) FROM pa_oracle o FULL JOIN pa_gpusel g ON %s'
-                   ' WHERE o.ctid IS NULL OR g.ctid IS NULL OR %s', keycond, valcond)
-      INTO mismatches;
-    mismatches := mismatches + abs(total_rows - n_g);
-  END IF;
-  IF mismatches > 0 THEN
-    EXECUTE 'SELECT string_agg(s, E''\n'') FROM ((SELECT ''oracle '' || o::text AS s FROM pa_oracle o'
-            ' EXCEPT SELECT ''oracle '' || g::text FROM pa_gpusel g ORDER BY 1 LIMIT 10) UNION ALL'
-            ' (SELECT ''gpusel '' || g::text FROM pa_gpusel g'
-            ' EXCEPT SELECT ''gpusel '' || o::text FROM pa_oracle o ORDER BY 1 LIMIT 10)) x' INTO example;
-    RAISE NOTICE 'rows that differ: %', example;
-  END IF;
-  DROP TABLE pa_oracle, pa_gpusel;
-END
 $fn$;
 
 -- Runs q as the oracle, then with gpusel's settings as they are, and
@@ -127,7 +50,7 @@ BEGIN
   PERFORM set_config('gpusel.replace_builtin_percentiles', 'off', true);
   PERFORM set_config('enable_hashagg', 'on', true);
   PERFORM set_config('enable_sort', 'on', true);
-  IF pa_kind(pa_explain('CREATE TEMP TABLE pa_oracle AS ' || oq)) <> 'postgres' THEN
+  IF oracle_plan_kind(oracle_explain('CREATE TEMP TABLE pa_oracle AS ' || oq)) <> 'postgres' THEN
     RAISE EXCEPTION 'the oracle plan uses gpusel: %', oq;
   END IF;
   EXECUTE 'CREATE TEMP TABLE pa_oracle AS ' || oq;
@@ -136,11 +59,11 @@ BEGIN
   PERFORM set_config('jit', saved_jit, true);
   PERFORM set_config('enable_hashagg', saved_hashagg, true);
   PERFORM set_config('enable_sort', saved_sort, true);
-  p := pa_explain('CREATE TEMP TABLE pa_gpusel AS ' || q);
-  plan := pa_kind(p);
+  p := oracle_explain('CREATE TEMP TABLE pa_gpusel AS ' || q);
+  plan := oracle_plan_kind(p);
   parallel := pa_is_parallel(p);
   EXECUTE 'CREATE TEMP TABLE pa_gpusel AS ' || q;
-  SELECT c.total_rows, c.mismatches INTO total_rows, mismatches FROM pa_compare(nkeys) c;
+  SELECT c.total_rows, c.mismatches INTO total_rows, mismatches FROM oracle_compare('pa', nkeys) c;
 END
 $fn$;
 
@@ -164,7 +87,7 @@ BEGIN
   PERFORM set_config('gpusel.replace_builtin_percentiles', 'off', true);
   PERFORM set_config('enable_hashagg', 'on', true);
   PERFORM set_config('enable_sort', 'on', true);
-  IF pa_kind(pa_explain('EXECUTE ' || oracle_exec)) <> 'postgres' THEN
+  IF oracle_plan_kind(oracle_explain('EXECUTE ' || oracle_exec)) <> 'postgres' THEN
     RAISE EXCEPTION 'the oracle plan uses gpusel: %', oracle_exec;
   END IF;
   EXECUTE 'CREATE TEMP TABLE pa_oracle AS EXECUTE ' || oracle_exec;
@@ -173,11 +96,11 @@ BEGIN
   PERFORM set_config('jit', saved_jit, true);
   PERFORM set_config('enable_hashagg', saved_hashagg, true);
   PERFORM set_config('enable_sort', saved_sort, true);
-  p := pa_explain('EXECUTE ' || gpusel_exec);
-  plan := pa_kind(p);
+  p := oracle_explain('EXECUTE ' || gpusel_exec);
+  plan := oracle_plan_kind(p);
   parallel := pa_is_parallel(p);
   EXECUTE 'CREATE TEMP TABLE pa_gpusel AS EXECUTE ' || gpusel_exec;
-  SELECT c.total_rows, c.mismatches INTO total_rows, mismatches FROM pa_compare(nkeys) c;
+  SELECT c.total_rows, c.mismatches INTO total_rows, mismatches FROM oracle_compare('pa', nkeys) c;
 END
 $fn$;
 
@@ -549,11 +472,11 @@ RESET gpusel.enable_scan;
 RESET gpusel.replace_builtin_percentiles;
 SET enable_hashagg = off;
 SET enable_sort = off;
-SELECT pa_kind(p) AS plan, pa_is_parallel(p) AS parallel
-FROM (VALUES (pa_explain($$SELECT k, sum(x) FROM pa_err GROUP BY k$$)),
-             (pa_explain($$SELECT k, count(*) FROM pa_err WHERE 1 / (i - i) > 0 GROUP BY k$$)),
-             (pa_explain($$SELECT k, count(*) FROM pa_err WHERE 100 / (i - 30001) > 0 GROUP BY k$$)),
-             (pa_explain($$SELECT 100 / (i - 45000) AS q, count(*) FROM pa_err GROUP BY 1$$))) v(p);
+SELECT oracle_plan_kind(p) AS plan, pa_is_parallel(p) AS parallel
+FROM (VALUES (oracle_explain($$SELECT k, sum(x) FROM pa_err GROUP BY k$$)),
+             (oracle_explain($$SELECT k, count(*) FROM pa_err WHERE 1 / (i - i) > 0 GROUP BY k$$)),
+             (oracle_explain($$SELECT k, count(*) FROM pa_err WHERE 100 / (i - 30001) > 0 GROUP BY k$$)),
+             (oracle_explain($$SELECT 100 / (i - 45000) AS q, count(*) FROM pa_err GROUP BY 1$$))) v(p);
 -- parallel_leader_participation on
 SELECT k, sum(x) FROM pa_err GROUP BY k;
 SELECT k, count(*) FROM pa_err WHERE 1 / (i - i) > 0 GROUP BY k;
@@ -568,7 +491,7 @@ PREPARE pa_err_div1 AS SELECT k, count(*) FROM pa_err WHERE 100 / (i - 30001) > 
 PREPARE pa_err_key AS SELECT 100 / (i - 45000) AS q, count(*) FROM pa_err GROUP BY 1;
 -- planned now, with parallel_leader_participation on
 EXPLAIN (COSTS OFF) EXECUTE pa_err_sum;
-SELECT s AS stmt, pa_kind(pa_explain('EXECUTE ' || s)) AS plan, pa_is_parallel(pa_explain('EXECUTE ' || s)) AS parallel
+SELECT s AS stmt, oracle_plan_kind(oracle_explain('EXECUTE ' || s)) AS plan, pa_is_parallel(oracle_explain('EXECUTE ' || s)) AS parallel
 FROM unnest(ARRAY['pa_err_sum', 'pa_err_div', 'pa_err_div1', 'pa_err_key']) s;
 SET parallel_leader_participation = off;
 EXECUTE pa_err_sum;
@@ -593,8 +516,8 @@ RESET cpu_operator_cost;
 DROP TABLE pa, pa_alt, pa_wide, pa_empty, pa_one, pa_outer, pa_small, pa_err;
 DROP FUNCTION pa_check(text, int);
 DROP FUNCTION pa_check_prepared(text, text, int);
-DROP FUNCTION pa_compare(int);
+DROP FUNCTION oracle_compare(text, int);
 DROP FUNCTION pa_explain_analyze(text);
 DROP FUNCTION pa_is_parallel(text);
-DROP FUNCTION pa_kind(text);
-DROP FUNCTION pa_explain(text);
+DROP FUNCTION oracle_plan_kind(text);
+DROP FUNCTION oracle_explain(text);
