@@ -36,21 +36,8 @@ LANGUAGE plpgsql AS $fn$
 DECLARE
   oq text := replace(replace(q, 'gpu_percentile_cont(', 'percentile_cont('),
                      'gpu_percentile(', 'percentile_disc(');
-  saved_scan text := current_setting('gpusel.enable_scan');
-  saved_repl text := current_setting('gpusel.replace_builtin_percentiles');
-  saved_jit text := current_setting('jit');
 BEGIN
-  -- JIT, when forced, is for gpusel's run: the oracle goes without it
-  PERFORM set_config('jit', 'off', true);
-  PERFORM set_config('gpusel.enable_scan', 'off', true);
-  PERFORM set_config('gpusel.replace_builtin_percentiles', 'off', true);
-  IF ga_plan(oq) <> 'postgres' THEN
-    RAISE EXCEPTION 'the oracle plan uses gpusel: %', oq;
-  END IF;
-  EXECUTE 'CREATE TEMP TABLE ga_oracle AS ' || oq;
-  PERFORM set_config('gpusel.enable_scan', saved_scan, true);
-  PERFORM set_config('gpusel.replace_builtin_percentiles', saved_repl, true);
-  PERFORM set_config('jit', saved_jit, true);
+  PERFORM oracle_run('CREATE TEMP TABLE ga_oracle AS ' || oq, oq);
   plan := ga_plan(q);
   EXECUTE 'CREATE TEMP TABLE ga_gpusel AS ' || q;
   SELECT c.total_rows, c.mismatches INTO total_rows, mismatches FROM ga_compare(nkeys) c;
@@ -635,5 +622,6 @@ DROP FUNCTION ga_check(text, int);
 DROP FUNCTION ga_compare(int);
 DROP FUNCTION ga_plan(text);
 DROP FUNCTION oracle_compare(text, int);
+DROP FUNCTION oracle_run(text, text);
 DROP FUNCTION oracle_plan_kind(text);
 DROP FUNCTION oracle_explain(text);

@@ -91,3 +91,29 @@ BEGIN
   EXECUTE format('DROP TABLE %s, %s', o, g);
 END
 $fn$;
+
+-- Runs stmt as the oracle, PostgreSQL untouched: gpusel's scan and its
+-- replacement of the built-in percentiles off, no JIT (when forced, it is
+-- for gpusel's run), the planner's aggregation methods on; first checks
+-- that the plan of plan_q holds no gpusel node.  The settings are put back.
+CREATE OR REPLACE FUNCTION oracle_run(stmt text, plan_q text) RETURNS void
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  names text[] := ARRAY['jit', 'gpusel.enable_scan', 'gpusel.replace_builtin_percentiles',
+                        'enable_hashagg', 'enable_sort'];
+  oracle text[] := ARRAY['off', 'off', 'off', 'on', 'on'];
+  saved text[] := '{}';
+BEGIN
+  FOR i IN 1 .. array_length(names, 1) LOOP
+    saved := saved || current_setting(names[i]);
+    PERFORM set_config(names[i], oracle[i], true);
+  END LOOP;
+  IF oracle_plan_kind(oracle_explain(plan_q)) <> 'postgres' THEN
+    RAISE EXCEPTION 'the oracle plan uses gpusel: %', plan_q;
+  END IF;
+  EXECUTE stmt;
+  FOR i IN 1 .. array_length(names, 1) LOOP
+    PERFORM set_config(names[i], saved[i], true);
+  END LOOP;
+END
+$fn$;

@@ -37,28 +37,9 @@ LANGUAGE plpgsql AS $fn$
 DECLARE
   oq text := replace(replace(replace(q, 'gpu_percentile_cont(', 'percentile_cont('),
                              'gpu_percentile(', 'percentile_disc('), 'gpu_filter(', '(');
-  saved_scan text := current_setting('gpusel.enable_scan');
-  saved_repl text := current_setting('gpusel.replace_builtin_percentiles');
-  saved_jit text := current_setting('jit');
-  saved_hashagg text := current_setting('enable_hashagg');
-  saved_sort text := current_setting('enable_sort');
   p text;
 BEGIN
-  -- the oracle: PostgreSQL untouched, with its own planner settings
-  PERFORM set_config('jit', 'off', true);
-  PERFORM set_config('gpusel.enable_scan', 'off', true);
-  PERFORM set_config('gpusel.replace_builtin_percentiles', 'off', true);
-  PERFORM set_config('enable_hashagg', 'on', true);
-  PERFORM set_config('enable_sort', 'on', true);
-  IF oracle_plan_kind(oracle_explain('CREATE TEMP TABLE pa_oracle AS ' || oq)) <> 'postgres' THEN
-    RAISE EXCEPTION 'the oracle plan uses gpusel: %', oq;
-  END IF;
-  EXECUTE 'CREATE TEMP TABLE pa_oracle AS ' || oq;
-  PERFORM set_config('gpusel.enable_scan', saved_scan, true);
-  PERFORM set_config('gpusel.replace_builtin_percentiles', saved_repl, true);
-  PERFORM set_config('jit', saved_jit, true);
-  PERFORM set_config('enable_hashagg', saved_hashagg, true);
-  PERFORM set_config('enable_sort', saved_sort, true);
+  PERFORM oracle_run('CREATE TEMP TABLE pa_oracle AS ' || oq, 'CREATE TEMP TABLE pa_oracle AS ' || oq);
   p := oracle_explain('CREATE TEMP TABLE pa_gpusel AS ' || q);
   plan := oracle_plan_kind(p);
   parallel := pa_is_parallel(p);
@@ -75,27 +56,10 @@ CREATE FUNCTION pa_check_prepared(oracle_exec text, gpusel_exec text, nkeys int 
                                   OUT plan text, OUT parallel bool, OUT total_rows bigint, OUT mismatches bigint)
 LANGUAGE plpgsql AS $fn$
 DECLARE
-  saved_scan text := current_setting('gpusel.enable_scan');
-  saved_repl text := current_setting('gpusel.replace_builtin_percentiles');
-  saved_jit text := current_setting('jit');
-  saved_hashagg text := current_setting('enable_hashagg');
-  saved_sort text := current_setting('enable_sort');
   p text;
 BEGIN
-  PERFORM set_config('jit', 'off', true);
-  PERFORM set_config('gpusel.enable_scan', 'off', true);
-  PERFORM set_config('gpusel.replace_builtin_percentiles', 'off', true);
-  PERFORM set_config('enable_hashagg', 'on', true);
-  PERFORM set_config('enable_sort', 'on', true);
-  IF oracle_plan_kind(oracle_explain('EXECUTE ' || oracle_exec)) <> 'postgres' THEN
-    RAISE EXCEPTION 'the oracle plan uses gpusel: %', oracle_exec;
-  END IF;
-  EXECUTE 'CREATE TEMP TABLE pa_oracle AS EXECUTE ' || oracle_exec;
-  PERFORM set_config('gpusel.enable_scan', saved_scan, true);
-  PERFORM set_config('gpusel.replace_builtin_percentiles', saved_repl, true);
-  PERFORM set_config('jit', saved_jit, true);
-  PERFORM set_config('enable_hashagg', saved_hashagg, true);
-  PERFORM set_config('enable_sort', saved_sort, true);
+  -- the plan is made at the statement's first run: the oracle's with gpusel away
+  PERFORM oracle_run('CREATE TEMP TABLE pa_oracle AS EXECUTE ' || oracle_exec, 'EXECUTE ' || oracle_exec);
   p := oracle_explain('EXECUTE ' || gpusel_exec);
   plan := oracle_plan_kind(p);
   parallel := pa_is_parallel(p);
@@ -517,6 +481,7 @@ DROP TABLE pa, pa_alt, pa_wide, pa_empty, pa_one, pa_outer, pa_small, pa_err;
 DROP FUNCTION pa_check(text, int);
 DROP FUNCTION pa_check_prepared(text, text, int);
 DROP FUNCTION oracle_compare(text, int);
+DROP FUNCTION oracle_run(text, text);
 DROP FUNCTION pa_explain_analyze(text);
 DROP FUNCTION pa_is_parallel(text);
 DROP FUNCTION oracle_plan_kind(text);
