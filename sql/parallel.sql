@@ -477,7 +477,29 @@ SELECT * FROM pa_check($$SELECT k, count(*) AS c, sum(f8) AS s, avg(i8) AS a,
 RESET enable_hashagg;
 RESET enable_sort;
 RESET cpu_operator_cost;
-DROP TABLE pa, pa_alt, pa_wide, pa_empty, pa_one, pa_outer, pa_small, pa_err;
+--
+-- Without GROUP BY, a worker sends its percentile keys while it still
+-- reads, a chunk's worth at a time (about 62,000 float8 keys for a
+-- one-column scan): 1,000,003 rows over 5 processes send several each.
+-- NULLs, NaN and the infinities among them; no -0 (which zero comes out is
+-- up to the order, in PostgreSQL too).
+--
+CREATE TABLE pa_keys AS
+SELECT CASE WHEN g % 101 = 0 THEN NULL
+            WHEN g % 997 = 0 THEN 'NaN'::float8
+            WHEN g % 991 = 0 THEN '-Infinity'::float8
+            WHEN g % 983 = 0 THEN 'Infinity'::float8
+            ELSE ((g::int8 * 7919) % 200003 - 100001) * 0.25 END AS x,
+       (g % 5000)::int4 AS i
+FROM generate_series(1, 1000003) g;
+ANALYZE pa_keys;
+SELECT * FROM pa_check($$SELECT gpu_percentile(ARRAY[0, 0.001, 0.25, 0.5, 0.75, 0.999, 1]) WITHIN GROUP (ORDER BY x) AS p
+  FROM pa_keys$$, 0);
+SELECT * FROM pa_check($$SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY x DESC) AS p,
+  gpu_percentile_cont(ARRAY[0.1, 0.9]) WITHIN GROUP (ORDER BY i) AS pc, count(x) AS c, sum(i) AS s
+  FROM pa_keys WHERE i < 4000$$, 0);
+
+DROP TABLE pa, pa_alt, pa_wide, pa_empty, pa_one, pa_outer, pa_small, pa_err, pa_keys;
 DROP FUNCTION pa_check(text, int);
 DROP FUNCTION pa_check_prepared(text, text, int);
 DROP FUNCTION oracle_compare(text, int);

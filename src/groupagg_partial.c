@@ -153,6 +153,31 @@ send_pairs(GroupAggSink *sink, GpuselFeed *feed, int c)
 }
 
 /*
+ * A worker, between blocks: without GROUP BY, the percentile keys gathered
+ * so far go to the consumer once they fill a chunk, so that the consumer
+ * appends them while the workers still read, instead of all at the end.
+ * (With groups, a pair names the worker's group, which the consumer learns
+ * only from the group records sent at the end.)
+ */
+void
+GroupAggSinkSendKeysSoFar(GroupAggSink *sink, GpuselFeed *feed)
+{
+	if (sink->nkeys != 0)
+		return;
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+
+		if ((Size) pc->nkeys * pc->key_bytes < GpuselFeedChunkBytes(feed))
+			continue;
+		if (!send_pairs(sink, feed, c))
+			return;
+		pc->counts[0] -= pc->nkeys;
+		pc->nkeys = 0;
+	}
+}
+
+/*
  * A worker, after its last block: sends its whole partial aggregate.
  * 'nscanned' is the rows it read, for the consumer's EXPLAIN ANALYZE.
  */

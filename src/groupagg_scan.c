@@ -238,6 +238,7 @@ GpuselGroupScanProduce(GpuselScanState *state)
 	{
 		count_rows_read(state, batch.nrows);
 		add_chunk(state, &batch.staging, batch.nrows, positions);
+		GroupAggSinkSendKeysSoFar(state->sink, feed);
 	}
 	GroupAggSinkSendPartial(state->sink, feed, state->rows_in);
 	GpuselFeedStopProducing(feed);

@@ -451,6 +451,13 @@ GpuselFeedClaimBuffer(GpuselFeed *feed, Size *bytes)
 	return (char *) shared + shared->data_off + shared->chunk_bytes * i;
 }
 
+/* Bytes a chunk holds. */
+Size
+GpuselFeedChunkBytes(GpuselFeed *feed)
+{
+	return feed->shared->chunk_bytes;
+}
+
 /* Sends the claimed chunk's records to the consumer. */
 void
 GpuselFeedPublishBuffer(GpuselFeed *feed, GpuselFeedKind kind, int collection, int64 first,

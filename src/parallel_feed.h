@@ -99,6 +99,7 @@ extern bool GpuselFeedStartProducing(GpuselFeed *feed);
 extern void GpuselFeedStopProducing(GpuselFeed *feed);
 extern bool GpuselFeedReadOwn(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot);
 extern char *GpuselFeedClaimBuffer(GpuselFeed *feed, Size *bytes);
+extern Size GpuselFeedChunkBytes(GpuselFeed *feed);
 extern void GpuselFeedPublishBuffer(GpuselFeed *feed, GpuselFeedKind kind, int collection,
 									int64 first, int64 nrecords, int64 nscanned,
 									int64 naggregated);
