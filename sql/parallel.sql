@@ -478,9 +478,10 @@ RESET enable_hashagg;
 RESET enable_sort;
 RESET cpu_operator_cost;
 --
--- Without GROUP BY, a worker sends its percentile keys while it still
--- reads, a chunk's worth at a time (about 62,000 float8 keys for a
--- one-column scan): 1,000,003 rows over 5 processes send several each.
+-- A worker whose percentile keys fill two chunks (about 123,000 float8
+-- keys for a one-column scan) sends its partial aggregate and starts a new
+-- one while it still reads: 1,000,003 rows over 5 processes make more
+-- than one part each, with and without GROUP BY.
 -- NULLs, NaN and the infinities among them; no -0 (which zero comes out is
 -- up to the order, in PostgreSQL too).
 --
@@ -498,6 +499,8 @@ SELECT * FROM pa_check($$SELECT gpu_percentile(ARRAY[0, 0.001, 0.25, 0.5, 0.75, 
 SELECT * FROM pa_check($$SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY x DESC) AS p,
   gpu_percentile_cont(ARRAY[0.1, 0.9]) WITHIN GROUP (ORDER BY i) AS pc, count(x) AS c, sum(i) AS s
   FROM pa_keys WHERE i < 4000$$, 0);
+SELECT * FROM pa_check($$SELECT i % 7 AS g, gpu_percentile(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY x) AS p,
+  count(*) AS c, max(x) AS mx, sum(i) AS s, avg(i) AS a FROM pa_keys GROUP BY i % 7$$);
 
 DROP TABLE pa, pa_alt, pa_wide, pa_empty, pa_one, pa_outer, pa_small, pa_err, pa_keys;
 DROP FUNCTION pa_check(text, int);

@@ -73,7 +73,7 @@ extern Size GroupAggSinkPartialRecordBytes(GroupAggSink *sink);
 extern void GroupAggSinkSendPartial(GroupAggSink *sink, struct GpuselFeed *feed,
 									int64 nscanned);
 extern void GroupAggSinkMerge(GroupAggSink *sink, struct GpuselFeedBatch *batch);
-extern void GroupAggSinkSendKeysSoFar(GroupAggSink *sink, struct GpuselFeed *feed);
+extern bool GroupAggSinkPartialIsDue(GroupAggSink *sink, struct GpuselFeed *feed);
 extern void GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot);
 extern void GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values,
 								   uint8 *const *nulls, const uint8 *has_nulls,

@@ -32,6 +32,13 @@
 #include "groupagg_internal.h"
 #include "parallel_feed.h"
 
+/*
+ * When a worker sends a part before its end: its keys fill this many
+ * chunks, and number this many per group at least.
+ */
+#define GROUPAGG_PARTIAL_CHUNKS			2
+#define GROUPAGG_PARTIAL_KEYS_PER_GROUP	64
+
 /* Byte layout of one group's record. */
 typedef struct RecordLayout
 {
@@ -153,42 +160,51 @@ send_pairs(GroupAggSink *sink, GpuselFeed *feed, int c)
 }
 
 /*
- * A worker, between blocks: without GROUP BY, the percentile keys gathered
- * so far go to the consumer once they fill a chunk, so that the consumer
- * appends them while the workers still read, instead of all at the end.
- * (With groups, a pair names the worker's group, which the consumer learns
- * only from the group records sent at the end.)
- */
-void
-GroupAggSinkSendKeysSoFar(GroupAggSink *sink, GpuselFeed *feed)
-{
-	if (sink->nkeys != 0)
-		return;
-	for (int c = 0; c < sink->ncollections; c++)
-	{
-		PercentileCollection *pc = &sink->collections[c];
-
-		if ((Size) pc->nkeys * pc->key_bytes < GpuselFeedChunkBytes(feed))
-			continue;
-		if (!send_pairs(sink, feed, c))
-			return;
-		pc->counts[0] -= pc->nkeys;
-		pc->nkeys = 0;
-	}
-}
-
-/*
- * A worker, after its last block: sends its whole partial aggregate.
- * 'nscanned' is the rows it read, for the consumer's EXPLAIN ANALYZE.
+ * A worker: sends its whole partial aggregate so far and starts a new one.
+ * 'nscanned' is the rows it read since its last send, and the rows it
+ * aggregated meanwhile go with them, for the consumer's EXPLAIN ANALYZE.
+ * Merging is associative, so the consumer may merge any number of partial
+ * aggregates of one worker; the worker's group numbers start over with
+ * each, and its chunks arrive in the order it sent them.
  */
 void
 GroupAggSinkSendPartial(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
 {
+	int64		aggregated = sink->rows_aggregated;
+
 	if (!send_groups(sink, feed, nscanned))
 		return;
 	for (int c = 0; c < sink->ncollections; c++)
 		if (!send_pairs(sink, feed, c))
 			return;
+	GroupAggSinkReset(sink);
+	/* the totals count what this worker has not sent yet */
+	sink->rows_aggregated -= aggregated;
+	sink->rows_from_columns -= aggregated;
+}
+
+/*
+ * Whether a worker should send its partial aggregate before its last block:
+ * when its percentile keys fill a few chunks and outnumber its groups many
+ * times, so that the consumer appends them while the workers still read,
+ * instead of all at the end, and the group records sent again with each
+ * part stay few beside the keys.
+ */
+bool
+GroupAggSinkPartialIsDue(GroupAggSink *sink, GpuselFeed *feed)
+{
+	Size		bytes = 0;
+	int64		keys = 0;
+
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+
+		keys += pc->nkeys;
+		bytes += (Size) pc->nkeys * (pc->key_bytes + (pc->groups != NULL ? sizeof(uint32) : 0));
+	}
+	return bytes >= GROUPAGG_PARTIAL_CHUNKS * GpuselFeedChunkBytes(feed) &&
+		keys >= GROUPAGG_PARTIAL_KEYS_PER_GROUP * sink->ngroups;
 }
 
 /* float4pl's and float8pl's sum, with their overflow rule. */

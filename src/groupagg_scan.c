@@ -225,6 +225,7 @@ GpuselGroupScanProduce(GpuselScanState *state)
 	GpuselFeed *feed = state->feed;
 	GpuselFeedBatch batch;
 	uint32	   *positions;
+	int64		sent = state->rows_in;	/* rows read before this scan: none */
 
 	if (!GpuselFeedWorkersAggregate(feed))
 	{
@@ -238,9 +239,14 @@ GpuselGroupScanProduce(GpuselScanState *state)
 	{
 		count_rows_read(state, batch.nrows);
 		add_chunk(state, &batch.staging, batch.nrows, positions);
-		GroupAggSinkSendKeysSoFar(state->sink, feed);
+		/* percentile keys go while the scan goes on, not all at its end */
+		if (GroupAggSinkPartialIsDue(state->sink, feed))
+		{
+			GroupAggSinkSendPartial(state->sink, feed, state->rows_in - sent);
+			sent = state->rows_in;
+		}
 	}
-	GroupAggSinkSendPartial(state->sink, feed, state->rows_in);
+	GroupAggSinkSendPartial(state->sink, feed, state->rows_in - sent);
 	GpuselFeedStopProducing(feed);
 	pfree(positions);
 }
