@@ -14,6 +14,10 @@
  *	 - Otherwise (host quals, a batch the CPU rechecks, an input that is an
  *	   expression, a table the page reader cannot read): the scan's own row
  *	   by row path, from the heap tuple.
+ *
+ * Under Gather (scan_parallel.c) every process reads its share of the
+ * blocks as the CPU path does; the workers send their groups through the
+ * feed (groupagg_partial.c) and the leader merges them into its own.
  */
 #include "postgres.h"
 
