@@ -23,12 +23,14 @@
 /*
  * Tuning: rows per chunk at most and at least, chunks per worker, and the
  * most shared memory the chunks take (they shrink to stay under it when a
- * row has many columns or the query many workers).
+ * row has many columns or the query many workers).  The cap stays well
+ * under the 64 MB a container gives /dev/shm by default, where the
+ * parallel query's shared memory lives.
  */
 #define GPUSEL_FEED_CHUNK_ROWS		32768
 #define GPUSEL_FEED_MIN_CHUNK_ROWS	1024
 #define GPUSEL_FEED_CHUNKS_PER_WORKER 3
-#define GPUSEL_FEED_MAX_BYTES		((Size) 96 * 1024 * 1024)
+#define GPUSEL_FEED_MAX_BYTES		((Size) 32 * 1024 * 1024)
 
 typedef struct GpuselFeedShared GpuselFeedShared;
 
