@@ -16,25 +16,25 @@ OBJS = \
 	src/gpusel.o \
 	src/guc.o \
 	src/device.o \
-	src/keys.o \
-	src/keystore.o \
-	src/radix_select.o \
-	src/percentile.o \
-	src/qual_compile.o \
-	src/filter_sql.o \
-	src/scan_plan.o \
-	src/scan_exec.o \
-	src/scan_pages.o \
-	src/scan_explain.o \
-	src/percentile_builtins.o \
-	src/column_filter.o \
-	src/groupagg_plan.o \
-	src/groupagg_exec.o \
-	src/groupagg_results.o \
-	src/groupagg_scan.o \
-	src/groupagg_partial.o \
-	src/parallel_feed.o \
-	src/scan_parallel.o
+	src/percentile/keys.o \
+	src/percentile/keystore.o \
+	src/percentile/radix_select.o \
+	src/percentile/percentile.o \
+	src/percentile/percentile_builtins.o \
+	src/scan/qual_compile.o \
+	src/scan/filter_sql.o \
+	src/scan/scan_plan.o \
+	src/scan/scan_exec.o \
+	src/scan/scan_pages.o \
+	src/scan/scan_explain.o \
+	src/scan/column_filter.o \
+	src/scan/scan_parallel.o \
+	src/scan/parallel_feed.o \
+	src/groupagg/groupagg_plan.o \
+	src/groupagg/groupagg_exec.o \
+	src/groupagg/groupagg_results.o \
+	src/groupagg/groupagg_scan.o \
+	src/groupagg/groupagg_partial.o
 
 REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions groupagg parallel upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel
@@ -60,7 +60,8 @@ CUDA_OBJS = cuda/nocuda.o cuda/nocuda_filter.o
 SHLIB_LINK += $(CUDA_OBJS)
 endif
 
-PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src
+PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src -I$(srcdir)/src/percentile -I$(srcdir)/src/scan \
+	-I$(srcdir)/src/groupagg
 EXTRA_CLEAN = cuda/*.o test/kernel/bin
 
 PG_CONFIG ?= pg_config
@@ -70,7 +71,7 @@ include $(PGXS)
 $(shlib): $(CUDA_OBJS)
 
 # PGXS tracks no header dependencies: a changed header rebuilds every object
-$(OBJS): $(wildcard src/*.h) $(wildcard cuda/*.h)
+$(OBJS): $(wildcard src/*.h src/*/*.h) $(wildcard cuda/*.h)
 
 # static pattern rules: the objects are explicit targets, never intermediate
 $(filter-out cuda/nocuda%,$(CUDA_OBJS)): cuda/%.o: cuda/%.cu cuda/*.h $(wildcard cuda/*.cuh)
