@@ -301,14 +301,7 @@ fill_groups_from_pages(GpuselScanState *state)
 	uint32	   *positions = palloc(sizeof(uint32) * chunk);
 	int64		n;
 
-	memset(&staging, 0, sizeof(staging));
-	for (int c = 0; c < prog->ncols; c++)
-	{
-		staging.values[c] = palloc(chunk * sizeof(int64));
-		staging.nulls[c] = palloc(chunk);
-	}
-	staging.has_nulls = palloc0(Max(prog->ncols, 1));
-	staging.tids = palloc(chunk * sizeof(ItemPointerData));
+	GpuselStagingAlloc(&staging, prog->ncols, prog->coltypes, chunk);
 	do
 	{
 		memset(staging.has_nulls, 0, Max(prog->ncols, 1));
@@ -318,13 +311,7 @@ fill_groups_from_pages(GpuselScanState *state)
 		add_chunk(state, &staging, n, positions);
 	} while (n == chunk);
 	state->scan_done = true;
-	for (int c = 0; c < prog->ncols; c++)
-	{
-		pfree(staging.values[c]);
-		pfree(staging.nulls[c]);
-	}
-	pfree(staging.has_nulls);
-	pfree(staging.tids);
+	GpuselStagingFree(&staging, prog->ncols);
 	pfree(positions);
 }
 

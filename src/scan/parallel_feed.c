@@ -411,16 +411,7 @@ GpuselFeedReadOwn(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot
 	if (feed->own_done)
 		return false;
 	if (feed->local.tids == NULL)
-	{
-		for (int c = 0; c < shared->ncols; c++)
-		{
-			feed->local.values[c] =
-				palloc(shared->chunk_rows * GpuselColumnWidth(shared->coltypes[c]));
-			feed->local.nulls[c] = palloc(shared->chunk_rows);
-		}
-		feed->local.has_nulls = palloc0(Max(shared->ncols, 1));
-		feed->local.tids = palloc(shared->chunk_rows * sizeof(ItemPointerData));
-	}
+		GpuselStagingAlloc(&feed->local, shared->ncols, shared->coltypes, shared->chunk_rows);
 	memset(feed->local.has_nulls, 0, Max(shared->ncols, 1));
 	batch->kind = GPUSEL_FEED_ROWS;
 	batch->staging = feed->local;

@@ -52,6 +52,36 @@ GpuselPagesUsable(Relation rel, Snapshot snapshot)
 		snapshot != NULL && IsMVCCSnapshot(snapshot);
 }
 
+/*
+ * Allocates host staging for 'rows' rows of ncols columns of the given
+ * types: values at their device width, null bytes, has_nulls and TIDs.
+ */
+void
+GpuselStagingAlloc(GpuselStaging *staging, int ncols, const gs_coltype *coltypes, int64 rows)
+{
+	memset(staging, 0, sizeof(*staging));
+	for (int c = 0; c < ncols; c++)
+	{
+		staging->values[c] = palloc(rows * GpuselColumnWidth(coltypes[c]));
+		staging->nulls[c] = palloc(rows);
+	}
+	staging->has_nulls = palloc0(Max(ncols, 1));
+	staging->tids = palloc(rows * sizeof(ItemPointerData));
+}
+
+/* Frees what GpuselStagingAlloc allocated. */
+void
+GpuselStagingFree(GpuselStaging *staging, int ncols)
+{
+	for (int c = 0; c < ncols; c++)
+	{
+		pfree(staging->values[c]);
+		pfree(staging->nulls[c]);
+	}
+	pfree(staging->has_nulls);
+	pfree(staging->tids);
+}
+
 /* Starts a page-at-a-time scan; takes the predicate lock a seqscan takes. */
 GpuselPageReader *
 GpuselPagesBegin(Relation rel, Snapshot snapshot)

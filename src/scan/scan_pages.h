@@ -66,6 +66,9 @@ typedef struct GpuselPageReader
 	char	   *standin;		/* zeroes: stands in for a tuple's data */
 } GpuselPageReader;
 
+extern void GpuselStagingAlloc(GpuselStaging *staging, int ncols,
+							   const gs_coltype *coltypes, int64 rows);
+extern void GpuselStagingFree(GpuselStaging *staging, int ncols);
 extern bool GpuselPagesUsable(Relation rel, Snapshot snapshot);
 extern GpuselPageReader *GpuselPagesBegin(Relation rel, Snapshot snapshot);
 extern GpuselPageReader *GpuselPagesBeginParallel(Relation rel, Snapshot snapshot,
