@@ -360,12 +360,6 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 			   sizeof(bool) * RelationGetDescr(rel)->natts);
 	}
 	sink->count_only = nkeys == 0 && sink->ncollections == 0;
-	sink->keys_only = nkeys == 0 && sink->ncollections == 1 && sink->ninputs == 1 &&
-		sink->inputs[0].attno != 0;
-	for (i = 0; i < sink->naggs; i++)
-		if (sink->aggs[i].kind != GROUPAGG_PERCENTILE_DISC &&
-			sink->aggs[i].kind != GROUPAGG_PERCENTILE_CONT)
-			sink->keys_only = false;
 	for (i = 0; i < sink->naggs; i++)
 		if (sink->aggs[i].kind != GROUPAGG_COUNT_STAR)
 			sink->count_only = false;
@@ -735,60 +729,17 @@ GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot)
 	add_row(sink);
 }
 
-/*
- * The whole-table percentile: the keys of one column go straight into the
- * one group's collection, with no per-row cells.
- */
-static void
-add_column_keys(GroupAggSink *sink, const void *values, const uint8 *nulls,
-				const uint32 *positions, int64 nrows)
-{
-	PercentileCollection *pc = &sink->collections[0];
-	gs_coltype	coltype = sink->inputs[0].coltype;
-	const KeyType *kt = pc->keytype;
-	uint64		keys[KEYS_BLOCK];
-
-	for (int64 start = 0; start < nrows; start += KEYS_BLOCK)
-	{
-		int			len = (int) Min(nrows - start, KEYS_BLOCK);
-		const uint32 *rows = positions != NULL ? positions + start : NULL;
-		bool		mapped;
-
-		CHECK_FOR_INTERRUPTS();
-		while (pc->nkeys + len > pc->cap)
-			GroupAggGrowCollection(sink, pc);
-		mapped = KeysOfColumn(coltype, kt->typid, values, rows, start, len, keys);
-		for (int j = 0; j < len; j++)
-		{
-			int64		row = rows != NULL ? (int64) rows[j] : start + j;
-			uint64		key;
-
-			if (nulls != NULL && nulls[row])
-				continue;
-			key = mapped ? keys[j] : kt->to_key(GpuselLoadValue(values, row, coltype));
-			if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
-				pc->zeros[0] |= kt->is_negative_zero(GpuselLoadValue(values, row, coltype)) ? 1 : 2;
-			append_pair(pc, 0, key);
-		}
-	}
-	sink->rows_aggregated += nrows;
-	sink->rows_from_columns += nrows;
-}
-
-/* Loads row 'row' of a batch's key columns into the sink's current row. */
+/* Loads input i, a plain column, from row 'row' of a batch into the current row. */
 static inline void
-load_row_keys(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
-			  const uint8 *has_nulls, int64 row)
+load_column_input(GroupAggSink *sink, int i, void *const *values, uint8 *const *nulls,
+				  const uint8 *has_nulls, int64 row)
 {
-	for (int k = 0; k < sink->nkeys; k++)
-	{
-		GroupInput *in = &sink->inputs[k];
-		int			c = in->column;
+	GroupInput *in = &sink->inputs[i];
+	int			c = in->column;
 
-		sink->nulls[k] = has_nulls[c] && nulls[c][row];
-		sink->values[k] = sink->nulls[k] ? (Datum) 0 :
-			GpuselLoadValue(values[c], row, in->coltype);
-	}
+	sink->nulls[i] = has_nulls[c] && nulls[c][row];
+	sink->values[i] = sink->nulls[i] ? (Datum) 0 :
+		GpuselLoadValue(values[c], row, in->coltype);
 }
 
 /*
@@ -816,8 +767,10 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 		else
 			for (int j = 0; j < len; j++)
 			{
-				load_row_keys(sink, values, nulls, has_nulls,
-							  rows != NULL ? (int64) rows[j] : start + j);
+				int64		row = rows != NULL ? (int64) rows[j] : start + j;
+
+				for (int k = 0; k < sink->nkeys; k++)
+					load_column_input(sink, k, values, nulls, has_nulls, row);
 				groups[j] = GroupAggFindGroup(sink);
 			}
 		sink->rows_aggregated += len;
@@ -892,13 +845,6 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 {
 	ExprContext *econtext = sink->ps->ps_ExprContext;
 
-	if (sink->keys_only)
-	{
-		add_column_keys(sink, values[sink->inputs[0].column],
-						has_nulls[sink->inputs[0].column] ? nulls[sink->inputs[0].column] : NULL,
-						positions, nrows);
-		return;
-	}
 	if (sink->count_only)
 	{
 		/* count(*) alone: a batch's rows are counted whole, as the device passed them */
@@ -944,16 +890,11 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 		for (int i = 0; i < sink->ninputs; i++)
 		{
 			GroupInput *in = &sink->inputs[i];
-			int			c = in->column;
 
 			if (in->colstate != NULL)
-			{
 				sink->values[i] = ExecEvalExpr(in->colstate, econtext, &sink->nulls[i]);
-				continue;
-			}
-			sink->nulls[i] = has_nulls[c] && nulls[c][row];
-			sink->values[i] = sink->nulls[i] ? (Datum) 0 :
-				GpuselLoadValue(values[c], row, in->coltype);
+			else
+				load_column_input(sink, i, values, nulls, has_nulls, row);
 		}
 		add_row(sink);
 	}

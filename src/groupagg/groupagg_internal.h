@@ -96,7 +96,6 @@ struct GroupAggSink
 	PercentileCollection *collections;
 	bool		columnar;		/* every input a native column, or an expression of them */
 	bool		count_only;		/* no GROUP BY, every aggregate count(*): rows need no reading */
-	bool		keys_only;		/* no GROUP BY, only percentiles of one plain column */
 
 	/* columns that expression inputs read, and the row they are read from */
 	int			nexprcols;
