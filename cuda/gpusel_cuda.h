@@ -72,6 +72,20 @@ gs_status	gs_select_keys(int key_bytes,
 						   const volatile int *cancel,
 						   char *errbuf, size_t errlen);
 
+/*
+ * Sorts n (group, key) pairs by group, then by key: out_keys receives the
+ * keys (key_bytes 4 or 8 each) of group 0 in ascending order, then group
+ * 1's, and so on; groups[i] < ngroups is the group of keys[i].  Host
+ * arrays may be pageable.  Owns every device allocation it makes; returns
+ * GS_OUT_OF_MEMORY, with nothing changed, when the pairs do not fit in the
+ * device memory it may take, so the caller sorts on the host instead.
+ * *cancel is polled between the two sorts.
+ */
+gs_status	gs_sort_by_group(int key_bytes, const void *keys, const uint32_t *groups,
+							 int64_t n, int64_t ngroups, void *out_keys,
+							 const volatile int *cancel,
+							 char *errbuf, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

@@ -63,3 +63,21 @@ gs_select_keys(int key_bytes,
 		snprintf(errbuf, errlen, "gpusel was built without CUDA");
 	return GS_NO_DEVICE;
 }
+
+gs_status
+gs_sort_by_group(int key_bytes, const void *keys, const uint32_t *groups,
+				 int64_t n, int64_t ngroups, void *out_keys,
+				 const volatile int *cancel,
+				 char *errbuf, size_t errlen)
+{
+	(void) key_bytes;
+	(void) keys;
+	(void) groups;
+	(void) n;
+	(void) ngroups;
+	(void) out_keys;
+	(void) cancel;
+	if (errbuf != NULL && errlen > 0)
+		snprintf(errbuf, errlen, "gpusel was built without CUDA");
+	return GS_NO_DEVICE;
+}

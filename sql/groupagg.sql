@@ -616,6 +616,46 @@ RESET enable_hashagg;
 RESET enable_sort;
 RESET gpusel.explain_device_details;
 
+--
+-- 21. Collections of 65,536 keys and more: on the GPU every group's keys are
+-- sorted at once and ranks read by index.  NULL and all-NULL groups, NaN,
+-- +-Infinity, -0 beside +0 and alone, 4- and 8-byte keys, DESC, several
+-- fractions, percentile_cont, groups of one key and groups of most keys.
+--
+CREATE TABLE ga_sorted (i int4, g int4, x float8, y int4, z float4);
+-- -0 only in group 6 and +0 only in group 7 (PostgreSQL's choice between
+-- the two in one group depends on its sort); no other value is zero
+INSERT INTO ga_sorted
+SELECT i,
+       CASE WHEN i % 501 = 0 THEN NULL WHEN i % 7 = 0 THEN 0 ELSE i % 53 END,
+       CASE WHEN i % 53 = 5 THEN NULL
+            WHEN i % 53 = 6 AND i % 7 <> 0 AND i % 501 <> 0 THEN '-0'::float8
+            WHEN i % 53 = 7 AND i % 7 <> 0 AND i % 501 <> 0 THEN 0
+            WHEN i % 1009 = 1 THEN 'NaN'
+            WHEN i % 1013 = 2 THEN 'Infinity'
+            WHEN i % 1019 = 3 THEN '-Infinity'
+            ELSE ((i * 7919) % 100003) * 0.25 - 9000.125 END,
+       CASE WHEN i % 31 = 0 THEN NULL ELSE ((i::int8 * 104729) % 2000003 - 1000001)::int4 END,
+       CASE WHEN i % 53 = 8 AND i % 7 <> 0 AND i % 501 <> 0 THEN '-0'::float4
+            ELSE ((i * 31) % 65537 + 1)::float4 / 8 END
+FROM generate_series(1, 150001) i;
+INSERT INTO ga_sorted VALUES (0, 1000, 1.5, 7, 2), (0, 1001, NULL, NULL, NULL);
+ANALYZE ga_sorted;
+SELECT * FROM ga_check($$SELECT g, count(*) AS c,
+  gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) AS p50,
+  gpu_percentile(ARRAY[0, 0.01, 0.99, 1]) WITHIN GROUP (ORDER BY x) AS pa,
+  gpu_percentile_cont(0.37) WITHIN GROUP (ORDER BY x) AS pc
+  FROM ga_sorted GROUP BY g$$);
+SELECT * FROM ga_check($$SELECT g, gpu_percentile(0.9) WITHIN GROUP (ORDER BY y DESC) AS pd,
+  gpu_percentile_cont(ARRAY[0.25, 0.75]) WITHIN GROUP (ORDER BY y) AS pc,
+  gpu_percentile(0.5) WITHIN GROUP (ORDER BY z) AS pz
+  FROM ga_sorted WHERE y IS DISTINCT FROM 7 OR g = 1000 GROUP BY g$$);
+-- 5,300 groups of about 28 keys; each group's zeros have one sign
+SELECT * FROM ga_check($$SELECT i % 5300 AS b, gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) AS p,
+  gpu_percentile(ARRAY[0, 1]) WITHIN GROUP (ORDER BY x DESC) AS pe
+  FROM ga_sorted GROUP BY 1$$);
+DROP TABLE ga_sorted;
+
 DROP MATERIALIZED VIEW ga_mv;
 DROP TABLE ga, ga_empty, ga_int, ga_err, ga_big, ga_pk, ga_outer, ga_alt, ga_temp;
 DROP FUNCTION ga_check(text, int);

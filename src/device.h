@@ -16,6 +16,10 @@
 typedef void (*KeySelectFn) (KeySource *source, const int64 *ranks, int nranks,
 							 uint64 *out);
 
+/* Sorts (group, key) pairs by group, then key; see gs_sort_by_group. */
+typedef bool (*GroupSortFn) (int key_bytes, const void *keys, const uint32 *groups,
+							 int64 n, int64 ngroups, void *out);
+
 extern void GpuselDeviceInit(void);
 extern bool GpuselGpuUsable(void);
 extern bool GpuselWantGpu(int64 nrows);
@@ -24,6 +28,7 @@ extern bool GpuselMayPin(void);
 extern bool GpuselPlanForGpu(double nrows);
 extern KeySelectFn GpuselChooseKeySelect(int64 nrows, bool spilled);
 extern KeySelectFn GpuselChooseSegmentSelect(int64 nrows);
+extern GroupSortFn GpuselChooseGroupSort(int64 nkeys);
 
 /* a grouped scan's group selects on the GPU from this many keys */
 #define GPUSEL_SEGMENT_GPU_MIN_KEYS 65536

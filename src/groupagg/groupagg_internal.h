@@ -42,8 +42,10 @@ typedef struct GroupAggDesc
 
 /*
  * Keys of one percentile ORDER BY input.  Rows append (group, key) pairs in
- * scan order; before the first result a counting sort by group turns them
- * into one segment per group, which selection reads in place.
+ * scan order; before the first result they become one segment per group:
+ * on the host a counting sort by group, after which selection reads each
+ * segment in place; on the GPU a sort by group and key, after which each
+ * group's ranks are read by index.
  */
 typedef struct PercentileCollection
 {
@@ -59,7 +61,8 @@ typedef struct PercentileCollection
 	char	   *keys;			/* per pair, key_bytes each */
 	int64	   *counts;			/* per group: its keys; then its segment's start */
 	uint8	   *zeros;			/* per group: 1 = saw -0, 2 = saw +0 */
-	char	   *segments;		/* the keys by group, after the counting sort */
+	char	   *segments;		/* the keys by group, once segmented */
+	bool		sorted;			/* each segment is in ascending key order */
 } PercentileCollection;
 
 /* Running state of one aggregate in one group. */

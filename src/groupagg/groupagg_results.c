@@ -16,12 +16,16 @@
 #include "utils/numeric.h"
 #include "utils/ruleutils.h"
 
+#include "device.h"
 #include "groupagg_internal.h"
 #include "guc.h"
 
 /*
- * Counting sort of a collection's pairs by group: afterwards counts[g] is
- * where group g's segment starts and counts[g + 1] where it ends.
+ * Turns a collection's pairs into one segment per group: afterwards
+ * counts[g] is where group g's segment starts and counts[g + 1] where it
+ * ends.  The GPU sorts all pairs by group and key when it takes them;
+ * otherwise a counting sort by group on the host leaves each segment in
+ * scan order.
  */
 static void
 segment_collection(GroupAggSink *sink, PercentileCollection *pc)
@@ -29,6 +33,7 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 	int64		start = 0;
 	int64	   *next;
 	int			kb = pc->key_bytes;
+	GroupSortFn sort_by_group;
 
 	if (sink->nkeys == 0)
 	{
@@ -50,6 +55,17 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 	pc->counts[sink->ngroups] = start;
 	pc->segments = MemoryContextAllocExtended(sink->cxt, (Size) kb * Max(start, 1),
 											  MCXT_ALLOC_HUGE);
+	sort_by_group = GpuselChooseGroupSort(pc->nkeys);
+	if (sort_by_group != NULL &&
+		sort_by_group(kb, pc->keys, pc->groups, pc->nkeys, sink->ngroups, pc->segments))
+	{
+		pc->sorted = true;
+		pfree(pc->groups);
+		pfree(pc->keys);
+		pc->groups = NULL;
+		pc->keys = NULL;
+		return;
+	}
 	next = MemoryContextAllocExtended(sink->cxt, sizeof(int64) * Max(sink->ngroups, 1),
 									  MCXT_ALLOC_HUGE);
 	memcpy(next, pc->counts, sizeof(int64) * sink->ngroups);
@@ -112,6 +128,7 @@ final_value(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, int64 g, bo
 				return GpuselPercentileResultForKeys(pc->like,
 													 pc->segments + start * pc->key_bytes,
 													 pc->counts[g + 1] - start,
+													 pc->sorted,
 													 (pc->zeros[g] & 1) != 0,
 													 (pc->zeros[g] & 2) != 0,
 													 desc->fraction->constvalue,

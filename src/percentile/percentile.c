@@ -74,6 +74,7 @@ struct PercentileState
 	bool		seen_positive_zero; /* ... or +0 */
 	KeyStore	keys;			/* key path */
 	KeySource  *source;			/* key path: keys held elsewhere, instead of keys */
+	const void *sorted_keys;	/* key path: the source's keys, ascending: read by index */
 	Tuplesortstate *sort;		/* tuplesort path */
 	bool		sort_done;
 };
@@ -273,7 +274,14 @@ fetch_rows_by_key(PercentileState *state, RowRequest *req, int nreq, Datum *valu
 	for (int i = 0; i < nreq; i++)
 		ranks[i] = req[i].row;
 
-	if (state->source != NULL && state->nrows <= PERCENTILE_SMALL_GROUP)
+	if (state->sorted_keys != NULL)
+	{
+		for (int i = 0; i < nreq; i++)
+			keys[i] = kt->key_bytes == 4 ?
+				((const uint32 *) state->sorted_keys)[ranks[i]] :
+				((const uint64 *) state->sorted_keys)[ranks[i]];
+	}
+	else if (state->source != NULL && state->nrows <= PERCENTILE_SMALL_GROUP)
 		select_small_group(state->source, state->nrows, ranks, nreq, keys);
 	else if (state->source != NULL)
 	{
@@ -677,10 +685,12 @@ GpuselPercentileRelease(PercentileState *state)
  * caller (the grouped scan's segment of the group), as
  * GpuselPercentileResult computes it: 'like' is a state of the same type
  * and order from GpuselPercentileCreate, whose own keys are not read; the
- * flags say whether the group's zeros included -0 and +0.
+ * flags say whether the group's zeros included -0 and +0.  When sorted,
+ * the keys are in ascending order and ranks are read by index.
  */
 Datum
 GpuselPercentileResultForKeys(PercentileState *like, const void *keys, int64 nkeys,
+							  bool sorted,
 							  bool seen_negative_zero, bool seen_positive_zero,
 							  Datum fraction, bool fraction_isnull, bool is_array,
 							  bool continuous, bool *isnull)
@@ -695,6 +705,8 @@ GpuselPercentileResultForKeys(PercentileState *like, const void *keys, int64 nke
 	state.seen_positive_zero = seen_positive_zero;
 	KeyArraySourceInit(&src, keys, nkeys, like->query->keytype->key_bytes);
 	state.source = &src.source;
+	if (sorted)
+		state.sorted_keys = keys;
 	return GpuselPercentileResult(&state, fraction, fraction_isnull, is_array, continuous,
 								  isnull);
 }

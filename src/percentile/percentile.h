@@ -18,7 +18,8 @@ extern Datum GpuselPercentileResult(PercentileState *state, Datum fraction,
 									bool continuous, bool *isnull);
 extern void GpuselPercentileRelease(PercentileState *state);
 extern Datum GpuselPercentileResultForKeys(PercentileState *like, const void *keys,
-										   int64 nkeys, bool seen_negative_zero,
+										   int64 nkeys, bool sorted,
+										   bool seen_negative_zero,
 										   bool seen_positive_zero, Datum fraction,
 										   bool fraction_isnull, bool is_array,
 										   bool continuous, bool *isnull);
