@@ -163,14 +163,58 @@ grow_groups(GroupAggSink *sink, int64 capacity)
 	MemoryContextSwitchTo(old);
 }
 
+/* Whether the sink keeps the one-key table: one key, of a key type. */
+static inline bool
+uses_keyslots(GroupAggSink *sink)
+{
+	return sink->nkeys == 1 && sink->inputs[0].keytype != NULL;
+}
+
+/* The one-key table's first slot for a key's bits. */
+static inline uint64
+keyslot_of(GroupAggSink *sink, uint64 bits)
+{
+	return (bits * UINT64CONST(0x9e3779b97f4a7c15)) >> sink->keyslot_shift;
+}
+
+/* Enters a non-NULL key's group into the one-key table. */
+static inline void
+keyslot_insert(GroupAggSink *sink, uint64 bits, int64 g)
+{
+	uint64		i = keyslot_of(sink, bits);
+
+	while (sink->keyslots[i].group != 0)
+		i = (i + 1) & sink->keyslot_mask;
+	sink->keyslots[i].bits = bits;
+	sink->keyslots[i].group = g + 1;
+}
+
 /* Rebuilds the hash buckets for twice as many groups as the arrays hold. */
 static void
 rebuild_buckets(GroupAggSink *sink)
 {
 	uint64		nbuckets = 1;
+	int			log2buckets = 0;
 
 	while (nbuckets < (uint64) sink->capacity * 2)
+	{
 		nbuckets <<= 1;
+		log2buckets++;
+	}
+	if (uses_keyslots(sink))
+	{
+		if (sink->keyslots != NULL)
+			pfree(sink->keyslots);
+		sink->keyslots = MemoryContextAllocExtended(sink->cxt,
+													sizeof(GroupAggKeySlot) * nbuckets,
+													MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		sink->keyslot_mask = nbuckets - 1;
+		/* at least two slots (capacity >= 1): the shift stays below 64 */
+		sink->keyslot_shift = 64 - log2buckets;
+		for (int64 g = 0; g < sink->ngroups; g++)
+			if (!sink->keynulls[g])
+				keyslot_insert(sink, sink->keybits[g], g);
+	}
 	if (sink->buckets != NULL)
 		pfree(sink->buckets);
 	sink->buckets = MemoryContextAllocExtended(sink->cxt, sizeof(int64) * nbuckets,
@@ -194,6 +238,7 @@ start_groups(GroupAggSink *sink)
 	sink->capacity = 0;
 	sink->ngroups = 0;
 	sink->buckets = NULL;
+	sink->keyslots = NULL;
 	sink->next_group = 0;
 	sink->maps = NULL;			/* they lived in the context just reset */
 	sink->nmaps = 0;
@@ -463,8 +508,21 @@ GroupAggFindGroup(GroupAggSink *sink)
 		uint64		b = sink->inputs[0].keytype->to_key(sink->values[0]);
 		int			slot = (int) (b & (GROUPAGG_RECENT - 1));
 
+		uint64		i;
+
 		if (sink->recent_group[slot] >= 0 && sink->recent_bits[slot] == b)
 			return sink->recent_group[slot];
+		for (i = keyslot_of(sink, b); sink->keyslots[i].group != 0;
+			 i = (i + 1) & sink->keyslot_mask)
+		{
+			if (sink->keyslots[i].bits == b)
+			{
+				g = sink->keyslots[i].group - 1;
+				sink->recent_bits[slot] = b;
+				sink->recent_group[slot] = g;
+				return g;
+			}
+		}
 		g = find_group_hashed(sink);
 		sink->recent_bits[slot] = b;
 		sink->recent_group[slot] = g;
@@ -522,6 +580,8 @@ find_group_hashed(GroupAggSink *sink)
 		sink->keyvalues[g * nk + k] = sink->nulls[k] ? (Datum) 0 : sink->values[k];
 		sink->keynulls[g * nk + k] = sink->nulls[k];
 	}
+	if (sink->keyslots != NULL && !sink->nulls[0])
+		keyslot_insert(sink, sink->bits[0], g);
 	if (sink->ngroups == sink->capacity)
 	{
 		grow_groups(sink, sink->capacity * 2);

@@ -76,6 +76,13 @@ typedef struct GroupCell
 	Datum		value;			/* min/max: the value kept */
 } GroupCell;
 
+/* A slot of the one-key table: a key's bits and its group + 1 (0: empty). */
+typedef struct GroupAggKeySlot
+{
+	uint64		bits;
+	int64		group;
+} GroupAggKeySlot;
+
 /* Entries of the one-key group cache (a power of two). */
 #define GROUPAGG_RECENT 256
 
@@ -118,6 +125,16 @@ struct GroupAggSink
 	GroupCell  *cells;			/* ngroups x naggs */
 	int64	   *buckets;		/* open addressing: group + 1, 0 when empty */
 	uint64		bucket_mask;
+
+	/*
+	 * one non-NULL key of a key type: its bits and group side by side in an
+	 * open-addressing table (Fibonacci hashing), so a lookup reads one slot
+	 * instead of a bucket, a hash and the group's key; groups are still
+	 * created through the general table above
+	 */
+	GroupAggKeySlot *keyslots;
+	int			keyslot_shift;	/* 64 - log2(slots) */
+	uint64		keyslot_mask;
 
 	/* one key: the groups of recently seen keys, direct-mapped by the key's low bits */
 	uint64		recent_bits[GROUPAGG_RECENT];
