@@ -405,6 +405,15 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		memset(sink->colslot->tts_isnull, true,
 			   sizeof(bool) * RelationGetDescr(rel)->natts);
 	}
+	sink->exprs_by_block = sink->has_colstates;
+	for (i = 0; i < sink->ninputs; i++)
+		if (sink->inputs[i].colstate != NULL && !get_typbyval(sink->inputs[i].typid))
+			sink->exprs_by_block = false;
+	if (sink->exprs_by_block)
+	{
+		sink->exprvalues = palloc(sizeof(Datum) * sink->ninputs * KEYS_BLOCK);
+		sink->exprnulls = palloc(sizeof(bool) * sink->ninputs * KEYS_BLOCK);
+	}
 	sink->count_only = nkeys == 0 && sink->ncollections == 0;
 	for (i = 0; i < sink->naggs; i++)
 		if (sink->aggs[i].kind != GROUPAGG_COUNT_STAR)
@@ -803,11 +812,115 @@ load_column_input(GroupAggSink *sink, int i, void *const *values, uint8 *const *
 		GpuselLoadValue(values[c], row, in->coltype);
 }
 
+/* Stores a batch row's columns in colslot, for the expression inputs. */
+static void
+load_expr_columns(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+				  const uint8 *has_nulls, int64 row)
+{
+	TupleTableSlot *slot = sink->colslot;
+
+	ExecClearTuple(slot);
+	for (int e = 0; e < sink->nexprcols; e++)
+	{
+		int			c = sink->exprcol_columns[e];
+		int			a = sink->exprcol_attnos[e] - 1;
+		bool		isnull = has_nulls[c] && nulls[c][row];
+
+		slot->tts_isnull[a] = isnull;
+		slot->tts_values[a] = isnull ? (Datum) 0 :
+			GpuselLoadValue(values[c], row, sink->exprcol_types[e]);
+	}
+	ExecStoreVirtualTuple(slot);
+	sink->ps->ps_ExprContext->ecxt_scantuple = slot;
+}
+
+/*
+ * Evaluates every expression input over len rows of a batch into
+ * exprvalues/exprnulls (exprs_by_block: pass-by-value results, which
+ * outlive the per-block reset of the expression context).
+ */
+static void
+eval_exprs_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+					const uint8 *has_nulls, const uint32 *rows, int64 start, int len)
+{
+	ExprContext *econtext = sink->ps->ps_ExprContext;
+
+	ResetExprContext(econtext);
+	for (int j = 0; j < len; j++)
+	{
+		int64		row = rows != NULL ? (int64) rows[j] : start + j;
+
+		if (sink->nexprcols > 0)
+			load_expr_columns(sink, values, nulls, has_nulls, row);
+		for (int i = 0; i < sink->ninputs; i++)
+		{
+			GroupInput *in = &sink->inputs[i];
+
+			if (in->colstate != NULL)
+				sink->exprvalues[i * KEYS_BLOCK + j] =
+					ExecEvalExpr(in->colstate, econtext, &sink->exprnulls[i * KEYS_BLOCK + j]);
+		}
+	}
+}
+
+/* Loads input i of block row j (batch row 'row') into the current row. */
+static inline void
+load_block_input(GroupAggSink *sink, int i, void *const *values, uint8 *const *nulls,
+				 const uint8 *has_nulls, int64 row, int j)
+{
+	if (sink->inputs[i].colstate != NULL)
+	{
+		sink->nulls[i] = sink->exprnulls[i * KEYS_BLOCK + j];
+		sink->values[i] = sink->exprvalues[i * KEYS_BLOCK + j];
+	}
+	else
+		load_column_input(sink, i, values, nulls, has_nulls, row);
+}
+
+/* Adds a block's values of an expression input to one aggregate's cells. */
+static void
+add_expr_block_to_cells(GroupAggSink *sink, GroupAggDesc *desc, int a,
+						const int64 *groups, int len)
+{
+	const Datum *vals = &sink->exprvalues[desc->input * KEYS_BLOCK];
+	const bool *nls = &sink->exprnulls[desc->input * KEYS_BLOCK];
+
+	for (int j = 0; j < len; j++)
+		if (!nls[j])			/* strict: NULL inputs are skipped */
+			update_cell(sink, desc, &sink->cells[groups[j] * sink->naggs + a], vals[j]);
+}
+
+/* Adds a block's values of an expression input to a collection. */
+static void
+add_expr_block_to_collection(GroupAggSink *sink, PercentileCollection *pc,
+							 const int64 *groups, int len)
+{
+	const Datum *vals = &sink->exprvalues[pc->input * KEYS_BLOCK];
+	const bool *nls = &sink->exprnulls[pc->input * KEYS_BLOCK];
+	const KeyType *kt = pc->keytype;
+
+	while (pc->nkeys + len > pc->cap)
+		GroupAggGrowCollection(sink, pc);
+	for (int j = 0; j < len; j++)
+	{
+		uint64		key;
+
+		if (nls[j])
+			continue;
+		key = kt->to_key(vals[j]);
+		if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
+			pc->zeros[groups[j]] |= kt->is_negative_zero(vals[j]) ? 1 : 2;
+		append_pair(pc, groups[j], key);
+	}
+}
+
 /*
  * Adds a batch's rows a block at a time when every input is a plain
- * column: each row's group first, then each aggregate in one loop over the
- * block, then each collection's keys in one loop (KeysOfColumn).  Every
- * aggregate still sees its group's rows in scan order.
+ * column or an expression of them returning a pass-by-value type: the
+ * block's expression inputs first, each row's group next, then each
+ * aggregate in one loop over the block, then each collection's keys in one
+ * loop (KeysOfColumn for a column).  Every aggregate still sees its
+ * group's rows in scan order.
  */
 static void
 add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
@@ -823,6 +936,8 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 		int			naggs = sink->naggs;
 
 		CHECK_FOR_INTERRUPTS();
+		if (sink->has_colstates)
+			eval_exprs_by_block(sink, values, nulls, has_nulls, rows, start, len);
 		if (sink->nkeys == 0)
 			memset(groups, 0, sizeof(int64) * len);
 		else
@@ -831,7 +946,7 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 				int64		row = rows != NULL ? (int64) rows[j] : start + j;
 
 				for (int k = 0; k < sink->nkeys; k++)
-					load_column_input(sink, k, values, nulls, has_nulls, row);
+					load_block_input(sink, k, values, nulls, has_nulls, row, j);
 				groups[j] = GroupAggFindGroup(sink);
 			}
 		sink->rows_aggregated += len;
@@ -853,6 +968,11 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 				continue;
 			}
 			in = &sink->inputs[desc->input];
+			if (in->colstate != NULL)
+			{
+				add_expr_block_to_cells(sink, desc, a, groups, len);
+				continue;
+			}
 			nl = has_nulls[in->column] ? nulls[in->column] : NULL;
 			for (int j = 0; j < len; j++)
 			{
@@ -870,10 +990,17 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 			PercentileCollection *pc = &sink->collections[p];
 			GroupInput *in = &sink->inputs[pc->input];
 			const KeyType *kt = pc->keytype;
-			const uint8 *nl = has_nulls[in->column] ? nulls[in->column] : NULL;
-			bool		mapped = KeysOfColumn(in->coltype, kt->typid, values[in->column],
-											  rows, start, len, keys);
+			const uint8 *nl;
+			bool		mapped;
 
+			if (in->colstate != NULL)
+			{
+				add_expr_block_to_collection(sink, pc, groups, len);
+				continue;
+			}
+			nl = has_nulls[in->column] ? nulls[in->column] : NULL;
+			mapped = KeysOfColumn(in->coltype, kt->typid, values[in->column],
+								  rows, start, len, keys);
 			while (pc->nkeys + len > pc->cap)
 				GroupAggGrowCollection(sink, pc);
 			for (int j = 0; j < len; j++)
@@ -915,7 +1042,7 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 		sink->rows_from_columns += nrows;
 		return;
 	}
-	if (sink->nexprcols == 0 && !sink->has_colstates)
+	if (!sink->has_colstates || sink->exprs_by_block)
 	{
 		add_columns_by_block(sink, values, nulls, has_nulls, positions, nrows);
 		return;
@@ -930,24 +1057,7 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 		if (sink->has_colstates)
 			ResetExprContext(econtext);
 		if (sink->nexprcols > 0)
-		{
-			/* the row's columns, for the expression inputs */
-			TupleTableSlot *slot = sink->colslot;
-
-			ExecClearTuple(slot);
-			for (int e = 0; e < sink->nexprcols; e++)
-			{
-				int			c = sink->exprcol_columns[e];
-				int			a = sink->exprcol_attnos[e] - 1;
-				bool		isnull = has_nulls[c] && nulls[c][row];
-
-				slot->tts_isnull[a] = isnull;
-				slot->tts_values[a] = isnull ? (Datum) 0 :
-					GpuselLoadValue(values[c], row, sink->exprcol_types[e]);
-			}
-			ExecStoreVirtualTuple(slot);
-			econtext->ecxt_scantuple = slot;
-		}
+			load_expr_columns(sink, values, nulls, has_nulls, row);
 		for (int i = 0; i < sink->ninputs; i++)
 		{
 			GroupInput *in = &sink->inputs[i];

@@ -114,6 +114,14 @@ struct GroupAggSink
 	int		   *exprcol_columns;
 	gs_coltype *exprcol_types;
 	TupleTableSlot *colslot;
+	/*
+	 * every expression input returns a pass-by-value type: a block of rows
+	 * evaluates them first, into exprvalues/exprnulls (ninputs x KEYS_BLOCK),
+	 * and then aggregates as the plain columns do
+	 */
+	bool		exprs_by_block;
+	Datum	   *exprvalues;
+	bool	   *exprnulls;
 
 	/* groups, in the order of their first row */
 	int64		ngroups;
