@@ -86,6 +86,17 @@ gs_status	gs_sort_by_group(int key_bytes, const void *keys, const uint32_t *grou
 							 const volatile int *cancel,
 							 char *errbuf, size_t errlen);
 
+/*
+ * gs_sort_by_group, but out_keys receives only the keys at the npositions
+ * given 0-based positions of the sorted order (each < n, in any order):
+ * out_keys[i] is the key at positions[i].
+ */
+gs_status	gs_sort_by_group_pick(int key_bytes, const void *keys, const uint32_t *groups,
+								  int64_t n, int64_t ngroups,
+								  const int64_t *positions, int64_t npositions,
+								  void *out_keys, const volatile int *cancel,
+								  char *errbuf, size_t errlen);
+
 #ifdef __cplusplus
 }
 #endif

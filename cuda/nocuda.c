@@ -81,3 +81,16 @@ gs_sort_by_group(int key_bytes, const void *keys, const uint32_t *groups,
 		snprintf(errbuf, errlen, "gpusel was built without CUDA");
 	return GS_NO_DEVICE;
 }
+
+gs_status
+gs_sort_by_group_pick(int key_bytes, const void *keys, const uint32_t *groups,
+					  int64_t n, int64_t ngroups,
+					  const int64_t *positions, int64_t npositions,
+					  void *out_keys, const volatile int *cancel,
+					  char *errbuf, size_t errlen)
+{
+	(void) positions;
+	(void) npositions;
+	return gs_sort_by_group(key_bytes, keys, groups, n, ngroups, out_keys, cancel,
+							errbuf, errlen);
+}

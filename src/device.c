@@ -309,13 +309,14 @@ GpuselChooseSegmentSelect(int64 nrows)
 }
 
 /*
- * Sorts a grouped scan's (group, key) pairs by group and key on the GPU
- * (gs_sort_by_group).  Returns false, with out untouched, when the pairs
- * do not fit in device memory; the caller then sorts on the host.
+ * Sorts a grouped scan's (group, key) pairs by group and key on the GPU and
+ * picks the keys at the given positions (gs_sort_by_group_pick).  Returns
+ * false, with out untouched, when the pairs do not fit in device memory;
+ * the caller then sorts on the host.
  */
 static bool
 gpu_sort_by_group(int key_bytes, const void *keys, const uint32 *groups, int64 n,
-				  int64 ngroups, void *out)
+				  int64 ngroups, const int64 *positions, int64 npositions, void *out)
 {
 	char		errbuf[512];
 	gs_status	status;
@@ -326,8 +327,9 @@ gpu_sort_by_group(int key_bytes, const void *keys, const uint32 *groups, int64 n
 			(const volatile int *) &InterruptPending : NULL;
 
 		errbuf[0] = '\0';
-		status = gs_sort_by_group(key_bytes, keys, groups, n, ngroups, out, cancel,
-								  errbuf, sizeof(errbuf));
+		status = gs_sort_by_group_pick(key_bytes, keys, groups, n, ngroups,
+									   positions, npositions, out, cancel,
+									   errbuf, sizeof(errbuf));
 		if (status != GS_INTERRUPTED)
 			break;
 		/* raises the cancel; an interrupt that is not one lets us go on */

@@ -16,9 +16,13 @@
 typedef void (*KeySelectFn) (KeySource *source, const int64 *ranks, int nranks,
 							 uint64 *out);
 
-/* Sorts (group, key) pairs by group, then key; see gs_sort_by_group. */
+/*
+ * Sorts (group, key) pairs by group, then key, and returns the keys at the
+ * given positions of that order; see gs_sort_by_group_pick.
+ */
 typedef bool (*GroupSortFn) (int key_bytes, const void *keys, const uint32 *groups,
-							 int64 n, int64 ngroups, void *out);
+							 int64 n, int64 ngroups, const int64 *positions,
+							 int64 npositions, void *out);
 
 extern void GpuselDeviceInit(void);
 extern bool GpuselGpuUsable(void);

@@ -253,7 +253,7 @@ start_groups(GroupAggSink *sink)
 		pc->groups = NULL;
 		pc->keys = NULL;
 		pc->segments = NULL;
-		pc->sorted = false;
+		pc->picked = NULL;
 		pc->like = GpuselPercentileCreate(sink->cxt, pc->typid, pc->descending);
 		pc->keytype = GpuselPercentileKeyType(pc->like);
 		pc->key_bytes = pc->keytype->key_bytes;

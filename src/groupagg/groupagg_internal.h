@@ -42,10 +42,10 @@ typedef struct GroupAggDesc
 
 /*
  * Keys of one percentile ORDER BY input.  Rows append (group, key) pairs in
- * scan order; before the first result they become one segment per group:
- * on the host a counting sort by group, after which selection reads each
- * segment in place; on the GPU a sort by group and key, after which each
- * group's ranks are read by index.
+ * scan order.  Before the first result, on the host, a counting sort by
+ * group makes one segment per group, which selection reads in place; on
+ * the GPU, all pairs are sorted by group and key at once and only the keys
+ * at the ranks the results read come back.
  */
 typedef struct PercentileCollection
 {
@@ -61,8 +61,8 @@ typedef struct PercentileCollection
 	char	   *keys;			/* per pair, key_bytes each */
 	int64	   *counts;			/* per group: its keys; then its segment's start */
 	uint8	   *zeros;			/* per group: 1 = saw -0, 2 = saw +0 */
-	char	   *segments;		/* the keys by group, once segmented */
-	bool		sorted;			/* each segment is in ascending key order */
+	char	   *segments;		/* the keys by group, after the counting sort */
+	PickedKeys *picked;			/* or: the keys the results read, picked on the GPU */
 } PercentileCollection;
 
 /* Running state of one aggregate in one group. */

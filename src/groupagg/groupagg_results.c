@@ -20,12 +20,118 @@
 #include "groupagg_internal.h"
 #include "guc.h"
 
+/* Orders positions ascending. */
+static int
+position_cmp(const void *a, const void *b)
+{
+	int64		pa = *(const int64 *) a;
+	int64		pb = *(const int64 *) b;
+
+	return pa < pb ? -1 : pa > pb ? 1 : 0;
+}
+
+/* The percentile result of aggregate desc in group g, from the collection's keys. */
+static Datum
+percentile_value(GroupAggSink *sink, GroupAggDesc *desc, int64 g, bool *isnull)
+{
+	PercentileCollection *pc = &sink->collections[desc->collection];
+	int64		start = pc->counts[g];
+
+	if (pc->picked != NULL)
+		pc->picked->base = start;
+	return GpuselPercentileResultForKeys(pc->like,
+										 pc->picked != NULL ? NULL :
+										 pc->segments + start * pc->key_bytes,
+										 pc->counts[g + 1] - start,
+										 pc->picked,
+										 (pc->zeros[g] & 1) != 0,
+										 (pc->zeros[g] & 2) != 0,
+										 desc->fraction->constvalue,
+										 desc->fraction->constisnull,
+										 desc->fraction->consttype == FLOAT8ARRAYOID,
+										 desc->kind == GROUPAGG_PERCENTILE_CONT,
+										 isnull);
+}
+
 /*
- * Turns a collection's pairs into one segment per group: afterwards
- * counts[g] is where group g's segment starts and counts[g + 1] where it
- * ends.  The GPU sorts all pairs by group and key when it takes them;
- * otherwise a counting sort by group on the host leaves each segment in
- * scan order.
+ * The GPU's way to the results: every percentile over the collection is
+ * computed once with placeholder keys to note the positions it reads, the
+ * device sorts all pairs by group and key and returns the keys at those
+ * positions, and the results read them from there.  False when the device
+ * declines (memory); nothing is changed then.
+ */
+static bool
+pick_collection(GroupAggSink *sink, PercentileCollection *pc, GroupSortFn sort_by_group)
+{
+	int			c = (int) (pc - sink->collections);
+	PickedKeys *picked = MemoryContextAllocZero(sink->cxt, sizeof(PickedKeys));
+	MemoryContext noting_cxt;
+	MemoryContext old;
+	void	   *out;
+	int64		n = 0;
+
+	picked->cxt = sink->cxt;
+	picked->noting = true;
+	pc->picked = picked;
+	noting_cxt = AllocSetContextCreate(CurrentMemoryContext, "gpusel noting ranks",
+									   ALLOCSET_DEFAULT_SIZES);
+	old = MemoryContextSwitchTo(noting_cxt);
+	for (int a = 0; a < sink->naggs; a++)
+	{
+		GroupAggDesc *desc = &sink->aggs[a];
+		bool		isnull;
+
+		if (desc->collection != c)
+			continue;
+		for (int64 g = 0; g < sink->ngroups; g++)
+		{
+			(void) percentile_value(sink, desc, g, &isnull);
+			if ((g & 0xFFFF) == 0)
+			{
+				CHECK_FOR_INTERRUPTS();
+				MemoryContextReset(noting_cxt);
+			}
+		}
+	}
+	MemoryContextSwitchTo(old);
+	MemoryContextDelete(noting_cxt);
+
+	/* ascending and distinct, for the results' binary search */
+	if (picked->count > 0)
+	{
+		qsort(picked->positions, picked->count, sizeof(int64), position_cmp);
+		for (int64 i = 0; i < picked->count; i++)
+			if (n == 0 || picked->positions[i] != picked->positions[n - 1])
+				picked->positions[n++] = picked->positions[i];
+	}
+	picked->count = n;
+	picked->keys = MemoryContextAllocExtended(sink->cxt, sizeof(uint64) * Max(n, 1),
+											  MCXT_ALLOC_HUGE);
+	out = MemoryContextAllocExtended(sink->cxt, (Size) pc->key_bytes * Max(n, 1),
+									 MCXT_ALLOC_HUGE);
+	if (!sort_by_group(pc->key_bytes, pc->keys, pc->groups, pc->nkeys, sink->ngroups,
+					   picked->positions, n, out))
+	{
+		pc->picked = NULL;
+		return false;
+	}
+	for (int64 i = 0; i < n; i++)
+		picked->keys[i] = pc->key_bytes == 4 ? ((uint32 *) out)[i] : ((uint64 *) out)[i];
+	pfree(out);
+	picked->noting = false;
+	pfree(pc->groups);
+	pfree(pc->keys);
+	pc->groups = NULL;
+	pc->keys = NULL;
+	return true;
+}
+
+/*
+ * Turns a collection's pairs into what the results read: counts[g] is
+ * where group g's keys start in the order by group and counts[g + 1] where
+ * they end.  The GPU, when it takes the pairs, sorts them and picks the
+ * keys the results read (pick_collection); otherwise a counting sort by
+ * group on the host makes one segment per group, in scan order.
  */
 static void
 segment_collection(GroupAggSink *sink, PercentileCollection *pc)
@@ -53,19 +159,11 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 		start += n;
 	}
 	pc->counts[sink->ngroups] = start;
+	sort_by_group = GpuselChooseGroupSort(pc->nkeys);
+	if (sort_by_group != NULL && pick_collection(sink, pc, sort_by_group))
+		return;
 	pc->segments = MemoryContextAllocExtended(sink->cxt, (Size) kb * Max(start, 1),
 											  MCXT_ALLOC_HUGE);
-	sort_by_group = GpuselChooseGroupSort(pc->nkeys);
-	if (sort_by_group != NULL &&
-		sort_by_group(kb, pc->keys, pc->groups, pc->nkeys, sink->ngroups, pc->segments))
-	{
-		pc->sorted = true;
-		pfree(pc->groups);
-		pfree(pc->keys);
-		pc->groups = NULL;
-		pc->keys = NULL;
-		return;
-	}
 	next = MemoryContextAllocExtended(sink->cxt, sizeof(int64) * Max(sink->ngroups, 1),
 									  MCXT_ALLOC_HUGE);
 	memcpy(next, pc->counts, sizeof(int64) * sink->ngroups);
@@ -121,22 +219,7 @@ final_value(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, int64 g, bo
 			return Int64GetDatum(cell->count);
 		case GROUPAGG_PERCENTILE_DISC:
 		case GROUPAGG_PERCENTILE_CONT:
-			{
-				PercentileCollection *pc = &sink->collections[desc->collection];
-				int64		start = pc->counts[g];
-
-				return GpuselPercentileResultForKeys(pc->like,
-													 pc->segments + start * pc->key_bytes,
-													 pc->counts[g + 1] - start,
-													 pc->sorted,
-													 (pc->zeros[g] & 1) != 0,
-													 (pc->zeros[g] & 2) != 0,
-													 desc->fraction->constvalue,
-													 desc->fraction->constisnull,
-													 desc->fraction->consttype == FLOAT8ARRAYOID,
-													 desc->kind == GROUPAGG_PERCENTILE_CONT,
-													 isnull);
-			}
+			return percentile_value(sink, desc, g, isnull);
 		default:
 			break;
 	}

@@ -74,7 +74,7 @@ struct PercentileState
 	bool		seen_positive_zero; /* ... or +0 */
 	KeyStore	keys;			/* key path */
 	KeySource  *source;			/* key path: keys held elsewhere, instead of keys */
-	const void *sorted_keys;	/* key path: the source's keys, ascending: read by index */
+	PickedKeys *picked;			/* key path: keys picked by position instead of a source */
 	Tuplesortstate *sort;		/* tuplesort path */
 	bool		sort_done;
 };
@@ -257,6 +257,51 @@ select_small_group(KeySource *source, int64 n, const int64 *ranks, int nranks, u
 		out[i] = sorted[ranks[i]];
 }
 
+/*
+ * Reads the keys of ranks of the current group from picked keys, or, while
+ * noting, notes their positions and answers placeholders.
+ */
+static void
+pick_keys(PickedKeys *picked, const KeyType *kt, const int64 *ranks, int nranks,
+		  uint64 *out)
+{
+	for (int i = 0; i < nranks; i++)
+	{
+		int64		pos = picked->base + ranks[i];
+		int64		lo = 0;
+		int64		hi = picked->count;
+
+		if (picked->noting)
+		{
+			if (picked->count == picked->cap)
+			{
+				picked->cap = Max(picked->cap * 2, 1024);
+				picked->positions = picked->positions == NULL ?
+					MemoryContextAllocExtended(picked->cxt, sizeof(int64) * picked->cap,
+											   MCXT_ALLOC_HUGE) :
+					repalloc_huge(picked->positions, sizeof(int64) * picked->cap);
+			}
+			picked->positions[picked->count++] = pos;
+			out[i] = kt->zero_key;
+			continue;
+		}
+		/* binary search of the ascending positions */
+		while (lo < hi)
+		{
+			int64		mid = lo + (hi - lo) / 2;
+
+			if (picked->positions[mid] < pos)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo == picked->count || picked->positions[lo] != pos)
+			elog(ERROR, "gpusel: position %lld of a grouped percentile was not picked",
+				 (long long) pos);
+		out[i] = picked->keys[lo];
+	}
+}
+
 /* Key path: selects the values at the requested positions. */
 static void
 fetch_rows_by_key(PercentileState *state, RowRequest *req, int nreq, Datum *values)
@@ -274,13 +319,8 @@ fetch_rows_by_key(PercentileState *state, RowRequest *req, int nreq, Datum *valu
 	for (int i = 0; i < nreq; i++)
 		ranks[i] = req[i].row;
 
-	if (state->sorted_keys != NULL)
-	{
-		for (int i = 0; i < nreq; i++)
-			keys[i] = kt->key_bytes == 4 ?
-				((const uint32 *) state->sorted_keys)[ranks[i]] :
-				((const uint64 *) state->sorted_keys)[ranks[i]];
-	}
+	if (state->picked != NULL)
+		pick_keys(state->picked, kt, ranks, nreq, keys);
 	else if (state->source != NULL && state->nrows <= PERCENTILE_SMALL_GROUP)
 		select_small_group(state->source, state->nrows, ranks, nreq, keys);
 	else if (state->source != NULL)
@@ -685,12 +725,12 @@ GpuselPercentileRelease(PercentileState *state)
  * caller (the grouped scan's segment of the group), as
  * GpuselPercentileResult computes it: 'like' is a state of the same type
  * and order from GpuselPercentileCreate, whose own keys are not read; the
- * flags say whether the group's zeros included -0 and +0.  When sorted,
- * the keys are in ascending order and ranks are read by index.
+ * flags say whether the group's zeros included -0 and +0.  With picked,
+ * the keys (then NULL) are read from there instead.
  */
 Datum
 GpuselPercentileResultForKeys(PercentileState *like, const void *keys, int64 nkeys,
-							  bool sorted,
+							  PickedKeys *picked,
 							  bool seen_negative_zero, bool seen_positive_zero,
 							  Datum fraction, bool fraction_isnull, bool is_array,
 							  bool continuous, bool *isnull)
@@ -705,8 +745,7 @@ GpuselPercentileResultForKeys(PercentileState *like, const void *keys, int64 nke
 	state.seen_positive_zero = seen_positive_zero;
 	KeyArraySourceInit(&src, keys, nkeys, like->query->keytype->key_bytes);
 	state.source = &src.source;
-	if (sorted)
-		state.sorted_keys = keys;
+	state.picked = picked;
 	return GpuselPercentileResult(&state, fraction, fraction_isnull, is_array, continuous,
 								  isnull);
 }

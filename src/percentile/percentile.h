@@ -10,6 +10,24 @@
 
 typedef struct PercentileState PercentileState;
 
+/*
+ * Keys at chosen positions of a grouped scan's collection in its order by
+ * group and key, picked on the GPU after it sorted all groups at once.
+ * While noting, results only note the positions they read (base + rank)
+ * and compute with placeholder keys, to be thrown away; afterwards keys[i]
+ * is the key at positions[i], positions ascending and distinct.
+ */
+typedef struct PickedKeys
+{
+	bool		noting;
+	int64		base;			/* the current group's first position */
+	int64	   *positions;
+	uint64	   *keys;
+	int64		count;
+	int64		cap;
+	MemoryContext cxt;
+} PickedKeys;
+
 extern PercentileState *GpuselPercentileCreate(MemoryContext cxt, Oid typid,
 											   bool descending);
 extern void GpuselPercentileAdd(PercentileState *state, Datum value);
@@ -18,7 +36,7 @@ extern Datum GpuselPercentileResult(PercentileState *state, Datum fraction,
 									bool continuous, bool *isnull);
 extern void GpuselPercentileRelease(PercentileState *state);
 extern Datum GpuselPercentileResultForKeys(PercentileState *like, const void *keys,
-										   int64 nkeys, bool sorted,
+										   int64 nkeys, PickedKeys *picked,
 										   bool seen_negative_zero,
 										   bool seen_positive_zero, Datum fraction,
 										   bool fraction_isnull, bool is_array,

@@ -1,8 +1,9 @@
 /*
  * groupsort_test.cu
- *	  Checks gs_sort_by_group (cuda/groupsort.cu) through the C ABI against a
- *	  CPU reference: std::sort of the (group, key) pairs, whose keys, read in
- *	  order, must equal out_keys byte for byte.  Covered:
+ *	  Checks gs_sort_by_group and gs_sort_by_group_pick (cuda/groupsort.cu)
+ *	  through the C ABI against a CPU reference: std::sort of the (group,
+ *	  key) pairs, whose keys, read in order, must equal out_keys byte for
+ *	  byte (every other case also picks 258 positions).  Covered:
  *	  - 32- and 64-bit keys; n = 1, 31, 33, 1023, 1025, 65537, 1000003 and
  *	    (without --quick) 20000000;
  *	  - keys uniform, all equal, sorted, reverse-sorted, two distinct values,
@@ -264,6 +265,50 @@ const char *type_name()
 }
 
 /*
+ * Checks gs_sort_by_group_pick on the same input: the first and last
+ * positions, random ones and repeats, in no order, each answered with the
+ * key the reference holds there.
+ */
+template <typename KeyT>
+bool check_pick(const Case &c, int64_t n, int case_no, const void *in_keys,
+				const uint32_t *in_groups, const std::vector<KeyT> &ref, const char *label)
+{
+	std::vector<int64_t> positions;
+	uint64_t	s = case_seed(case_no, 2) | 1;
+	char		errbuf[512] = "";
+	char		what[320];
+
+	positions.push_back(n - 1);
+	positions.push_back(0);
+	for (int i = 0; i < 255 && n > 1; i++)
+	{
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		positions.push_back((int64_t) (s % (uint64_t) n));
+	}
+	positions.push_back(positions[positions.size() / 2]);
+
+	std::vector<KeyT> out(positions.size(), (KeyT) 0x5A5A5A5A);
+	gs_status	st = gs_sort_by_group_pick((int) sizeof(KeyT), in_keys, in_groups, n,
+										   c.ngroups, positions.data(),
+										   (int64_t) positions.size(), out.data(), NULL,
+										   errbuf, sizeof(errbuf));
+	bool		ok = st == GS_OK;
+
+	for (size_t i = 0; ok && i < positions.size(); i++)
+		ok = out[i] == ref[positions[i]];
+	snprintf(what, sizeof(what), "pick %zu positions: %s", positions.size(), label);
+	if (!ok && st != GS_OK && g_detailed < kMaxDetailed)
+	{
+		g_detailed++;
+		printf("  %s: status %d: %s\n", what, (int) st, errbuf);
+	}
+	report(ok, what);
+	return ok;
+}
+
+/*
  * Runs one case: generates the input, sorts it on the device (host arrays
  * page-locked when pinned) and compares with the reference.  Adds the time
  * spent in gs_sort_by_group to *ms.
@@ -366,6 +411,8 @@ bool run_case(const Case &c, int64_t n, int case_no, bool pinned, double *ms)
 			printf("  %s: the input arrays changed\n", label);
 	}
 	report(ok, label);
+	if (ok && (case_no & 1) == 0)
+		ok = check_pick<KeyT>(c, n, case_no, in_keys, in_groups, ref, label);
 	gs_host_free(pin_keys);
 	gs_host_free(pin_groups);
 	gs_host_free(pin_out);
@@ -511,6 +558,36 @@ void check_arguments()
 		return gs_sort_by_group(8, keys, groups, 2, 2, out, NULL, errbuf, sizeof(errbuf));
 	});
 	report(out[0] == 3 && out[1] == 5, "two keys in two groups: group 0's key first");
+	{
+		int64_t		pos_bad[2] = {0, 2};
+		int64_t		pos_neg[1] = {-1};
+		int64_t		pos_ok[3] = {1, 0, 1};
+		uint64_t	picked[3] = {0, 0, 0};
+
+		expect(GS_INVALID_ARGUMENT, "pick position n", [&] {
+			return gs_sort_by_group_pick(8, keys, groups, 2, 2, pos_bad, 2, picked, NULL,
+										 errbuf, sizeof(errbuf));
+		});
+		expect(GS_INVALID_ARGUMENT, "pick position -1", [&] {
+			return gs_sort_by_group_pick(8, keys, groups, 2, 2, pos_neg, 1, picked, NULL,
+										 errbuf, sizeof(errbuf));
+		});
+		expect(GS_INVALID_ARGUMENT, "pick positions NULL", [&] {
+			return gs_sort_by_group_pick(8, keys, groups, 2, 2, NULL, 1, picked, NULL,
+										 errbuf, sizeof(errbuf));
+		});
+		report(picked[0] == 0 && picked[1] == 0, "refused picks leave out_keys untouched");
+		expect(GS_OK, "pick no positions", [&] {
+			return gs_sort_by_group_pick(8, keys, groups, 2, 2, pos_ok, 0, picked, NULL,
+										 errbuf, sizeof(errbuf));
+		});
+		expect(GS_OK, "pick positions 1, 0, 1", [&] {
+			return gs_sort_by_group_pick(8, keys, groups, 2, 2, pos_ok, 3, picked, NULL,
+										 errbuf, sizeof(errbuf));
+		});
+		report(picked[0] == 5 && picked[1] == 3 && picked[2] == 5,
+			   "pick positions 1, 0, 1 of two groups");
+	}
 	{
 		uint32_t	one_group[2] = {0, 0};
 		uint32_t	k32[3] = {9, 4, 77};
