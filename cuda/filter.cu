@@ -33,7 +33,7 @@
 typedef struct gs_slot
 {
 	cudaStream_t stream;
-	cudaEvent_t ev_start;		/* before the first copy */
+	cudaEvent_t ev_start;		/* before the first copy; in a wait, before the positions copy */
 	cudaEvent_t ev_done;		/* after the count came back */
 	cudaEvent_t ev_end;			/* after the positions came back */
 	void	  **h_values;		/* pinned, every column */
@@ -848,6 +848,7 @@ gs_filter_wait(gs_filter *f, int slot, const uint32_t **positions, int64_t *coun
 	cudaError_t e;
 	uint32_t	n;
 	float		ms = 0.0f;
+	float		copy_ms = 0.0f;
 
 	if (f == NULL || slot < 0 || slot >= f->nslots)
 		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: bad filter or slot %d", slot);
@@ -859,11 +860,19 @@ gs_filter_wait(gs_filter *f, int slot, const uint32_t **positions, int64_t *coun
 	e = cudaEventSynchronize(s->ev_done);
 	if (e != cudaSuccess)
 		return gs_cuda_fail(e, "running the filter", errbuf, errlen);
+	/*
+	 * Device time is the batch's own work: from its first copy to its
+	 * result, then the positions' copy, not the host's time between
+	 * submitting and waiting (it fills the other slot meanwhile).
+	 */
+	e = cudaEventElapsedTime(&ms, s->ev_start, s->ev_done);
+	if (e != cudaSuccess)
+		return gs_cuda_fail(e, "timing the filter", errbuf, errlen);
 	n = s->h_result->count;
 	if ((long long) n > s->nrows)
 		return gs_fail(GS_CUDA_ERROR, errbuf, errlen, "gpusel filter: device counted %u of %lld rows", n, s->nrows);
-	e = cudaSuccess;
-	if (n > 0)
+	e = cudaEventRecord(s->ev_start, s->stream);
+	if (e == cudaSuccess && n > 0)
 		e = cudaMemcpyAsync(s->h_positions, s->d_positions, (size_t) n * sizeof(uint32_t),
 							cudaMemcpyDeviceToHost, s->stream);
 	if (e == cudaSuccess)
@@ -871,9 +880,10 @@ gs_filter_wait(gs_filter *f, int slot, const uint32_t **positions, int64_t *coun
 	if (e == cudaSuccess)
 		e = cudaEventSynchronize(s->ev_end);
 	if (e == cudaSuccess)
-		e = cudaEventElapsedTime(&ms, s->ev_start, s->ev_end);
+		e = cudaEventElapsedTime(&copy_ms, s->ev_start, s->ev_end);
 	if (e != cudaSuccess)
 		return gs_cuda_fail(e, "copying positions back", errbuf, errlen);
+	ms += copy_ms;
 
 	if (positions)
 		*positions = s->h_positions;
