@@ -73,6 +73,46 @@ gs_status	gs_select_keys(int key_bytes,
 						   char *errbuf, size_t errlen);
 
 /*
+ * A grouped scan's percentile keys held in device memory, appended while
+ * the scan runs: keys (key_bytes 4 or 8 each) and, with groups, a group
+ * number per key.  Everything it holds is freed by gs_pairs_destroy.
+ */
+typedef struct gs_pairs gs_pairs;
+
+gs_status	gs_pairs_create(gs_pairs **pairs, int key_bytes, int with_groups,
+							char *errbuf, size_t errlen);
+
+/* Appends n keys (and group numbers) from host memory, pageable accepted;
+ * the host arrays may be reused when it returns.  GS_OUT_OF_MEMORY when
+ * the device cannot hold them; what was held stays held. */
+gs_status	gs_pairs_append(gs_pairs *pairs, const void *keys, const uint32_t *groups,
+							int64_t n, char *errbuf, size_t errlen);
+
+/* Keys held. */
+int64_t		gs_pairs_count(const gs_pairs *pairs);
+
+/*
+ * With groups (all < ngroups): sorts the held pairs by group and key,
+ * consuming them, and copies back the keys at the npositions 0-based
+ * positions of that order (any order, each < the count held): out_keys[i]
+ * is the key at positions[i].  GS_OUT_OF_MEMORY when the sort does not fit.
+ * *cancel is polled between the two sorts.
+ */
+gs_status	gs_pairs_sort_pick(gs_pairs *pairs, int64_t ngroups,
+							   const int64_t *positions, int64_t npositions,
+							   void *out_keys, const volatile int *cancel,
+							   char *errbuf, size_t errlen);
+
+/* Without groups: the keys of ranks (nondecreasing) among those held, as
+ * gs_select_keys gives them; the held keys are left as they are. */
+gs_status	gs_pairs_select(gs_pairs *pairs, const int64_t *ranks, int nranks,
+							void *out_keys, const volatile int *cancel,
+							char *errbuf, size_t errlen);
+
+/* Frees the pairs and their device memory; safe on NULL. */
+void		gs_pairs_destroy(gs_pairs *pairs);
+
+/*
  * Sorts n (group, key) pairs by group, then by key: out_keys receives the
  * keys (key_bytes 4 or 8 each) of group 0 in ascending order, then group
  * 1's, and so on; groups[i] < ngroups is the group of keys[i].  Host

@@ -1,28 +1,44 @@
 /*
  * groupsort.cu
- *	  gs_sort_by_group(): a grouped scan's percentile keys, appended as
- *	  (group, key) pairs in scan order, come back as one ascending run per
- *	  group, groups in order, so that every group's ranks are read by index.
+ *	  A grouped scan's percentile keys on the device: (group, key) pairs
+ *	  held in device memory as the scan appends them (gs_pairs), then either
+ *	  sorted by group and key with the keys at chosen positions copied back,
+ *	  or, without groups, selected by rank with SampleSelect in place.
  *
- * Two stable radix sorts on the device: by key (all key bits, the group
+ * The sort is two stable radix sorts: by key (all key bits, the group
  * number riding along), then by group number (only the bits that numbers
  * below ngroups use).  The second sort is stable, so keys stay ascending
  * within each group: one pass over all groups, however many there are,
- * in place of one selection per group.  Only the sorted keys come back,
- * all of them (gs_sort_by_group) or those at the positions the host asks
- * for (gs_sort_by_group_pick): copying every key back into fresh pageable
+ * in place of one selection per group.
+ *
+ * Only chosen keys come back: copying every sorted key into fresh pageable
  * memory costs more than the sorts (20M keys: 157 ms against 11 ms from
  * page-locked memory, H100), and the grouped scan only needs a few ranks
- * per group.
+ * per group.  Appending while the scan runs moves the copy of the pairs to
+ * the device out of the results' critical path.
  */
 #include <cuda_runtime.h>
 
 #include <cub/device/device_radix_sort.cuh>
 
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "gpusel_cuda.h"
 #include "gs_internal.cuh"
+#include "sampleselect.cuh"
+
+/* Pairs held on the device (gpusel_cuda.h). */
+struct gs_pairs
+{
+	int			key_bytes;
+	int			with_groups;
+	void	   *keys;			/* cap keys */
+	uint32_t   *groups;			/* cap group numbers, when with_groups */
+	int64_t		count;
+	int64_t		cap;
+	cudaStream_t stream;
+};
 
 namespace
 {
@@ -32,6 +48,12 @@ namespace
  * other backends' queries and to the allocator's own slack.
  */
 constexpr double kGroupSortMemoryShare = 0.8;
+
+/* Smallest capacity of held pairs: most appends then never grow them. */
+constexpr int64_t kPairsMinCapacity = 1 << 20;
+
+/* Threads per block of the gather kernel. */
+constexpr int kGatherThreads = 256;
 
 /* Bits that group numbers 0 .. ngroups - 1 use (at least one). */
 int group_bits(int64_t ngroups)
@@ -43,27 +65,27 @@ int group_bits(int64_t ngroups)
 	return bits;
 }
 
-/* Device buffers of one sort; freed together whatever happened. */
-struct GroupSortBuffers
+/* Device memory of one sort beyond the held pairs; freed together. */
+struct SortScratch
 {
-	void	   *keys[2] = {NULL, NULL};
-	uint32_t   *groups[2] = {NULL, NULL};
+	void	   *keys = NULL;
+	uint32_t   *groups = NULL;
 	void	   *temp = NULL;
-	cudaStream_t stream = NULL;
+	int64_t    *positions = NULL;
+	void	   *picked = NULL;
 
-	~GroupSortBuffers()
+	~SortScratch()
 	{
-		for (int i = 0; i < 2; i++)
-		{
-			if (keys[i] != NULL)
-				(void) cudaFree(keys[i]);
-			if (groups[i] != NULL)
-				(void) cudaFree(groups[i]);
-		}
+		if (keys != NULL)
+			(void) cudaFree(keys);
+		if (groups != NULL)
+			(void) cudaFree(groups);
 		if (temp != NULL)
 			(void) cudaFree(temp);
-		if (stream != NULL)
-			(void) cudaStreamDestroy(stream);
+		if (positions != NULL)
+			(void) cudaFree(positions);
+		if (picked != NULL)
+			(void) cudaFree(picked);
 	}
 };
 
@@ -86,19 +108,18 @@ cudaError_t sort_temp_bytes(int64_t n, int gbits, size_t *bytes)
 	return err;
 }
 
-/* Runs both sorts; *sorted is the buffer that holds the result. */
+/* Runs both sorts over the held pairs; *sorted is the buffer with the result. */
 template <typename KeyT>
-gs_status sort_on_device(GroupSortBuffers &buf, size_t temp_bytes, int64_t n, int gbits,
+gs_status sort_on_device(gs_pairs *p, SortScratch &s, size_t temp_bytes, int gbits,
 						 const volatile int *cancel, const void **sorted,
 						 char *errbuf, size_t errlen)
 {
-	cub::DoubleBuffer<KeyT> keys(static_cast<KeyT *>(buf.keys[0]),
-								 static_cast<KeyT *>(buf.keys[1]));
-	cub::DoubleBuffer<uint32_t> groups(buf.groups[0], buf.groups[1]);
+	cub::DoubleBuffer<KeyT> keys(static_cast<KeyT *>(p->keys), static_cast<KeyT *>(s.keys));
+	cub::DoubleBuffer<uint32_t> groups(p->groups, s.groups);
 	cudaError_t err;
 
-	err = cub::DeviceRadixSort::SortPairs(buf.temp, temp_bytes, keys, groups, n,
-										  0, int(sizeof(KeyT) * 8), buf.stream);
+	err = cub::DeviceRadixSort::SortPairs(s.temp, temp_bytes, keys, groups, p->count,
+										  0, int(sizeof(KeyT) * 8), p->stream);
 	if (err != cudaSuccess)
 		return gs_status_from_cuda(err, "sorting keys", errbuf, errlen);
 	if (cancel != NULL && *cancel != 0)
@@ -106,16 +127,13 @@ gs_status sort_on_device(GroupSortBuffers &buf, size_t temp_bytes, int64_t n, in
 		gs_format_error(errbuf, errlen, "grouped sort interrupted");
 		return GS_INTERRUPTED;
 	}
-	err = cub::DeviceRadixSort::SortPairs(buf.temp, temp_bytes, groups, keys, n,
-										  0, gbits, buf.stream);
+	err = cub::DeviceRadixSort::SortPairs(s.temp, temp_bytes, groups, keys, p->count,
+										  0, gbits, p->stream);
 	if (err != cudaSuccess)
 		return gs_status_from_cuda(err, "sorting keys by group", errbuf, errlen);
 	*sorted = keys.Current();
 	return GS_OK;
 }
-
-/* Threads per block of the gather kernel. */
-constexpr int kGatherThreads = 256;
 
 /* Copies the keys at the wanted positions of the sorted keys, in their order. */
 template <typename KeyT>
@@ -128,7 +146,124 @@ __global__ void gather_keys(const KeyT *sorted, const int64_t *positions, int64_
 		out[i] = sorted[positions[i]];
 }
 
-/* Checks what both entry points take. */
+/* Device memory a sort of n pairs needs beyond the pairs, or 0 after an error. */
+gs_status sort_scratch_bytes(int key_bytes, int64_t n, int64_t ngroups, size_t *bytes,
+							 size_t *temp_bytes, char *errbuf, size_t errlen)
+{
+	int			gbits = group_bits(ngroups);
+	cudaError_t err;
+
+	err = key_bytes == 4 ? sort_temp_bytes<uint32_t>(n, gbits, temp_bytes)
+		: sort_temp_bytes<unsigned long long>(n, gbits, temp_bytes);
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "sizing the grouped sort", errbuf, errlen);
+	*bytes = (size_t) n * (size_t) (key_bytes + sizeof(uint32_t)) + *temp_bytes;
+	return GS_OK;
+}
+
+/* GS_OUT_OF_MEMORY unless need bytes fit in the share of free device memory a sort may take. */
+gs_status check_free_memory(size_t need, int64_t n, char *errbuf, size_t errlen)
+{
+	size_t		free_bytes = 0;
+	size_t		total_bytes = 0;
+	cudaError_t err = cudaMemGetInfo(&free_bytes, &total_bytes);
+
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "reading free device memory", errbuf, errlen);
+	if ((double) need > kGroupSortMemoryShare * (double) free_bytes)
+	{
+		gs_format_error(errbuf, errlen,
+						"sorting %lld keys by group needs %zu bytes of device memory, %zu are free",
+						(long long) n, need, free_bytes);
+		return GS_OUT_OF_MEMORY;
+	}
+	return GS_OK;
+}
+
+/*
+ * Sorts the held pairs by group and key (consuming them) and copies back
+ * either every key (positions NULL) or the keys at the given positions.
+ */
+gs_status sort_and_copy(gs_pairs *p, int64_t ngroups, const int64_t *positions,
+						int64_t npositions, void *out_keys, const volatile int *cancel,
+						char *errbuf, size_t errlen)
+{
+	SortScratch s;
+	size_t		scratch = 0;
+	size_t		temp_bytes = 0;
+	size_t		extra = positions != NULL ?
+		(size_t) npositions * (sizeof(int64_t) + p->key_bytes) : 0;
+	const void *sorted = NULL;
+	int			kb = p->key_bytes;
+	int64_t		n = p->count;
+	cudaError_t err;
+	gs_status	status;
+
+	status = sort_scratch_bytes(kb, n, ngroups, &scratch, &temp_bytes, errbuf, errlen);
+	if (status == GS_OK)
+		status = check_free_memory(scratch + extra, n, errbuf, errlen);
+	if (status != GS_OK)
+		return status;
+	err = cudaMalloc(&s.keys, (size_t) n * kb);
+	if (err == cudaSuccess)
+		err = cudaMalloc((void **) &s.groups, (size_t) n * sizeof(uint32_t));
+	if (err == cudaSuccess)
+		err = cudaMalloc(&s.temp, temp_bytes > 0 ? temp_bytes : 1);
+	if (err == cudaSuccess && positions != NULL)
+		err = cudaMalloc((void **) &s.positions, (size_t) npositions * sizeof(int64_t));
+	if (err == cudaSuccess && positions != NULL)
+		err = cudaMalloc(&s.picked, (size_t) npositions * kb);
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "allocating the grouped sort", errbuf, errlen);
+
+	status = kb == 4 ?
+		sort_on_device<uint32_t>(p, s, temp_bytes, group_bits(ngroups), cancel, &sorted,
+								 errbuf, errlen) :
+		sort_on_device<unsigned long long>(p, s, temp_bytes, group_bits(ngroups), cancel,
+										   &sorted, errbuf, errlen);
+	p->count = 0;				/* the pairs are consumed, whatever happens next */
+	if (status != GS_OK)
+	{
+		(void) cudaStreamSynchronize(p->stream);
+		return status;
+	}
+
+	if (positions == NULL)
+		err = cudaMemcpyAsync(out_keys, sorted, (size_t) n * kb, cudaMemcpyDeviceToHost,
+							  p->stream);
+	else
+	{
+		unsigned int blocks = (unsigned int) ((npositions + kGatherThreads - 1) / kGatherThreads);
+
+		err = cudaMemcpyAsync(s.positions, positions, (size_t) npositions * sizeof(int64_t),
+							  cudaMemcpyHostToDevice, p->stream);
+		if (err == cudaSuccess)
+		{
+			if (kb == 4)
+				gather_keys<<<blocks, kGatherThreads, 0, p->stream>>>(
+					static_cast<const uint32_t *>(sorted), s.positions, npositions,
+					static_cast<uint32_t *>(s.picked));
+			else
+				gather_keys<<<blocks, kGatherThreads, 0, p->stream>>>(
+					static_cast<const unsigned long long *>(sorted), s.positions, npositions,
+					static_cast<unsigned long long *>(s.picked));
+			err = cudaGetLastError();
+		}
+		if (err == cudaSuccess)
+			err = cudaMemcpyAsync(out_keys, s.picked, (size_t) npositions * kb,
+								  cudaMemcpyDeviceToHost, p->stream);
+	}
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(p->stream);
+	if (err != cudaSuccess)
+	{
+		(void) cudaStreamSynchronize(p->stream);
+		return gs_status_from_cuda(err, "sorting keys by group", errbuf, errlen);
+	}
+	return GS_OK;
+}
+
+/* Checks what the host-array entry points take. */
 gs_status check_arguments(int key_bytes, const void *keys, const uint32_t *groups,
 						  int64_t n, int64_t ngroups, const void *out_keys,
 						  char *errbuf, size_t errlen)
@@ -147,115 +282,10 @@ gs_status check_arguments(int key_bytes, const void *keys, const uint32_t *group
 	return GS_OK;
 }
 
-/*
- * Copies the pairs to the device and sorts them by group and key; on GS_OK
- * *sorted points at the n sorted keys in buf's memory.  extra_bytes of
- * device memory are reserved for the caller's next step.
- */
-gs_status sort_pairs(GroupSortBuffers &buf, int key_bytes, const void *keys,
-					 const uint32_t *groups, int64_t n, int64_t ngroups, size_t extra_bytes,
-					 const volatile int *cancel, const void **sorted,
-					 char *errbuf, size_t errlen)
+/* Checks positions: each in 0 .. n - 1. */
+gs_status check_positions(const int64_t *positions, int64_t npositions, int64_t n,
+						  const void *out_keys, char *errbuf, size_t errlen)
 {
-	int			gbits = group_bits(ngroups);
-	size_t		temp_bytes = 0;
-	size_t		free_bytes = 0;
-	size_t		total_bytes = 0;
-	size_t		need;
-	cudaError_t err;
-	gs_status	status;
-
-	err = key_bytes == 4 ? sort_temp_bytes<uint32_t>(n, gbits, &temp_bytes)
-		: sort_temp_bytes<unsigned long long>(n, gbits, &temp_bytes);
-	if (err != cudaSuccess)
-		return gs_status_from_cuda(err, "sizing the grouped sort", errbuf, errlen);
-	err = cudaMemGetInfo(&free_bytes, &total_bytes);
-	if (err != cudaSuccess)
-		return gs_status_from_cuda(err, "reading free device memory", errbuf, errlen);
-	need = (size_t) n * (size_t) (2 * key_bytes + 2 * sizeof(uint32_t)) + temp_bytes +
-		extra_bytes;
-	if ((double) need > kGroupSortMemoryShare * (double) free_bytes)
-	{
-		gs_format_error(errbuf, errlen,
-						"sorting %lld keys by group needs %zu bytes of device memory, %zu are free",
-						(long long) n, need, free_bytes);
-		return GS_OUT_OF_MEMORY;
-	}
-
-	err = cudaStreamCreateWithFlags(&buf.stream, cudaStreamNonBlocking);
-	for (int i = 0; i < 2 && err == cudaSuccess; i++)
-	{
-		err = cudaMalloc(&buf.keys[i], (size_t) n * key_bytes);
-		if (err == cudaSuccess)
-			err = cudaMalloc((void **) &buf.groups[i], (size_t) n * sizeof(uint32_t));
-	}
-	if (err == cudaSuccess)
-		err = cudaMalloc(&buf.temp, temp_bytes > 0 ? temp_bytes : 1);
-	if (err != cudaSuccess)
-		return gs_status_from_cuda(err, "allocating the grouped sort", errbuf, errlen);
-
-	err = cudaMemcpyAsync(buf.keys[0], keys, (size_t) n * key_bytes,
-						  cudaMemcpyHostToDevice, buf.stream);
-	if (err == cudaSuccess)
-		err = cudaMemcpyAsync(buf.groups[0], groups, (size_t) n * sizeof(uint32_t),
-							  cudaMemcpyHostToDevice, buf.stream);
-	if (err != cudaSuccess)
-		return gs_status_from_cuda(err, "copying keys to the device", errbuf, errlen);
-
-	status = key_bytes == 4 ?
-		sort_on_device<uint32_t>(buf, temp_bytes, n, gbits, cancel, sorted, errbuf, errlen) :
-		sort_on_device<unsigned long long>(buf, temp_bytes, n, gbits, cancel, sorted,
-										   errbuf, errlen);
-	if (status != GS_OK)
-		(void) cudaStreamSynchronize(buf.stream);
-	return status;
-}
-
-} /* namespace */
-
-gs_status
-gs_sort_by_group(int key_bytes, const void *keys, const uint32_t *groups,
-				 int64_t n, int64_t ngroups, void *out_keys,
-				 const volatile int *cancel, char *errbuf, size_t errlen)
-{
-	GroupSortBuffers buf;
-	const void *sorted = NULL;
-	cudaError_t err;
-	gs_status	status;
-
-	status = check_arguments(key_bytes, keys, groups, n, ngroups, out_keys, errbuf, errlen);
-	if (status != GS_OK || n == 0)
-		return status;
-	status = sort_pairs(buf, key_bytes, keys, groups, n, ngroups, 0, cancel, &sorted,
-						errbuf, errlen);
-	if (status != GS_OK)
-		return status;
-	err = cudaMemcpyAsync(out_keys, sorted, (size_t) n * key_bytes,
-						  cudaMemcpyDeviceToHost, buf.stream);
-	if (err == cudaSuccess)
-		err = cudaStreamSynchronize(buf.stream);
-	if (err != cudaSuccess)
-		return gs_status_from_cuda(err, "sorting keys by group", errbuf, errlen);
-	return GS_OK;
-}
-
-gs_status
-gs_sort_by_group_pick(int key_bytes, const void *keys, const uint32_t *groups,
-					  int64_t n, int64_t ngroups,
-					  const int64_t *positions, int64_t npositions, void *out_keys,
-					  const volatile int *cancel, char *errbuf, size_t errlen)
-{
-	GroupSortBuffers buf;
-	const void *sorted = NULL;
-	int64_t    *d_positions = NULL;
-	void	   *d_out = NULL;
-	size_t		extra;
-	cudaError_t err;
-	gs_status	status;
-
-	status = check_arguments(key_bytes, keys, groups, n, ngroups, out_keys, errbuf, errlen);
-	if (status != GS_OK)
-		return status;
 	if (npositions < 0 || (npositions > 0 && (positions == NULL || out_keys == NULL)))
 	{
 		gs_format_error(errbuf, errlen, "invalid positions for gs_sort_by_group_pick");
@@ -268,45 +298,233 @@ gs_sort_by_group_pick(int key_bytes, const void *keys, const uint32_t *groups,
 							(long long) positions[i], (long long) n - 1);
 			return GS_INVALID_ARGUMENT;
 		}
-	if (npositions == 0)
-		return GS_OK;
+	return GS_OK;
+}
 
-	extra = (size_t) npositions * (sizeof(int64_t) + key_bytes);
-	status = sort_pairs(buf, key_bytes, keys, groups, n, ngroups, extra, cancel, &sorted,
-						errbuf, errlen);
+/*
+ * The host-array entry points: copies the pairs to the device, then sorts
+ * (and picks, with positions).  Refuses up front what cannot fit, so that
+ * nothing is allocated or read then.
+ */
+gs_status sort_host_pairs(int key_bytes, const void *keys, const uint32_t *groups,
+						  int64_t n, int64_t ngroups, const int64_t *positions,
+						  int64_t npositions, void *out_keys, const volatile int *cancel,
+						  char *errbuf, size_t errlen)
+{
+	gs_pairs   *p = NULL;
+	size_t		scratch = 0;
+	size_t		temp_bytes = 0;
+	gs_status	status;
+
+	status = sort_scratch_bytes(key_bytes, n, ngroups, &scratch, &temp_bytes, errbuf, errlen);
+	if (status == GS_OK)
+		status = check_free_memory(scratch + (size_t) n * (key_bytes + sizeof(uint32_t)) +
+								   (size_t) npositions * (sizeof(int64_t) + key_bytes),
+								   n, errbuf, errlen);
+	if (status == GS_OK)
+		status = gs_pairs_create(&p, key_bytes, 1, errbuf, errlen);
+	if (status == GS_OK)
+		status = gs_pairs_append(p, keys, groups, n, errbuf, errlen);
+	if (status == GS_OK)
+		status = sort_and_copy(p, ngroups, positions, npositions, out_keys, cancel,
+							   errbuf, errlen);
+	gs_pairs_destroy(p);
+	return status;
+}
+
+} /* namespace */
+
+gs_status
+gs_pairs_create(gs_pairs **pairs, int key_bytes, int with_groups,
+				char *errbuf, size_t errlen)
+{
+	gs_pairs   *p;
+	cudaError_t err;
+
+	if (pairs == NULL || (key_bytes != 4 && key_bytes != 8))
+	{
+		gs_format_error(errbuf, errlen, "invalid arguments to gs_pairs_create");
+		return GS_INVALID_ARGUMENT;
+	}
+	*pairs = NULL;
+	p = static_cast<gs_pairs *>(calloc(1, sizeof(gs_pairs)));
+	if (p == NULL)
+	{
+		gs_format_error(errbuf, errlen, "out of host memory");
+		return GS_OUT_OF_MEMORY;
+	}
+	p->key_bytes = key_bytes;
+	p->with_groups = with_groups != 0;
+	err = cudaStreamCreateWithFlags(&p->stream, cudaStreamNonBlocking);
+	if (err != cudaSuccess)
+	{
+		free(p);
+		return gs_status_from_cuda(err, "creating a stream", errbuf, errlen);
+	}
+	*pairs = p;
+	return GS_OK;
+}
+
+gs_status
+gs_pairs_append(gs_pairs *p, const void *keys, const uint32_t *groups, int64_t n,
+				char *errbuf, size_t errlen)
+{
+	cudaError_t err;
+
+	if (p == NULL || n < 0 || (n > 0 && (keys == NULL || (p->with_groups && groups == NULL))))
+	{
+		gs_format_error(errbuf, errlen, "invalid arguments to gs_pairs_append");
+		return GS_INVALID_ARGUMENT;
+	}
+	if (n == 0)
+		return GS_OK;
+	if (p->count + n > p->cap)
+	{
+		int64_t		cap = p->cap * 2;
+		void	   *new_keys = NULL;
+		uint32_t   *new_groups = NULL;
+
+		if (cap < p->count + n)
+			cap = p->count + n;
+		if (cap < kPairsMinCapacity)
+			cap = kPairsMinCapacity;
+		err = cudaMalloc(&new_keys, (size_t) cap * p->key_bytes);
+		if (err == cudaSuccess && p->with_groups)
+			err = cudaMalloc((void **) &new_groups, (size_t) cap * sizeof(uint32_t));
+		if (err == cudaSuccess && p->count > 0)
+			err = cudaMemcpyAsync(new_keys, p->keys, (size_t) p->count * p->key_bytes,
+								  cudaMemcpyDeviceToDevice, p->stream);
+		if (err == cudaSuccess && p->count > 0 && p->with_groups)
+			err = cudaMemcpyAsync(new_groups, p->groups, (size_t) p->count * sizeof(uint32_t),
+								  cudaMemcpyDeviceToDevice, p->stream);
+		if (err == cudaSuccess)
+			err = cudaStreamSynchronize(p->stream);
+		if (err != cudaSuccess)
+		{
+			gs_status	status = gs_status_from_cuda(err, "growing the keys held on the device",
+													 errbuf, errlen);
+
+			if (new_keys != NULL)
+				(void) cudaFree(new_keys);
+			if (new_groups != NULL)
+				(void) cudaFree(new_groups);
+			return status;
+		}
+		if (p->keys != NULL)
+			(void) cudaFree(p->keys);
+		if (p->groups != NULL)
+			(void) cudaFree(p->groups);
+		p->keys = new_keys;
+		p->groups = new_groups;
+		p->cap = cap;
+	}
+	/* from pageable memory the call returns once the host bytes are staged */
+	err = cudaMemcpyAsync(static_cast<char *>(p->keys) + (size_t) p->count * p->key_bytes,
+						  keys, (size_t) n * p->key_bytes, cudaMemcpyHostToDevice, p->stream);
+	if (err == cudaSuccess && p->with_groups)
+		err = cudaMemcpyAsync(p->groups + p->count, groups, (size_t) n * sizeof(uint32_t),
+							  cudaMemcpyHostToDevice, p->stream);
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "copying keys to the device", errbuf, errlen);
+	p->count += n;
+	return GS_OK;
+}
+
+int64_t
+gs_pairs_count(const gs_pairs *p)
+{
+	return p != NULL ? p->count : 0;
+}
+
+gs_status
+gs_pairs_sort_pick(gs_pairs *p, int64_t ngroups, const int64_t *positions,
+				   int64_t npositions, void *out_keys, const volatile int *cancel,
+				   char *errbuf, size_t errlen)
+{
+	gs_status	status;
+
+	if (p == NULL || !p->with_groups || ngroups < 1 || ngroups > (int64_t) UINT32_MAX + 1)
+	{
+		gs_format_error(errbuf, errlen, "invalid arguments to gs_pairs_sort_pick");
+		return GS_INVALID_ARGUMENT;
+	}
+	status = check_positions(positions, npositions, p->count, out_keys, errbuf, errlen);
+	if (status != GS_OK || npositions == 0)
+		return status;
+	return sort_and_copy(p, ngroups, positions, npositions, out_keys, cancel, errbuf, errlen);
+}
+
+gs_status
+gs_pairs_select(gs_pairs *p, const int64_t *ranks, int nranks, void *out_keys,
+				const volatile int *cancel, char *errbuf, size_t errlen)
+{
+	size_t		ws_bytes = 0;
+	void	   *ws = NULL;
+	cudaError_t err;
+	gs_status	status;
+
+	if (p == NULL)
+	{
+		gs_format_error(errbuf, errlen, "invalid arguments to gs_pairs_select");
+		return GS_INVALID_ARGUMENT;
+	}
+	status = gs_select_workspace_bytes(p->key_bytes, p->count, nranks > 0 ? nranks : 1,
+									   &ws_bytes, errbuf, errlen);
 	if (status != GS_OK)
 		return status;
-	err = cudaMalloc((void **) &d_positions, (size_t) npositions * sizeof(int64_t));
-	if (err == cudaSuccess)
-		err = cudaMalloc(&d_out, (size_t) npositions * key_bytes);
-	if (err == cudaSuccess)
-		err = cudaMemcpyAsync(d_positions, positions, (size_t) npositions * sizeof(int64_t),
-							  cudaMemcpyHostToDevice, buf.stream);
-	if (err == cudaSuccess)
-	{
-		unsigned int blocks = (unsigned int) ((npositions + kGatherThreads - 1) / kGatherThreads);
-
-		if (key_bytes == 4)
-			gather_keys<<<blocks, kGatherThreads, 0, buf.stream>>>(
-				static_cast<const uint32_t *>(sorted), d_positions, npositions,
-				static_cast<uint32_t *>(d_out));
-		else
-			gather_keys<<<blocks, kGatherThreads, 0, buf.stream>>>(
-				static_cast<const unsigned long long *>(sorted), d_positions, npositions,
-				static_cast<unsigned long long *>(d_out));
-		err = cudaGetLastError();
-	}
-	if (err == cudaSuccess)
-		err = cudaMemcpyAsync(out_keys, d_out, (size_t) npositions * key_bytes,
-							  cudaMemcpyDeviceToHost, buf.stream);
-	if (err == cudaSuccess)
-		err = cudaStreamSynchronize(buf.stream);
+	err = cudaMalloc(&ws, ws_bytes > 0 ? ws_bytes : 1);
 	if (err != cudaSuccess)
-		status = gs_status_from_cuda(err, "picking ranks after the grouped sort", errbuf, errlen);
-	(void) cudaStreamSynchronize(buf.stream);
-	if (d_positions != NULL)
-		(void) cudaFree(d_positions);
-	if (d_out != NULL)
-		(void) cudaFree(d_out);
+		return gs_status_from_cuda(err, "allocating the selection's workspace", errbuf, errlen);
+	status = gs_select_device(p->key_bytes, p->keys, p->count, ranks, nranks, out_keys,
+							  ws, ws_bytes, p->stream, cancel, NULL, NULL, errbuf, errlen);
+	(void) cudaStreamSynchronize(p->stream);
+	(void) cudaFree(ws);
 	return status;
+}
+
+void
+gs_pairs_destroy(gs_pairs *p)
+{
+	if (p == NULL)
+		return;
+	if (p->stream != NULL)
+		(void) cudaStreamSynchronize(p->stream);
+	if (p->keys != NULL)
+		(void) cudaFree(p->keys);
+	if (p->groups != NULL)
+		(void) cudaFree(p->groups);
+	if (p->stream != NULL)
+		(void) cudaStreamDestroy(p->stream);
+	free(p);
+}
+
+gs_status
+gs_sort_by_group(int key_bytes, const void *keys, const uint32_t *groups,
+				 int64_t n, int64_t ngroups, void *out_keys,
+				 const volatile int *cancel, char *errbuf, size_t errlen)
+{
+	gs_status	status;
+
+	status = check_arguments(key_bytes, keys, groups, n, ngroups, out_keys, errbuf, errlen);
+	if (status != GS_OK || n == 0)
+		return status;
+	return sort_host_pairs(key_bytes, keys, groups, n, ngroups, NULL, 0, out_keys, cancel,
+						   errbuf, errlen);
+}
+
+gs_status
+gs_sort_by_group_pick(int key_bytes, const void *keys, const uint32_t *groups,
+					  int64_t n, int64_t ngroups,
+					  const int64_t *positions, int64_t npositions, void *out_keys,
+					  const volatile int *cancel, char *errbuf, size_t errlen)
+{
+	gs_status	status;
+
+	status = check_arguments(key_bytes, keys, groups, n, ngroups, out_keys, errbuf, errlen);
+	if (status == GS_OK)
+		status = check_positions(positions, npositions, n, out_keys, errbuf, errlen);
+	if (status != GS_OK || npositions == 0)
+		return status;
+	return sort_host_pairs(key_bytes, keys, groups, n, ngroups, positions, npositions,
+						   out_keys, cancel, errbuf, errlen);
 }

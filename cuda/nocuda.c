@@ -94,3 +94,75 @@ gs_sort_by_group_pick(int key_bytes, const void *keys, const uint32_t *groups,
 	return gs_sort_by_group(key_bytes, keys, groups, n, ngroups, out_keys, cancel,
 							errbuf, errlen);
 }
+
+gs_status
+gs_pairs_create(gs_pairs **pairs, int key_bytes, int with_groups,
+				char *errbuf, size_t errlen)
+{
+	(void) key_bytes;
+	(void) with_groups;
+	if (pairs != NULL)
+		*pairs = NULL;
+	if (errbuf != NULL && errlen > 0)
+		snprintf(errbuf, errlen, "gpusel was built without CUDA");
+	return GS_NO_DEVICE;
+}
+
+gs_status
+gs_pairs_append(gs_pairs *pairs, const void *keys, const uint32_t *groups,
+				int64_t n, char *errbuf, size_t errlen)
+{
+	(void) pairs;
+	(void) keys;
+	(void) groups;
+	(void) n;
+	if (errbuf != NULL && errlen > 0)
+		snprintf(errbuf, errlen, "gpusel was built without CUDA");
+	return GS_NO_DEVICE;
+}
+
+int64_t
+gs_pairs_count(const gs_pairs *pairs)
+{
+	(void) pairs;
+	return 0;
+}
+
+gs_status
+gs_pairs_sort_pick(gs_pairs *pairs, int64_t ngroups,
+				   const int64_t *positions, int64_t npositions,
+				   void *out_keys, const volatile int *cancel,
+				   char *errbuf, size_t errlen)
+{
+	(void) pairs;
+	(void) ngroups;
+	(void) positions;
+	(void) npositions;
+	(void) out_keys;
+	(void) cancel;
+	if (errbuf != NULL && errlen > 0)
+		snprintf(errbuf, errlen, "gpusel was built without CUDA");
+	return GS_NO_DEVICE;
+}
+
+gs_status
+gs_pairs_select(gs_pairs *pairs, const int64_t *ranks, int nranks,
+				void *out_keys, const volatile int *cancel,
+				char *errbuf, size_t errlen)
+{
+	(void) pairs;
+	(void) ranks;
+	(void) nranks;
+	(void) out_keys;
+	(void) cancel;
+	if (errbuf != NULL && errlen > 0)
+		snprintf(errbuf, errlen, "gpusel was built without CUDA");
+	return GS_NO_DEVICE;
+}
+
+void
+gs_pairs_destroy(gs_pairs *pairs)
+{
+	/* gs_pairs_create never hands out pairs in this build */
+	(void) pairs;
+}

@@ -363,6 +363,23 @@ GpuselChooseGroupSort(int64 nkeys)
 	return gpu_sort_by_group;
 }
 
+/* Counts one selection done elsewhere (the grouped scan's keys held on the GPU). */
+void
+GpuselCountSelection(bool on_gpu)
+{
+	if (on_gpu)
+		stat_gpu_selects++;
+	else
+		stat_cpu_selects++;
+}
+
+/* Counts one fallback from the GPU to the CPU for want of device memory. */
+void
+GpuselCountFallback(void)
+{
+	stat_gpu_fallbacks++;
+}
+
 /* SQL: one row describing the GPU as this backend sees it. */
 Datum
 gpusel_device_info(PG_FUNCTION_ARGS)

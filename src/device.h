@@ -33,6 +33,8 @@ extern bool GpuselPlanForGpu(double nrows);
 extern KeySelectFn GpuselChooseKeySelect(int64 nrows, bool spilled);
 extern KeySelectFn GpuselChooseSegmentSelect(int64 nrows);
 extern GroupSortFn GpuselChooseGroupSort(int64 nkeys);
+extern void GpuselCountSelection(bool on_gpu);
+extern void GpuselCountFallback(void);
 
 /* a grouped scan's group selects on the GPU from this many keys */
 #define GPUSEL_SEGMENT_GPU_MIN_KEYS 65536

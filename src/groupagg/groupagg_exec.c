@@ -42,6 +42,7 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
+#include "device.h"
 #include "groupagg.h"
 #include "guc.h"
 #include "keys.h"
@@ -254,6 +255,9 @@ start_groups(GroupAggSink *sink)
 		pc->keys = NULL;
 		pc->segments = NULL;
 		pc->picked = NULL;
+		pc->dev = NULL;			/* freed by the reset's callback */
+		pc->shipped = 0;
+		pc->dev_declined = false;
 		pc->like = GpuselPercentileCreate(sink->cxt, pc->typid, pc->descending);
 		pc->keytype = GpuselPercentileKeyType(pc->like);
 		pc->key_bytes = pc->keytype->key_bytes;
@@ -414,6 +418,8 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		sink->exprvalues = palloc(sizeof(Datum) * sink->ninputs * KEYS_BLOCK);
 		sink->exprnulls = palloc(sizeof(bool) * sink->ninputs * KEYS_BLOCK);
 	}
+	/* as many keys as the GPU takes (GpuselChooseGroupSort, GpuselWantGpu) */
+	sink->ship_first_keys = Max(GPUSEL_SEGMENT_GPU_MIN_KEYS, gpusel_min_rows);
 	sink->count_only = nkeys == 0 && sink->ncollections == 0;
 	for (i = 0; i < sink->naggs; i++)
 		if (sink->aggs[i].kind != GROUPAGG_COUNT_STAR)
@@ -797,6 +803,7 @@ GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot)
 			sink->values[i] = ExecEvalExpr(in->state, econtext, &sink->nulls[i]);
 	}
 	add_row(sink);
+	GroupAggShipIfDue(sink);
 }
 
 /* Loads input i, a plain column, from row 'row' of a batch into the current row. */
@@ -1045,6 +1052,7 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 	if (!sink->has_colstates || sink->exprs_by_block)
 	{
 		add_columns_by_block(sink, values, nulls, has_nulls, positions, nrows);
+		GroupAggShipIfDue(sink);
 		return;
 	}
 	for (int64 r = 0; r < nrows; r++)
@@ -1070,6 +1078,7 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 		add_row(sink);
 	}
 	sink->rows_from_columns += nrows;
+	GroupAggShipIfDue(sink);
 }
 
 /* Forgets every group, for a rescan. */

@@ -12,6 +12,7 @@
 #include "executor/tuptable.h"
 #include "nodes/execnodes.h"
 
+#include "gpusel_cuda.h"
 #include "groupagg.h"
 #include "keys.h"
 #include "percentile.h"
@@ -61,6 +62,10 @@ typedef struct PercentileCollection
 	char	   *keys;			/* per pair, key_bytes each */
 	int64	   *counts;			/* per group: its keys; then its segment's start */
 	uint8	   *zeros;			/* per group: 1 = saw -0, 2 = saw +0 */
+	/* held on the GPU while the scan runs (groupagg_device.c) */
+	gs_pairs   *dev;			/* NULL: not (yet) */
+	int64		shipped;		/* pairs copied to the device */
+	bool		dev_declined;	/* the GPU does not take them, or ran short */
 	char	   *segments;		/* the keys by group, after the counting sort */
 	PickedKeys *picked;			/* or: the keys the results read, picked on the GPU */
 } PercentileCollection;
@@ -104,6 +109,7 @@ struct GroupAggSink
 	GroupAggDesc *aggs;
 	int			ncollections;
 	PercentileCollection *collections;
+	int64		ship_first_keys;	/* a collection's keys before its first copy to the GPU */
 	bool		columnar;		/* every input a native column, or an expression of them */
 	bool		count_only;		/* no GROUP BY, every aggregate count(*): rows need no reading */
 
@@ -164,6 +170,33 @@ struct GroupAggSink
 	int64		rows_aggregated;
 	int64		rows_from_columns;	/* of them, read from a batch's columns */
 };
+
+/*
+ * pairs a collection appends on the host between two copies to the device,
+ * once it holds ship_first_keys (as many as the GPU takes) and started
+ */
+#define GROUPAGG_SHIP_KEYS (1 << 20)
+
+/* groupagg_device.c */
+extern void GroupAggShipKeys(GroupAggSink *sink, PercentileCollection *pc);
+extern bool GroupAggDevicePick(GroupAggSink *sink, PercentileCollection *pc,
+							   const int64 *positions, int64 npositions, void *out);
+
+/* Copies new percentile keys to the device once a step's worth has gathered. */
+static inline void
+GroupAggShipIfDue(GroupAggSink *sink)
+{
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+
+		if (pc->dev_declined)
+			continue;
+		if (pc->dev == NULL ? pc->nkeys >= sink->ship_first_keys :
+			pc->nkeys - pc->shipped >= GROUPAGG_SHIP_KEYS)
+			GroupAggShipKeys(sink, pc);
+	}
+}
 
 /* groupagg_exec.c, for groupagg_partial.c */
 extern int64 GroupAggFindGroup(GroupAggSink *sink);

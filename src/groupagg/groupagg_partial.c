@@ -385,5 +385,8 @@ GroupAggSinkMerge(GroupAggSink *sink, GpuselFeedBatch *batch)
 	if (batch->kind == GPUSEL_FEED_GROUPS)
 		merge_groups(sink, batch);
 	else
+	{
 		merge_pairs(sink, batch);
+		GroupAggShipIfDue(sink);
+	}
 }

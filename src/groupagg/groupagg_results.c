@@ -56,9 +56,11 @@ percentile_value(GroupAggSink *sink, GroupAggDesc *desc, int64 g, bool *isnull)
 /*
  * The GPU's way to the results: every percentile over the collection is
  * computed once with placeholder keys to note the positions it reads, the
- * device sorts all pairs by group and key and returns the keys at those
- * positions, and the results read them from there.  False when the device
- * declines (memory); nothing is changed then.
+ * device sorts all pairs by group and key (or, without groups, selects
+ * ranks) and returns the keys at those positions, and the results read
+ * them from there.  The pairs are those held on the device since the scan
+ * (pc->dev), or else the host's, copied by sort_by_group.  False when the
+ * device declines (memory); the host's pairs are unchanged then.
  */
 static bool
 pick_collection(GroupAggSink *sink, PercentileCollection *pc, GroupSortFn sort_by_group)
@@ -109,7 +111,9 @@ pick_collection(GroupAggSink *sink, PercentileCollection *pc, GroupSortFn sort_b
 											  MCXT_ALLOC_HUGE);
 	out = MemoryContextAllocExtended(sink->cxt, (Size) pc->key_bytes * Max(n, 1),
 									 MCXT_ALLOC_HUGE);
-	if (!sort_by_group(pc->key_bytes, pc->keys, pc->groups, pc->nkeys, sink->ngroups,
+	if (pc->dev != NULL ?
+		!GroupAggDevicePick(sink, pc, picked->positions, n, out) :
+		!sort_by_group(pc->key_bytes, pc->keys, pc->groups, pc->nkeys, sink->ngroups,
 					   picked->positions, n, out))
 	{
 		pc->picked = NULL;
@@ -119,8 +123,10 @@ pick_collection(GroupAggSink *sink, PercentileCollection *pc, GroupSortFn sort_b
 		picked->keys[i] = pc->key_bytes == 4 ? ((uint32 *) out)[i] : ((uint64 *) out)[i];
 	pfree(out);
 	picked->noting = false;
-	pfree(pc->groups);
-	pfree(pc->keys);
+	if (pc->groups != NULL)
+		pfree(pc->groups);
+	if (pc->keys != NULL)
+		pfree(pc->keys);
 	pc->groups = NULL;
 	pc->keys = NULL;
 	return true;
@@ -129,9 +135,10 @@ pick_collection(GroupAggSink *sink, PercentileCollection *pc, GroupSortFn sort_b
 /*
  * Turns a collection's pairs into what the results read: counts[g] is
  * where group g's keys start in the order by group and counts[g + 1] where
- * they end.  The GPU, when it takes the pairs, sorts them and picks the
- * keys the results read (pick_collection); otherwise a counting sort by
- * group on the host makes one segment per group, in scan order.
+ * they end.  The GPU, when it holds the pairs or takes them now, sorts (or
+ * selects) them and picks the keys the results read (pick_collection);
+ * otherwise a counting sort by group on the host makes one segment per
+ * group, in scan order, and without groups the keys are the one segment.
  */
 static void
 segment_collection(GroupAggSink *sink, PercentileCollection *pc)
@@ -146,6 +153,8 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 		/* one group: the keys are its segment as they are */
 		pc->counts[0] = 0;
 		pc->counts[1] = pc->nkeys;
+		if (pc->dev != NULL && pick_collection(sink, pc, NULL))
+			return;
 		pc->segments = pc->keys != NULL ? pc->keys :
 			MemoryContextAlloc(sink->cxt, kb);
 		pc->keys = NULL;
@@ -159,6 +168,8 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 		start += n;
 	}
 	pc->counts[sink->ngroups] = start;
+	if (pc->dev != NULL && pick_collection(sink, pc, NULL))
+		return;
 	sort_by_group = GpuselChooseGroupSort(pc->nkeys);
 	if (sort_by_group != NULL && pick_collection(sink, pc, sort_by_group))
 		return;

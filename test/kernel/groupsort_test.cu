@@ -3,7 +3,9 @@
  *	  Checks gs_sort_by_group and gs_sort_by_group_pick (cuda/groupsort.cu)
  *	  through the C ABI against a CPU reference: std::sort of the (group,
  *	  key) pairs, whose keys, read in order, must equal out_keys byte for
- *	  byte (every other case also picks 258 positions).  Covered:
+ *	  byte (every other case also picks 258 positions); and pairs held on the
+ *	  device (gs_pairs), appended in steps, sorted and picked or selected by
+ *	  rank.  Covered:
  *	  - 32- and 64-bit keys; n = 1, 31, 33, 1023, 1025, 65537, 1000003 and
  *	    (without --quick) 20000000;
  *	  - keys uniform, all equal, sorted, reverse-sorted, two distinct values,
@@ -306,6 +308,141 @@ bool check_pick(const Case &c, int64_t n, int case_no, const void *in_keys,
 	}
 	report(ok, what);
 	return ok;
+}
+
+/*
+ * Checks pairs held on the device (gs_pairs): appended in uneven steps that
+ * grow the device buffers past their first capacity, then sorted and
+ * picked (with groups) or selected by rank (without), against the
+ * reference; and device memory unchanged after create, append and destroy.
+ */
+template <typename KeyT>
+void check_held_pairs(int64_t n, int kdist, int gdist, int64_t ngroups, int case_no)
+{
+	std::vector<KeyT> keys;
+	std::vector<uint32_t> groups;
+	std::vector<KeyT> ref;
+	std::vector<KeyT> sorted_keys;
+	std::vector<int64_t> positions;
+	uint64_t	s = case_seed(case_no, 3) | 1;
+	char		errbuf[512] = "";
+	char		label[256];
+	const int64_t steps[3] = {n / 7, n / 2, n - n / 7 - n / 2};
+
+	make_keys(keys, n, kdist, case_seed(case_no, 0));
+	make_groups(groups, n, gdist, ngroups, case_seed(case_no, 1));
+	reference(keys, groups, ref);
+	for (int i = 0; i < 300 && n > 0; i++)
+	{
+		s ^= s << 13;
+		s ^= s >> 7;
+		s ^= s << 17;
+		positions.push_back((int64_t) (s % (uint64_t) n));
+	}
+	positions.push_back(0);
+	positions.push_back(n - 1);
+	std::sort(positions.begin(), positions.end());
+	positions.erase(std::unique(positions.begin(), positions.end()), positions.end());
+
+	for (int with_groups = 0; with_groups <= 1; with_groups++)
+	{
+		gs_pairs   *p = NULL;
+		int64_t		at = 0;
+		gs_status	st = gs_pairs_create(&p, (int) sizeof(KeyT), with_groups, errbuf,
+										 sizeof(errbuf));
+		std::vector<KeyT> out(positions.size(), (KeyT) 0x5A5A5A5A);
+		bool		ok;
+
+		for (int i = 0; i < 3 && st == GS_OK; i++)
+		{
+			st = gs_pairs_append(p, keys.data() + at, with_groups ? groups.data() + at : NULL,
+								 steps[i], errbuf, sizeof(errbuf));
+			at += steps[i];
+		}
+		ok = st == GS_OK && gs_pairs_count(p) == n;
+		if (ok && with_groups)
+		{
+			st = gs_pairs_sort_pick(p, ngroups, positions.data(), (int64_t) positions.size(),
+									out.data(), NULL, errbuf, sizeof(errbuf));
+			ok = st == GS_OK;
+			for (size_t i = 0; ok && i < positions.size(); i++)
+				ok = out[i] == ref[positions[i]];
+		}
+		else if (ok)
+		{
+			sorted_keys = keys;
+			std::sort(sorted_keys.begin(), sorted_keys.end());
+			st = gs_pairs_select(p, positions.data(), (int) positions.size(), out.data(),
+								 NULL, errbuf, sizeof(errbuf));
+			ok = st == GS_OK;
+			for (size_t i = 0; ok && i < positions.size(); i++)
+				ok = out[i] == sorted_keys[positions[i]];
+			/* selection leaves the held keys as they are: a second one agrees */
+			if (ok)
+			{
+				std::vector<KeyT> again(positions.size(), 0);
+
+				ok = gs_pairs_select(p, positions.data(), (int) positions.size(),
+									 again.data(), NULL, errbuf, sizeof(errbuf)) == GS_OK &&
+					again == out;
+			}
+		}
+		snprintf(label, sizeof(label), "held pairs %s n=%lld %s, %zu positions%s%s",
+				 type_name<KeyT>(), (long long) n,
+				 with_groups ? "sorted and picked" : "selected", positions.size(),
+				 ok ? "" : ": ", ok ? "" : errbuf);
+		report(ok, label);
+		gs_pairs_destroy(p);
+	}
+}
+
+/* Memory is unchanged after held pairs are created, grown, sorted and destroyed. */
+void check_held_pairs_memory(int calls)
+{
+	std::vector<uint64_t> keys(300000);
+	std::vector<uint32_t> groups(300000);
+	int64_t		pos[2] = {0, 299999};
+	uint64_t	out[2];
+	uint64_t	before = 0;
+	uint64_t	after = 0;
+	char		errbuf[256];
+
+	for (size_t i = 0; i < keys.size(); i++)
+	{
+		keys[i] = i * 2654435761u;
+		groups[i] = (uint32_t) (i % 7);
+	}
+	for (int call = -1; call < calls; call++)
+	{
+		gs_pairs   *p = NULL;
+
+		if (call == 0)
+			gs_device_memory_in_use(&before);
+		gs_pairs_create(&p, 8, 1, errbuf, sizeof(errbuf));
+		for (int i = 0; i < 5; i++)
+			gs_pairs_append(p, keys.data(), groups.data(), (int64_t) keys.size(),
+							errbuf, sizeof(errbuf));
+		if (call % 2 == 0)
+			gs_pairs_sort_pick(p, 7, pos, 2, out, NULL, errbuf, sizeof(errbuf));
+		gs_pairs_destroy(p);
+	}
+	gs_device_memory_in_use(&after);
+	report(before == after, "held pairs: memory in use " + std::to_string(before) + " -> " +
+		   std::to_string(after) + " bytes after " + std::to_string(calls) + " cycles");
+	{
+		gs_pairs   *p = NULL;
+		int64_t		bad[1] = {5};
+
+		report(gs_pairs_create(&p, 3, 1, errbuf, sizeof(errbuf)) == GS_INVALID_ARGUMENT,
+			   "held pairs: key_bytes 3 refused");
+		gs_pairs_create(&p, 8, 0, errbuf, sizeof(errbuf));
+		report(gs_pairs_append(p, NULL, NULL, 1, errbuf, sizeof(errbuf)) == GS_INVALID_ARGUMENT,
+			   "held pairs: NULL keys refused");
+		report(gs_pairs_sort_pick(p, 2, bad, 1, out, NULL, errbuf, sizeof(errbuf)) ==
+			   GS_INVALID_ARGUMENT, "held pairs: sort without groups refused");
+		gs_pairs_destroy(p);
+		gs_pairs_destroy(NULL);
+	}
 }
 
 /*
@@ -824,6 +961,14 @@ main(int argc, char **argv)
 		check_size<uint32_t>(n, &case_no);
 		check_size<uint64_t>(n, &case_no);
 	}
+	if (max_n >= 2500003)
+	{
+		check_held_pairs<uint32_t>(2500003, K_UNIFORM, G_RANDOM, 101, case_no++);
+		check_held_pairs<uint64_t>(2500003, K_EXTREMES, G_SKEWED, 10000, case_no++);
+		check_held_pairs<uint64_t>(1000001, K_TWO, G_SORTED, 3, case_no++);
+	}
+	check_held_pairs<uint64_t>(1025, K_REVERSE, G_RANDOM, 5, case_no++);
+	check_held_pairs_memory(max_n >= 100003 ? 50 : 5);
 	check_out_of_memory();
 	/* fewer calls when sizes are capped, as under compute-sanitizer */
 	check_memory_and_cancel(max_n >= 100003 ? 200 : 20);
