@@ -143,5 +143,9 @@ GroupAggDevicePick(GroupAggSink *sink, PercentileCollection *pc, const int64 *po
 	}
 	GpuselCheckStatus(status, errbuf, "grouped percentile selection");
 	GpuselCountSelection(true);
+	/* the results read only the picked keys: the device's memory goes back now */
+	gs_pairs_destroy(pc->dev);
+	pc->dev = NULL;
+	pc->dev_declined = true;
 	return true;
 }
