@@ -32,6 +32,7 @@ OBJS = \
 	src/scan/parallel_feed.o \
 	src/groupagg/groupagg_plan.o \
 	src/groupagg/groupagg_exec.o \
+	src/groupagg/groupagg_rows.o \
 	src/groupagg/groupagg_results.o \
 	src/groupagg/groupagg_scan.o \
 	src/groupagg/groupagg_partial.o \

@@ -1,0 +1,498 @@
+/*
+ * groupagg_rows.c
+ *	  Rows into the grouped scan's groups: each row's group (groupagg_exec.c
+ *	  finds or creates it), then its aggregates' cells and its percentile
+ *	  keys, either a row at a time (a heap tuple, or a batch row whose
+ *	  inputs need the executor) or a block of a batch's columns at a time.
+ *
+ * Rows arrive in scan order, and within a block each aggregate still sees
+ * its group's rows in that order, so every order-dependent result is the
+ * one a PostgreSQL aggregate fed in scan order gives (README, "Grouped and
+ * filtered aggregates in one scan").
+ */
+#include "postgres.h"
+
+#include <math.h>
+
+#include "catalog/pg_type_d.h"
+#include "executor/executor.h"
+#include "miscadmin.h"
+#include "utils/float.h"
+
+#include "groupagg_internal.h"
+#include "keys.h"
+#include "scan_exec.h"
+
+/* Integer input as int64, by its type. */
+static inline int64
+int_input(Datum value, Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+			return DatumGetInt16(value);
+		case INT4OID:
+			return DatumGetInt32(value);
+		default:
+			return DatumGetInt64(value);
+	}
+}
+
+/* Float input as float8, by its type. */
+static inline double
+float_input(Datum value, Oid typid)
+{
+	return typid == FLOAT4OID ? (double) DatumGetFloat4(value) : DatumGetFloat8(value);
+}
+
+/* float8_accum's step: Youngs-Cramer, with its overflow rule. */
+static inline void
+accum_float(GroupCell *cell, double newval)
+{
+	double		n = (double) cell->count + 1.0;
+	double		sx = cell->fsum + newval;
+	double		sxx = cell->sxx;
+
+	if (cell->count > 0)
+	{
+		double		tmp = newval * n - sx;
+
+		sxx += tmp * tmp / (n * (double) cell->count);
+		if (isinf(sx) || isinf(sxx))
+		{
+			if (!isinf(cell->fsum) && !isinf(newval))
+				float_overflow_error();
+			sxx = get_float8_nan();
+		}
+	}
+	else if (isnan(newval) || isinf(newval))
+		sxx = get_float8_nan();
+	cell->count++;
+	cell->fsum = sx;
+	cell->sxx = sxx;
+}
+
+/* Adds one non-NULL input (none for count(*)) to an aggregate's cell. */
+static inline void
+update_cell(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, Datum v)
+{
+	switch (desc->kind)
+	{
+		case GROUPAGG_COUNT_STAR:
+		case GROUPAGG_COUNT:
+			cell->count++;
+			break;
+		case GROUPAGG_SUM_INT:
+		case GROUPAGG_SUM_INT8:
+		case GROUPAGG_AVG_INT:
+			cell->isum += int_input(v, desc->input_type);
+			cell->count++;
+			break;
+		case GROUPAGG_SUM_FLOAT4:
+			{
+				float4		x = DatumGetFloat4(v);
+
+				if (cell->count == 0)
+					cell->fsum = x;
+				else
+				{
+					float4		s = (float4) cell->fsum;
+					float4		r = s + x;
+
+					if (unlikely(isinf(r)) && !isinf(s) && !isinf(x))
+						float_overflow_error();
+					cell->fsum = r;
+				}
+				cell->count++;
+				break;
+			}
+		case GROUPAGG_SUM_FLOAT8:
+			{
+				float8		x = DatumGetFloat8(v);
+
+				if (cell->count == 0)
+					cell->fsum = x;
+				else
+				{
+					float8		r = cell->fsum + x;
+
+					if (unlikely(isinf(r)) && !isinf(cell->fsum) && !isinf(x))
+						float_overflow_error();
+					cell->fsum = r;
+				}
+				cell->count++;
+				break;
+			}
+		case GROUPAGG_AVG_FLOAT:
+			accum_float(cell, float_input(v, desc->input_type));
+			break;
+		case GROUPAGG_MIN:
+		case GROUPAGG_MAX:
+			{
+				uint64		key = sink->inputs[desc->input].keytype->to_key(v);
+
+				/* of two equal values the later one is kept, as PostgreSQL does */
+				if (cell->count == 0 ||
+					(desc->kind == GROUPAGG_MIN ? key <= cell->key : key >= cell->key))
+				{
+					cell->key = key;
+					cell->value = v;
+				}
+				cell->count++;
+				break;
+			}
+		case GROUPAGG_PERCENTILE_DISC:
+		case GROUPAGG_PERCENTILE_CONT:
+			break;			/* collected below, once per collection */
+	}
+}
+
+/* Appends one key of group g to a collection (room made by the caller). */
+static inline void
+append_pair(PercentileCollection *pc, int64 g, uint64 key)
+{
+	if (pc->groups != NULL)
+		pc->groups[pc->nkeys] = (uint32) g;
+	if (pc->key_bytes == 4)
+		((uint32 *) pc->keys)[pc->nkeys] = (uint32) key;
+	else
+		((uint64 *) pc->keys)[pc->nkeys] = key;
+	pc->nkeys++;
+	pc->counts[g]++;
+}
+
+/* Adds the current row's percentile keys to its group's collections. */
+static inline void
+add_row_keys(GroupAggSink *sink, int64 g)
+{
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+		Datum		v = sink->values[pc->input];
+		uint64		key;
+
+		if (sink->nulls[pc->input])
+			continue;
+		if (unlikely(pc->nkeys == pc->cap))
+			GroupAggGrowCollection(sink, pc);
+		key = pc->keytype->to_key(v);
+		if (unlikely(key == pc->keytype->zero_key) && pc->keytype->is_negative_zero != NULL)
+			pc->zeros[g] |= pc->keytype->is_negative_zero(v) ? 1 : 2;
+		append_pair(pc, g, key);
+	}
+}
+
+/* Adds the current row (values and nulls filled) to its group. */
+static void
+add_row(GroupAggSink *sink)
+{
+	int64		g = GroupAggFindGroup(sink);
+	GroupCell  *cells = &sink->cells[g * sink->naggs];
+
+	sink->rows_aggregated++;
+	for (int a = 0; a < sink->naggs; a++)
+	{
+		GroupAggDesc *desc = &sink->aggs[a];
+
+		if (desc->input >= 0 && sink->nulls[desc->input])
+			continue;			/* strict: NULL inputs are skipped */
+		update_cell(sink, desc, &cells[a],
+					desc->input >= 0 ? sink->values[desc->input] : (Datum) 0);
+	}
+	add_row_keys(sink, g);
+}
+
+/* Adds one row that passed the WHERE clause, read from a heap tuple slot. */
+void
+GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot)
+{
+	ExprContext *econtext = sink->ps->ps_ExprContext;
+
+	econtext->ecxt_scantuple = slot;
+	for (int i = 0; i < sink->ninputs; i++)
+	{
+		GroupInput *in = &sink->inputs[i];
+
+		if (in->state == NULL)
+			sink->values[i] = slot_getattr(slot, in->attno, &sink->nulls[i]);
+		else
+			sink->values[i] = ExecEvalExpr(in->state, econtext, &sink->nulls[i]);
+	}
+	add_row(sink);
+	GroupAggShipIfDue(sink);
+}
+
+/* Loads input i, a plain column, from row 'row' of a batch into the current row. */
+static inline void
+load_column_input(GroupAggSink *sink, int i, void *const *values, uint8 *const *nulls,
+				  const uint8 *has_nulls, int64 row)
+{
+	GroupInput *in = &sink->inputs[i];
+	int			c = in->column;
+
+	sink->nulls[i] = has_nulls[c] && nulls[c][row];
+	sink->values[i] = sink->nulls[i] ? (Datum) 0 :
+		GpuselLoadValue(values[c], row, in->coltype);
+}
+
+/* Stores a batch row's columns in colslot, for the expression inputs. */
+static void
+load_expr_columns(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+				  const uint8 *has_nulls, int64 row)
+{
+	TupleTableSlot *slot = sink->colslot;
+
+	ExecClearTuple(slot);
+	for (int e = 0; e < sink->nexprcols; e++)
+	{
+		int			c = sink->exprcol_columns[e];
+		int			a = sink->exprcol_attnos[e] - 1;
+		bool		isnull = has_nulls[c] && nulls[c][row];
+
+		slot->tts_isnull[a] = isnull;
+		slot->tts_values[a] = isnull ? (Datum) 0 :
+			GpuselLoadValue(values[c], row, sink->exprcol_types[e]);
+	}
+	ExecStoreVirtualTuple(slot);
+	sink->ps->ps_ExprContext->ecxt_scantuple = slot;
+}
+
+/*
+ * Evaluates every expression input over len rows of a batch into
+ * exprvalues/exprnulls (exprs_by_block: pass-by-value results, which
+ * outlive the per-block reset of the expression context).
+ */
+static void
+eval_exprs_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+					const uint8 *has_nulls, const uint32 *rows, int64 start, int len)
+{
+	ExprContext *econtext = sink->ps->ps_ExprContext;
+
+	ResetExprContext(econtext);
+	for (int j = 0; j < len; j++)
+	{
+		int64		row = rows != NULL ? (int64) rows[j] : start + j;
+
+		if (sink->nexprcols > 0)
+			load_expr_columns(sink, values, nulls, has_nulls, row);
+		for (int i = 0; i < sink->ninputs; i++)
+		{
+			GroupInput *in = &sink->inputs[i];
+
+			if (in->colstate != NULL)
+				sink->exprvalues[i * KEYS_BLOCK + j] =
+					ExecEvalExpr(in->colstate, econtext, &sink->exprnulls[i * KEYS_BLOCK + j]);
+		}
+	}
+}
+
+/* Loads input i of block row j (batch row 'row') into the current row. */
+static inline void
+load_block_input(GroupAggSink *sink, int i, void *const *values, uint8 *const *nulls,
+				 const uint8 *has_nulls, int64 row, int j)
+{
+	if (sink->inputs[i].colstate != NULL)
+	{
+		sink->nulls[i] = sink->exprnulls[i * KEYS_BLOCK + j];
+		sink->values[i] = sink->exprvalues[i * KEYS_BLOCK + j];
+	}
+	else
+		load_column_input(sink, i, values, nulls, has_nulls, row);
+}
+
+/* Adds a block's values of an expression input to one aggregate's cells. */
+static void
+add_expr_block_to_cells(GroupAggSink *sink, GroupAggDesc *desc, int a,
+						const int64 *groups, int len)
+{
+	const Datum *vals = &sink->exprvalues[desc->input * KEYS_BLOCK];
+	const bool *nls = &sink->exprnulls[desc->input * KEYS_BLOCK];
+
+	for (int j = 0; j < len; j++)
+		if (!nls[j])			/* strict: NULL inputs are skipped */
+			update_cell(sink, desc, &sink->cells[groups[j] * sink->naggs + a], vals[j]);
+}
+
+/* Adds a block's values of an expression input to a collection. */
+static void
+add_expr_block_to_collection(GroupAggSink *sink, PercentileCollection *pc,
+							 const int64 *groups, int len)
+{
+	const Datum *vals = &sink->exprvalues[pc->input * KEYS_BLOCK];
+	const bool *nls = &sink->exprnulls[pc->input * KEYS_BLOCK];
+	const KeyType *kt = pc->keytype;
+
+	while (pc->nkeys + len > pc->cap)
+		GroupAggGrowCollection(sink, pc);
+	for (int j = 0; j < len; j++)
+	{
+		uint64		key;
+
+		if (nls[j])
+			continue;
+		key = kt->to_key(vals[j]);
+		if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
+			pc->zeros[groups[j]] |= kt->is_negative_zero(vals[j]) ? 1 : 2;
+		append_pair(pc, groups[j], key);
+	}
+}
+
+/*
+ * Adds a batch's rows a block at a time when every input is a plain
+ * column or an expression of them returning a pass-by-value type: the
+ * block's expression inputs first, each row's group next, then each
+ * aggregate in one loop over the block, then each collection's keys in one
+ * loop (KeysOfColumn for a column).  Every aggregate still sees its
+ * group's rows in scan order.
+ */
+static void
+add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+					 const uint8 *has_nulls, const uint32 *positions, int64 nrows)
+{
+	int64		groups[KEYS_BLOCK];
+	uint64		keys[KEYS_BLOCK];
+
+	for (int64 start = 0; start < nrows; start += KEYS_BLOCK)
+	{
+		int			len = (int) Min(nrows - start, KEYS_BLOCK);
+		const uint32 *rows = positions != NULL ? positions + start : NULL;
+		int			naggs = sink->naggs;
+
+		CHECK_FOR_INTERRUPTS();
+		if (sink->has_colstates)
+			eval_exprs_by_block(sink, values, nulls, has_nulls, rows, start, len);
+		if (sink->nkeys == 0)
+			memset(groups, 0, sizeof(int64) * len);
+		else
+			for (int j = 0; j < len; j++)
+			{
+				int64		row = rows != NULL ? (int64) rows[j] : start + j;
+
+				for (int k = 0; k < sink->nkeys; k++)
+					load_block_input(sink, k, values, nulls, has_nulls, row, j);
+				groups[j] = GroupAggFindGroup(sink);
+			}
+		sink->rows_aggregated += len;
+
+		/* the cells move as groups are added: read their address after */
+		for (int a = 0; a < naggs; a++)
+		{
+			GroupAggDesc *desc = &sink->aggs[a];
+			GroupCell  *cells = sink->cells;
+			GroupInput *in;
+			const uint8 *nl;
+
+			if (desc->collection >= 0)
+				continue;
+			if (desc->input < 0)
+			{
+				for (int j = 0; j < len; j++)
+					cells[groups[j] * naggs + a].count++;
+				continue;
+			}
+			in = &sink->inputs[desc->input];
+			if (in->colstate != NULL)
+			{
+				add_expr_block_to_cells(sink, desc, a, groups, len);
+				continue;
+			}
+			nl = has_nulls[in->column] ? nulls[in->column] : NULL;
+			for (int j = 0; j < len; j++)
+			{
+				int64		row = rows != NULL ? (int64) rows[j] : start + j;
+
+				if (nl != NULL && nl[row])
+					continue;	/* strict: NULL inputs are skipped */
+				update_cell(sink, desc, &cells[groups[j] * naggs + a],
+							GpuselLoadValue(values[in->column], row, in->coltype));
+			}
+		}
+
+		for (int p = 0; p < sink->ncollections; p++)
+		{
+			PercentileCollection *pc = &sink->collections[p];
+			GroupInput *in = &sink->inputs[pc->input];
+			const KeyType *kt = pc->keytype;
+			const uint8 *nl;
+			bool		mapped;
+
+			if (in->colstate != NULL)
+			{
+				add_expr_block_to_collection(sink, pc, groups, len);
+				continue;
+			}
+			nl = has_nulls[in->column] ? nulls[in->column] : NULL;
+			mapped = KeysOfColumn(in->coltype, kt->typid, values[in->column],
+								  rows, start, len, keys);
+			while (pc->nkeys + len > pc->cap)
+				GroupAggGrowCollection(sink, pc);
+			for (int j = 0; j < len; j++)
+			{
+				int64		row = rows != NULL ? (int64) rows[j] : start + j;
+				uint64		key;
+
+				if (nl != NULL && nl[row])
+					continue;
+				key = mapped ? keys[j] :
+					kt->to_key(GpuselLoadValue(values[in->column], row, in->coltype));
+				if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
+					pc->zeros[groups[j]] |=
+						kt->is_negative_zero(GpuselLoadValue(values[in->column], row,
+															 in->coltype)) ? 1 : 2;
+				append_pair(pc, groups[j], key);
+			}
+		}
+	}
+	sink->rows_from_columns += nrows;
+}
+
+/*
+ * Adds the rows of a batch held as columns (GroupAggSinkSetColumns): the
+ * rows at 'positions', or the first nrows rows when positions is NULL.
+ */
+void
+GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+					   const uint8 *has_nulls, const uint32 *positions, int64 nrows)
+{
+	ExprContext *econtext = sink->ps->ps_ExprContext;
+
+	if (sink->count_only)
+	{
+		/* count(*) alone: a batch's rows are counted whole, as the device passed them */
+		for (int a = 0; a < sink->naggs; a++)
+			sink->cells[a].count += nrows;
+		sink->rows_aggregated += nrows;
+		sink->rows_from_columns += nrows;
+		return;
+	}
+	if (!sink->has_colstates || sink->exprs_by_block)
+	{
+		add_columns_by_block(sink, values, nulls, has_nulls, positions, nrows);
+		GroupAggShipIfDue(sink);
+		return;
+	}
+	for (int64 r = 0; r < nrows; r++)
+	{
+		int64		row = positions != NULL ? (int64) positions[r] : r;
+
+		if ((r & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		/* what an expression input allocates lives for one row */
+		if (sink->has_colstates)
+			ResetExprContext(econtext);
+		if (sink->nexprcols > 0)
+			load_expr_columns(sink, values, nulls, has_nulls, row);
+		for (int i = 0; i < sink->ninputs; i++)
+		{
+			GroupInput *in = &sink->inputs[i];
+
+			if (in->colstate != NULL)
+				sink->values[i] = ExecEvalExpr(in->colstate, econtext, &sink->nulls[i]);
+			else
+				load_column_input(sink, i, values, nulls, has_nulls, row);
+		}
+		add_row(sink);
+	}
+	sink->rows_from_columns += nrows;
+	GroupAggShipIfDue(sink);
+}
