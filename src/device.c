@@ -348,11 +348,12 @@ gpu_sort_by_group(int key_bytes, const void *keys, const uint32 *groups, int64 n
 }
 
 /*
- * Chooses, once per collection, how a grouped scan's percentile keys
- * become one segment per group: NULL for the host's counting sort followed
- * by a selection per group, or the GPU's sort of all groups at once, after
- * which every group's ranks are read by index.  The GPU sort pays a copy of
- * the pairs each way, which small collections do not repay.
+ * Chooses, once per collection whose pairs the scan did not already hold
+ * on the device, how its percentile keys reach the results: NULL for the
+ * host's counting sort followed by a selection per group, or the GPU's sort
+ * of all groups at once with only the keys at the results' ranks copied
+ * back.  The GPU sort pays a copy of the pairs to the device, which small
+ * collections do not repay.
  */
 GroupSortFn
 GpuselChooseGroupSort(int64 nkeys)
