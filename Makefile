@@ -36,7 +36,8 @@ OBJS = \
 	src/groupagg/groupagg_results.o \
 	src/groupagg/groupagg_scan.o \
 	src/groupagg/groupagg_partial.o \
-	src/groupagg/groupagg_device.o
+	src/groupagg/groupagg_device.o \
+	src/groupagg/groupagg_batch.o
 
 REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions groupagg parallel upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel
@@ -55,7 +56,7 @@ NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden $(CU
 # CUDA objects are linked through SHLIB_LINK, not OBJS: PGXS would want an
 # LLVM bitcode file for every member of OBJS.
 ifeq ($(WITH_CUDA),1)
-CUDA_OBJS = cuda/device.o cuda/sampleselect.o cuda/filter.o cuda/groupsort.o
+CUDA_OBJS = cuda/device.o cuda/sampleselect.o cuda/filter.o cuda/groupsort.o cuda/groupbatch.o
 SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 else
 CUDA_OBJS = cuda/nocuda.o cuda/nocuda_filter.o

@@ -49,6 +49,8 @@ typedef struct gs_slot
 	gs_compact_result *h_result;	/* pinned */
 	gs_compact_workspace ws;
 	long long	nrows;
+	long long	npass;			/* rows passed, once waited for; -1 before */
+	unsigned long long submits;	/* batches submitted to the slot so far */
 	int			pending;		/* submitted, not yet waited for */
 } gs_slot;
 
@@ -625,6 +627,7 @@ gs_slot_create(gs_filter *f, gs_slot *s, char *errbuf, size_t errlen)
 
 #define GS_TRY(call, what) do { e = (call); if (e != cudaSuccess) return gs_cuda_fail(e, what, errbuf, errlen); } while (0)
 
+	s->npass = -1;
 	GS_TRY(cudaStreamCreateWithFlags(&s->stream, cudaStreamNonBlocking), "creating a stream");
 	GS_TRY(cudaEventCreate(&s->ev_start), "creating an event");
 	GS_TRY(cudaEventCreate(&s->ev_done), "creating an event");
@@ -787,6 +790,39 @@ gs_filter_nulls(gs_filter *f, int slot, int col)
 }
 
 gs_status
+gs_filter_ship_columns(gs_filter *f, const uint8_t *cols, char *errbuf, size_t errlen)
+{
+	cudaError_t e;
+
+	if (f == NULL || cols == NULL)
+		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: bad filter or column list");
+	for (int i = 0; i < f->nslots; ++i)
+		if (f->slots[i].pending)
+			return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: columns must be added before a batch is submitted");
+	for (int c = 0; c < f->ncols; ++c)
+	{
+		size_t		rows = (size_t) (f->max_rows > 0 ? f->max_rows : 1);
+
+		if (!cols[c] || f->col_used[c])
+			continue;
+		for (int i = 0; i < f->nslots; ++i)
+		{
+			gs_slot    *s = &f->slots[i];
+
+			/* the slot owns what it allocated here: gs_slot_free frees every column */
+			e = cudaMalloc(&s->d_values[c], (rows * gs_coltype_width(f->coltypes[c]) + 15) & ~(size_t) 15);
+			if (e == cudaSuccess)
+				e = cudaMalloc((void **) &s->d_nulls[c], (rows + 15) & ~(size_t) 15);
+			if (e != cudaSuccess)
+				return gs_cuda_fail(e, "allocating a device column", errbuf, errlen);
+			s->table_valid = 0;
+		}
+		f->col_used[c] = 1;
+	}
+	return GS_OK;
+}
+
+gs_status
 gs_filter_submit(gs_filter *f, int slot, int64_t nrows, const uint8_t *has_nulls,
 				 char *errbuf, size_t errlen)
 {
@@ -836,6 +872,8 @@ gs_filter_submit(gs_filter *f, int slot, int64_t nrows, const uint8_t *has_nulls
 	if (e != cudaSuccess)
 		return gs_cuda_fail(e, "queueing the result copy", errbuf, errlen);
 	s->nrows = nrows;
+	s->npass = -1;
+	s->submits++;
 	s->pending = 1;
 	return GS_OK;
 }
@@ -885,6 +923,7 @@ gs_filter_wait(gs_filter *f, int slot, const uint32_t **positions, int64_t *coun
 		return gs_cuda_fail(e, "copying positions back", errbuf, errlen);
 	ms += copy_ms;
 
+	s->npass = n;
 	if (positions)
 		*positions = s->h_positions;
 	if (count)
@@ -893,6 +932,28 @@ gs_filter_wait(gs_filter *f, int slot, const uint32_t **positions, int64_t *coun
 		*row_error = s->h_result->row_error != 0;
 	if (device_ms)
 		*device_ms = ms;
+	return GS_OK;
+}
+
+gs_status
+gs_filter_device_batch(gs_filter *f, int slot, gs_device_batch *out, char *errbuf, size_t errlen)
+{
+	gs_slot    *s;
+
+	if (f == NULL || out == NULL || slot < 0 || slot >= f->nslots)
+		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: bad filter or slot %d", slot);
+	s = &f->slots[slot];
+	if (s->pending || s->npass < 0)
+		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: slot %d holds no waited-for batch", slot);
+	out->stream = s->stream;
+	out->values = s->d_values;
+	for (int c = 0; c < f->ncols && c < GS_MAX_PROGRAM_LENGTH; ++c)
+		out->nulls[c] = s->next_table[c].nulls;	/* as the last submit set them */
+	out->positions = s->d_positions;
+	out->npositions = s->npass;
+	out->batch = s->submits;
+	out->ncols = f->ncols;
+	out->coltypes = f->coltypes;
 	return GS_OK;
 }
 

@@ -91,6 +91,11 @@ gs_status	gs_pairs_append(gs_pairs *pairs, const void *keys, const uint32_t *gro
 /* Keys held. */
 int64_t		gs_pairs_count(const gs_pairs *pairs);
 
+/* Copies every held key (and group number) into host memory, in the order
+ * held; the pairs stay held.  keys and groups hold gs_pairs_count() each. */
+gs_status	gs_pairs_read(gs_pairs *pairs, void *keys, uint32_t *groups,
+						  char *errbuf, size_t errlen);
+
 /*
  * With groups (all < ngroups): sorts the held pairs by group and key,
  * consuming them, and copies back the keys at the npositions 0-based

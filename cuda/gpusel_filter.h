@@ -146,6 +146,14 @@ void	   *gs_filter_values(gs_filter *filter, int slot, int col);
 uint8_t    *gs_filter_nulls(gs_filter *filter, int slot, int col);
 
 /*
+ * Makes the device copy the columns with cols[col] != 0 as well, though the
+ * program does not read them, so that device work after the filter
+ * (gs_batch_groups) finds them there.  Before the first submit.
+ */
+gs_status	gs_filter_ship_columns(gs_filter *filter, const uint8_t *cols,
+								   char *errbuf, size_t errlen);
+
+/*
  * Starts the device work on slot 'slot' holding nrows rows (asynchronous:
  * copies, predicate, compaction, copy of the positions back).
  * has_nulls[col] == 0 lets the device skip a column's null bytes.
@@ -167,6 +175,70 @@ gs_status	gs_filter_wait(gs_filter *filter, int slot,
 
 /* Frees everything the filter owns; safe on NULL and after errors. */
 void		gs_filter_destroy(gs_filter *filter);
+
+/*
+ * Rows into groups on the device (groupbatch.cu), after a batch is waited
+ * for: the distinct values of its group key column among the passing rows
+ * (gs_batch_groups_find), then, once the host has given each a group
+ * number, each passing row's (group, key) pair appended to held pairs
+ * (gs_batch_groups_add).
+ */
+typedef struct gs_batch_groups gs_batch_groups;
+
+/* One distinct group key of a batch. */
+typedef struct gs_batch_key
+{
+	uint64_t	bits;			/* the column's bytes, zero-extended; 0 for NULL */
+	uint32_t	first;			/* its first row, as an index into the passing rows from 'from' */
+	uint32_t	isnull;
+} gs_batch_key;
+
+/* What one distinct key's rows added to the pairs. */
+typedef struct gs_batch_tally
+{
+	uint64_t	rows;			/* passing rows with this key */
+	uint64_t	keys;			/* of them, with a non-NULL value: pairs appended */
+	uint32_t	zeros;			/* float values: bit 0 a -0 was seen, bit 1 a +0 */
+	uint32_t	pad;
+} gs_batch_tally;
+
+/* How values become order-preserving keys (as src/percentile/keys.h maps them). */
+typedef enum gs_key_kind
+{
+	GS_KEY_INT32 = 0,			/* int2, int4 (date): 4-byte keys */
+	GS_KEY_INT64,				/* int2, int4, int8 (timestamps): 8-byte keys */
+	GS_KEY_FLOAT4,				/* float4: 4-byte keys */
+	GS_KEY_FLOAT8				/* float4 or float8 as float8: 8-byte keys */
+} gs_key_kind;
+
+/* Device and pinned memory for batches of up to max_rows passing rows. */
+gs_status	gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows,
+								   char *errbuf, size_t errlen);
+
+/*
+ * The distinct values of column key_col (which the device holds: a program
+ * column or one shipped with gs_filter_ship_columns) among the passing rows
+ * of slot 'slot' from the from-th on; key_col < 0 puts every row under one
+ * key.  *keys (pinned, *nkeys entries, in no order) is valid until the
+ * next call.
+ */
+gs_status	gs_batch_groups_find(gs_batch_groups *groups, gs_filter *filter, int slot,
+								 int64_t from, int key_col, int64_t *nkeys,
+								 const gs_batch_key **keys, char *errbuf, size_t errlen);
+
+/*
+ * After gs_batch_groups_find: appends the pair (group_of_key[key], value's
+ * key) of each of those rows whose column val_col is not NULL to 'pairs'
+ * (key bytes as key_kind gives them; group_of_key ignored without groups)
+ * and sets *tally to nkeys tallies, in the order of the keys found.
+ */
+gs_status	gs_batch_groups_add(gs_batch_groups *groups, gs_filter *filter,
+								const uint32_t *group_of_key, int val_col, int key_kind,
+								gs_pairs *pairs, const gs_batch_tally **tally,
+								char *errbuf, size_t errlen);
+
+/* Frees everything; safe on NULL. */
+void		gs_batch_groups_destroy(gs_batch_groups *groups);
 
 #ifdef __cplusplus
 }

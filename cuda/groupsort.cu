@@ -28,18 +28,6 @@
 #include "gs_internal.cuh"
 #include "sampleselect.cuh"
 
-/* Pairs held on the device (gpusel_cuda.h). */
-struct gs_pairs
-{
-	int			key_bytes;
-	int			with_groups;
-	void	   *keys;			/* cap keys */
-	uint32_t   *groups;			/* cap group numbers, when with_groups */
-	int64_t		count;
-	int64_t		cap;
-	cudaStream_t stream;
-};
-
 namespace
 {
 
@@ -365,6 +353,50 @@ gs_pairs_create(gs_pairs **pairs, int key_bytes, int with_groups,
 	return GS_OK;
 }
 
+cudaError_t
+gs_pairs_reserve(gs_pairs *p, int64_t n)
+{
+	int64_t		cap;
+	void	   *new_keys = NULL;
+	uint32_t   *new_groups = NULL;
+	cudaError_t err;
+
+	if (p->count + n <= p->cap)
+		return cudaSuccess;
+	cap = p->cap * 2;
+	if (cap < p->count + n)
+		cap = p->count + n;
+	if (cap < kPairsMinCapacity)
+		cap = kPairsMinCapacity;
+	err = cudaMalloc(&new_keys, (size_t) cap * p->key_bytes);
+	if (err == cudaSuccess && p->with_groups)
+		err = cudaMalloc((void **) &new_groups, (size_t) cap * sizeof(uint32_t));
+	if (err == cudaSuccess && p->count > 0)
+		err = cudaMemcpyAsync(new_keys, p->keys, (size_t) p->count * p->key_bytes,
+							  cudaMemcpyDeviceToDevice, p->stream);
+	if (err == cudaSuccess && p->count > 0 && p->with_groups)
+		err = cudaMemcpyAsync(new_groups, p->groups, (size_t) p->count * sizeof(uint32_t),
+							  cudaMemcpyDeviceToDevice, p->stream);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(p->stream);
+	if (err != cudaSuccess)
+	{
+		if (new_keys != NULL)
+			(void) cudaFree(new_keys);
+		if (new_groups != NULL)
+			(void) cudaFree(new_groups);
+		return err;
+	}
+	if (p->keys != NULL)
+		(void) cudaFree(p->keys);
+	if (p->groups != NULL)
+		(void) cudaFree(p->groups);
+	p->keys = new_keys;
+	p->groups = new_groups;
+	p->cap = cap;
+	return cudaSuccess;
+}
+
 gs_status
 gs_pairs_append(gs_pairs *p, const void *keys, const uint32_t *groups, int64_t n,
 				char *errbuf, size_t errlen)
@@ -378,46 +410,9 @@ gs_pairs_append(gs_pairs *p, const void *keys, const uint32_t *groups, int64_t n
 	}
 	if (n == 0)
 		return GS_OK;
-	if (p->count + n > p->cap)
-	{
-		int64_t		cap = p->cap * 2;
-		void	   *new_keys = NULL;
-		uint32_t   *new_groups = NULL;
-
-		if (cap < p->count + n)
-			cap = p->count + n;
-		if (cap < kPairsMinCapacity)
-			cap = kPairsMinCapacity;
-		err = cudaMalloc(&new_keys, (size_t) cap * p->key_bytes);
-		if (err == cudaSuccess && p->with_groups)
-			err = cudaMalloc((void **) &new_groups, (size_t) cap * sizeof(uint32_t));
-		if (err == cudaSuccess && p->count > 0)
-			err = cudaMemcpyAsync(new_keys, p->keys, (size_t) p->count * p->key_bytes,
-								  cudaMemcpyDeviceToDevice, p->stream);
-		if (err == cudaSuccess && p->count > 0 && p->with_groups)
-			err = cudaMemcpyAsync(new_groups, p->groups, (size_t) p->count * sizeof(uint32_t),
-								  cudaMemcpyDeviceToDevice, p->stream);
-		if (err == cudaSuccess)
-			err = cudaStreamSynchronize(p->stream);
-		if (err != cudaSuccess)
-		{
-			gs_status	status = gs_status_from_cuda(err, "growing the keys held on the device",
-													 errbuf, errlen);
-
-			if (new_keys != NULL)
-				(void) cudaFree(new_keys);
-			if (new_groups != NULL)
-				(void) cudaFree(new_groups);
-			return status;
-		}
-		if (p->keys != NULL)
-			(void) cudaFree(p->keys);
-		if (p->groups != NULL)
-			(void) cudaFree(p->groups);
-		p->keys = new_keys;
-		p->groups = new_groups;
-		p->cap = cap;
-	}
+	err = gs_pairs_reserve(p, n);
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "growing the keys held on the device", errbuf, errlen);
 	/* from pageable memory the call returns once the host bytes are staged */
 	err = cudaMemcpyAsync(static_cast<char *>(p->keys) + (size_t) p->count * p->key_bytes,
 						  keys, (size_t) n * p->key_bytes, cudaMemcpyHostToDevice, p->stream);
@@ -434,6 +429,29 @@ int64_t
 gs_pairs_count(const gs_pairs *p)
 {
 	return p != NULL ? p->count : 0;
+}
+
+gs_status
+gs_pairs_read(gs_pairs *p, void *keys, uint32_t *groups, char *errbuf, size_t errlen)
+{
+	cudaError_t err = cudaSuccess;
+
+	if (p == NULL || (p->count > 0 && (keys == NULL || (p->with_groups && groups == NULL))))
+	{
+		gs_format_error(errbuf, errlen, "invalid arguments to gs_pairs_read");
+		return GS_INVALID_ARGUMENT;
+	}
+	if (p->count > 0)
+		err = cudaMemcpyAsync(keys, p->keys, (size_t) p->count * p->key_bytes,
+							  cudaMemcpyDeviceToHost, p->stream);
+	if (err == cudaSuccess && p->count > 0 && p->with_groups)
+		err = cudaMemcpyAsync(groups, p->groups, (size_t) p->count * sizeof(uint32_t),
+							  cudaMemcpyDeviceToHost, p->stream);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(p->stream);
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "copying the held keys back", errbuf, errlen);
+	return GS_OK;
 }
 
 gs_status

@@ -8,8 +8,10 @@
 
 #include <cuda_runtime.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "gpusel_cuda.h"
+#include "gpusel_filter.h"
 
 /* Writes a formatted message into errbuf; never overflows, always ends it. */
 void		gs_format_error(char *errbuf, size_t errlen, const char *fmt, ...)
@@ -26,5 +28,43 @@ bool		gs_error_is_sticky(cudaError_t err);
  */
 gs_status	gs_status_from_cuda(cudaError_t err, const char *what,
 								char *errbuf, size_t errlen);
+
+/* Pairs held on the device (gpusel_cuda.h); groupsort.cu and groupbatch.cu fill them. */
+struct gs_pairs
+{
+	int			key_bytes;
+	int			with_groups;
+	void	   *keys;			/* cap keys */
+	uint32_t   *groups;			/* cap group numbers, when with_groups */
+	int64_t		count;
+	int64_t		cap;
+	cudaStream_t stream;
+};
+
+/*
+ * Makes room for n more pairs, growing the device arrays (and copying what
+ * they hold) when needed; the held pairs are unchanged on failure.
+ */
+cudaError_t gs_pairs_reserve(gs_pairs *p, int64_t n);
+
+/* A waited-for batch of the device filter as it lies in device memory. */
+typedef struct gs_device_batch
+{
+	cudaStream_t stream;		/* the slot's stream: work on the batch goes here */
+	void	   *const *values;	/* per column; NULL where the column is not on the device */
+	const uint8_t *nulls[GS_MAX_PROGRAM_LENGTH];	/* NULL where a column has no NULLs */
+	const uint32_t *positions;	/* the passing rows' positions, ascending */
+	int64_t		npositions;
+	unsigned long long batch;	/* which of the slot's batches: changes with every submit */
+	int			ncols;
+	const gs_coltype *coltypes;
+} gs_device_batch;
+
+/*
+ * The device side of slot 'slot' after gs_filter_wait, valid until the slot
+ * is submitted again; GS_INVALID_ARGUMENT for a slot with no batch.
+ */
+gs_status	gs_filter_device_batch(gs_filter *filter, int slot, gs_device_batch *out,
+								   char *errbuf, size_t errlen);
 
 #endif							/* GPUSEL_GS_INTERNAL_CUH */

@@ -129,6 +129,17 @@ gs_pairs_count(const gs_pairs *pairs)
 }
 
 gs_status
+gs_pairs_read(gs_pairs *pairs, void *keys, uint32_t *groups, char *errbuf, size_t errlen)
+{
+	(void) pairs;
+	(void) keys;
+	(void) groups;
+	if (errbuf != NULL && errlen > 0)
+		snprintf(errbuf, errlen, "gpusel was built without CUDA");
+	return GS_NO_DEVICE;
+}
+
+gs_status
 gs_pairs_sort_pick(gs_pairs *pairs, int64_t ngroups,
 				   const int64_t *positions, int64_t npositions,
 				   void *out_keys, const volatile int *cancel,

@@ -87,3 +87,59 @@ gs_filter_destroy(gs_filter *filter)
 {
 	(void) filter;
 }
+
+gs_status
+gs_filter_ship_columns(gs_filter *filter, const uint8_t *cols, char *errbuf, size_t errlen)
+{
+	(void) filter;
+	(void) cols;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+gs_status
+gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf, size_t errlen)
+{
+	(void) max_rows;
+	if (groups != NULL)
+		*groups = NULL;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+gs_status
+gs_batch_groups_find(gs_batch_groups *groups, gs_filter *filter, int slot, int64_t from,
+					 int key_col, int64_t *nkeys, const gs_batch_key **keys,
+					 char *errbuf, size_t errlen)
+{
+	(void) groups;
+	(void) filter;
+	(void) slot;
+	(void) from;
+	(void) key_col;
+	if (nkeys != NULL)
+		*nkeys = 0;
+	if (keys != NULL)
+		*keys = NULL;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+gs_status
+gs_batch_groups_add(gs_batch_groups *groups, gs_filter *filter, const uint32_t *group_of_key,
+					int val_col, int key_kind, gs_pairs *pairs, const gs_batch_tally **tally,
+					char *errbuf, size_t errlen)
+{
+	(void) groups;
+	(void) filter;
+	(void) group_of_key;
+	(void) val_col;
+	(void) key_kind;
+	(void) pairs;
+	if (tally != NULL)
+		*tally = NULL;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+void
+gs_batch_groups_destroy(gs_batch_groups *groups)
+{
+	(void) groups;
+}

@@ -656,6 +656,88 @@ SELECT * FROM ga_check($$SELECT i % 5300 AS b, gpu_percentile(0.5) WITHIN GROUP 
   FROM ga_sorted GROUP BY 1$$);
 DROP TABLE ga_sorted;
 
+--
+-- 22. Rows into groups on the device: with a device qual, one plain key
+-- column (or none), one collection over a plain column and count(*), the
+-- GPU finds each batch's keys and appends the pairs itself.  Batches of
+-- 10,000 rows, so that 200,003 rows make 21 (the first row of each comes
+-- from its tuple); NULL keys, keys that are floats with -0 and +0 (two
+-- byte patterns, one group), NaN keys, every key type, values with NULL,
+-- NaN, +-Infinity and -0 alone in its group.  On the GPU, EXPLAIN ANALYZE
+-- must say the rows were grouped there.
+--
+CREATE TABLE ga_dev (i int4, g int4, s int2, b bool, t date, fk float8, w int8,
+                     x float8, y int4, z float4);
+INSERT INTO ga_dev
+SELECT i,
+       CASE WHEN i % 211 = 0 THEN NULL ELSE i % 101 END,
+       (i % 7 - 3)::int2,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE i % 3 = 0 END,
+       date '2020-01-01' + i % 1500,
+       CASE WHEN i % 10 = 0 THEN '-0'::float8 WHEN i % 10 = 5 THEN 0
+            WHEN i % 97 = 1 THEN 'NaN' ELSE (i % 40) * 0.5 END,
+       CASE WHEN i % 17 = 0 THEN NULL ELSE (i::int8 * 2654435761) % 1000000007 - 500000000 END,
+       CASE WHEN i % 19 = 0 THEN NULL
+            WHEN i % 101 = 6 AND i % 211 <> 0 THEN '-0'::float8
+            WHEN i % 1009 = 1 THEN 'NaN'
+            WHEN i % 1013 = 2 THEN 'Infinity'
+            WHEN i % 1019 = 3 THEN '-Infinity'
+            ELSE ((i * 7919) % 100003) * 0.25 - 9000.125 END,
+       CASE WHEN i % 23 = 0 THEN NULL ELSE ((i::int8 * 104729) % 2000003 - 1000001)::int4 END,
+       ((i * 31) % 65537 - 30000)::float4 / 8
+FROM generate_series(1, 200003) i;
+ANALYZE ga_dev;
+SET gpusel.batch_rows = 10000;
+-- whether EXPLAIN ANALYZE of q shows the rows grouped on the device when it ran on the GPU
+CREATE FUNCTION ga_grouped_where_run(q text) RETURNS boolean LANGUAGE plpgsql AS $fn$
+DECLARE
+  line text;
+  on_gpu boolean := false;
+  on_device boolean := false;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    on_gpu := on_gpu OR line ~ 'Device: gpu';
+    on_device := on_device OR line ~ 'Rows Grouped on Device: [1-9]';
+  END LOOP;
+  RETURN on_gpu = on_device;
+END
+$fn$;
+SELECT * FROM ga_check($$SELECT g, count(*) AS c,
+  gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) AS p50,
+  gpu_percentile(ARRAY[0, 0.01, 0.99, 1]) WITHIN GROUP (ORDER BY x) AS pa,
+  gpu_percentile_cont(0.37) WITHIN GROUP (ORDER BY x) AS pc
+  FROM ga_dev WHERE i % 3 <> 1 GROUP BY g$$);
+SELECT ga_grouped_where_run($$SELECT g, count(*), gpu_percentile(0.5) WITHIN GROUP (ORDER BY x)
+  FROM ga_dev WHERE i % 3 <> 1 GROUP BY g$$);
+SELECT * FROM ga_check($$SELECT s, gpu_percentile(ARRAY[0.1, 0.9]) WITHIN GROUP (ORDER BY y DESC) AS p,
+  count(*) AS c FROM ga_dev WHERE y > -900000 GROUP BY s$$);
+SELECT * FROM ga_check($$SELECT b, gpu_percentile(0.5) WITHIN GROUP (ORDER BY z) AS p,
+  gpu_percentile_cont(0.5) WITHIN GROUP (ORDER BY z) AS pc FROM ga_dev WHERE i > 10 GROUP BY b$$);
+SELECT * FROM ga_check($$SELECT t, count(*) AS c, gpu_percentile(0.5) WITHIN GROUP (ORDER BY w) AS p
+  FROM ga_dev WHERE x < 100000 GROUP BY t$$);
+SELECT * FROM ga_check($$SELECT fk, count(*) AS c, gpu_percentile(ARRAY[0.5, 1]) WITHIN GROUP (ORDER BY y) AS p
+  FROM ga_dev WHERE i % 5 <> 2 GROUP BY fk$$);
+SELECT * FROM ga_check($$SELECT w, gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) AS p
+  FROM ga_dev WHERE i % 4 = 0 GROUP BY w$$);
+SELECT ga_grouped_where_run($$SELECT w, gpu_percentile(0.5) WITHIN GROUP (ORDER BY x)
+  FROM ga_dev WHERE i % 4 = 0 GROUP BY w$$);
+-- float4 values as float8 keys, int4 values as int8 keys (a cast the planner folds into the column)
+SELECT * FROM ga_check($$SELECT g, gpu_percentile(0.25) WITHIN GROUP (ORDER BY z::float8) AS p
+  FROM ga_dev WHERE y IS NOT NULL GROUP BY g$$);
+-- no GROUP BY: one group, its pairs appended by the device
+SELECT * FROM ga_check($$SELECT count(*) AS c, gpu_percentile(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY x) AS p
+  FROM ga_dev WHERE y > 0$$, 0);
+SELECT ga_grouped_where_run($$SELECT count(*), gpu_percentile(0.5) WITHIN GROUP (ORDER BY x)
+  FROM ga_dev WHERE y > 0$$);
+-- nothing passes; one row passes (quals whose estimates keep the grouped scan)
+SELECT * FROM ga_check($$SELECT g, count(*) AS c, gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) AS p
+  FROM ga_dev WHERE y + 0 > 5000000 GROUP BY g$$);
+SELECT * FROM ga_check($$SELECT g, count(*) AS c, gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) AS p
+  FROM ga_dev WHERE y + 0 > 5000000 OR i = 777 GROUP BY g$$);
+RESET gpusel.batch_rows;
+DROP FUNCTION ga_grouped_where_run(text);
+DROP TABLE ga_dev;
+
 DROP MATERIALIZED VIEW ga_mv;
 DROP TABLE ga, ga_empty, ga_int, ga_err, ga_big, ga_pk, ga_outer, ga_alt, ga_temp;
 DROP FUNCTION ga_check(text, int);

@@ -308,62 +308,6 @@ GpuselChooseSegmentSelect(int64 nrows)
 	return GpuselChooseKeySelect(nrows, false);
 }
 
-/*
- * Sorts a grouped scan's (group, key) pairs by group and key on the GPU and
- * picks the keys at the given positions (gs_sort_by_group_pick).  Returns
- * false, with out untouched, when the pairs do not fit in device memory;
- * the caller then sorts on the host.
- */
-static bool
-gpu_sort_by_group(int key_bytes, const void *keys, const uint32 *groups, int64 n,
-				  int64 ngroups, const int64 *positions, int64 npositions, void *out)
-{
-	char		errbuf[512];
-	gs_status	status;
-
-	for (;;)
-	{
-		const volatile int *cancel = INTERRUPTS_CAN_BE_PROCESSED() ?
-			(const volatile int *) &InterruptPending : NULL;
-
-		errbuf[0] = '\0';
-		status = gs_sort_by_group_pick(key_bytes, keys, groups, n, ngroups,
-									   positions, npositions, out, cancel,
-									   errbuf, sizeof(errbuf));
-		if (status != GS_INTERRUPTED)
-			break;
-		/* raises the cancel; an interrupt that is not one lets us go on */
-		CHECK_FOR_INTERRUPTS();
-	}
-	if (status == GS_OUT_OF_MEMORY)
-	{
-		ereport(DEBUG1,
-				(errmsg("gpusel: the grouped sort does not fit in GPU memory, using the CPU"),
-				 errdetail("%s", errbuf)));
-		stat_gpu_fallbacks++;
-		return false;
-	}
-	GpuselCheckStatus(status, errbuf, "grouped percentile sort");
-	return true;
-}
-
-/*
- * Chooses, once per collection whose pairs the scan did not already hold
- * on the device, how its percentile keys reach the results: NULL for the
- * host's counting sort followed by a selection per group, or the GPU's sort
- * of all groups at once with only the keys at the results' ranks copied
- * back.  The GPU sort pays a copy of the pairs to the device, which small
- * collections do not repay.
- */
-GroupSortFn
-GpuselChooseGroupSort(int64 nkeys)
-{
-	if (nkeys < GPUSEL_SEGMENT_GPU_MIN_KEYS || !GpuselWantGpu(nkeys))
-		return NULL;
-	stat_gpu_selects++;
-	return gpu_sort_by_group;
-}
-
 /* Counts one selection done elsewhere (the grouped scan's keys held on the GPU). */
 void
 GpuselCountSelection(bool on_gpu)

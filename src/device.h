@@ -16,14 +16,6 @@
 typedef void (*KeySelectFn) (KeySource *source, const int64 *ranks, int nranks,
 							 uint64 *out);
 
-/*
- * Sorts (group, key) pairs by group, then key, and returns the keys at the
- * given positions of that order; see gs_sort_by_group_pick.
- */
-typedef bool (*GroupSortFn) (int key_bytes, const void *keys, const uint32 *groups,
-							 int64 n, int64 ngroups, const int64 *positions,
-							 int64 npositions, void *out);
-
 extern void GpuselDeviceInit(void);
 extern bool GpuselGpuUsable(void);
 extern bool GpuselWantGpu(int64 nrows);
@@ -32,7 +24,6 @@ extern bool GpuselMayPin(void);
 extern bool GpuselPlanForGpu(double nrows);
 extern KeySelectFn GpuselChooseKeySelect(int64 nrows, bool spilled);
 extern KeySelectFn GpuselChooseSegmentSelect(int64 nrows);
-extern GroupSortFn GpuselChooseGroupSort(int64 nkeys);
 extern void GpuselCountSelection(bool on_gpu);
 extern void GpuselCountFallback(void);
 

@@ -17,6 +17,7 @@ bool		gpusel_enable_groupagg = true;
 bool		gpusel_enable_parallel = true;
 int			gpusel_batch_rows = 1048576;
 bool		gpusel_explain_device_details = true;
+bool		gpusel_group_on_device = true;
 bool		gpusel_plan_as_gpu = false;
 bool		gpusel_replace_builtin_percentiles = true;
 
@@ -99,6 +100,18 @@ GpuselGucInit(void)
 							 "Shows hardware-specific figures (device name, device time) in EXPLAIN ANALYZE.",
 							 "Turn off for output that is the same on every machine, as in regression tests.",
 							 &gpusel_explain_device_details,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusel.group_on_device",
+							 "Puts a filtered GPU batch's rows into groups on the device.",
+							 "Where the grouped scan has at most one group key and one percentile "
+							 "input, both plain columns, and only count(*) beside them, the GPU "
+							 "finds each batch's groups and keeps the percentile keys itself; off, "
+							 "the host reads every passing row.  The answers are the same.",
+							 &gpusel_group_on_device,
 							 true,
 							 PGC_USERSET,
 							 0,

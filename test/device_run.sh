@@ -19,7 +19,7 @@ fi
 
 if [ "$phase" = tests ] || [ "$phase" = all ]; then
   echo "== kernel tests"
-  for t in test/kernel/bin/select_test test/kernel/bin/filter_test test/kernel/bin/groupsort_test; do
+  for t in test/kernel/bin/select_test test/kernel/bin/filter_test test/kernel/bin/groupsort_test test/kernel/bin/groupbatch_test; do
     [ -x "$t" ] && { "$t" --quick 2>&1 | tail -3 || status=1; }
   done
   echo "== SQL suites with gpusel.device = gpu, gpusel.min_rows = 0"

@@ -78,6 +78,10 @@ extern void GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot);
 extern void GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values,
 								   uint8 *const *nulls, const uint8 *has_nulls,
 								   const uint32 *positions, int64 nrows);
+extern bool GroupAggSinkDeviceColumns(GroupAggSink *sink, uint8 *ship, int ncols);
+extern void GroupAggSinkNoDeviceGroups(GroupAggSink *sink);
+extern bool GroupAggSinkAddDeviceBatch(GroupAggSink *sink, struct gs_filter *filter, int slot,
+									   int64 from, int64 max_rows);
 extern bool GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot);
 extern void GroupAggSinkReset(GroupAggSink *sink);
 extern void GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix,

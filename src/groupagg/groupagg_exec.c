@@ -206,6 +206,7 @@ start_groups(GroupAggSink *sink)
 	sink->ngroups = 0;
 	sink->buckets = NULL;
 	sink->keyslots = NULL;
+	sink->batch_groups = NULL;	/* freed by the reset's callback */
 	sink->next_group = 0;
 	sink->maps = NULL;			/* they lived in the context just reset */
 	sink->nmaps = 0;
@@ -223,6 +224,7 @@ start_groups(GroupAggSink *sink)
 		pc->picked = NULL;
 		pc->dev = NULL;			/* freed by the reset's callback */
 		pc->shipped = 0;
+		pc->dev_keys = 0;
 		pc->dev_declined = false;
 		pc->like = GpuselPercentileCreate(sink->cxt, pc->typid, pc->descending);
 		pc->keytype = GpuselPercentileKeyType(pc->like);
@@ -384,7 +386,7 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		sink->exprvalues = palloc(sizeof(Datum) * sink->ninputs * KEYS_BLOCK);
 		sink->exprnulls = palloc(sizeof(bool) * sink->ninputs * KEYS_BLOCK);
 	}
-	/* as many keys as the GPU takes (GpuselChooseGroupSort, GpuselWantGpu) */
+	/* as many keys as the GPU takes (GPUSEL_SEGMENT_GPU_MIN_KEYS, GpuselWantGpu) */
 	sink->ship_first_keys = Max(GPUSEL_SEGMENT_GPU_MIN_KEYS, gpusel_min_rows);
 	sink->count_only = nkeys == 0 && sink->ncollections == 0;
 	for (i = 0; i < sink->naggs; i++)

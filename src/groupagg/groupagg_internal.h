@@ -13,6 +13,7 @@
 #include "nodes/execnodes.h"
 
 #include "gpusel_cuda.h"
+#include "gpusel_filter.h"
 #include "groupagg.h"
 #include "keys.h"
 #include "percentile.h"
@@ -65,6 +66,7 @@ typedef struct PercentileCollection
 	/* held on the GPU while the scan runs (groupagg_device.c) */
 	gs_pairs   *dev;			/* NULL: not (yet) */
 	int64		shipped;		/* pairs copied to the device */
+	int64		dev_keys;		/* pairs the device appended itself (groupagg_batch.c): not in keys */
 	bool		dev_declined;	/* the GPU does not take them, or ran short */
 	char	   *segments;		/* the keys by group, after the counting sort */
 	PickedKeys *picked;			/* or: the keys the results read, picked on the GPU */
@@ -154,6 +156,10 @@ struct GroupAggSink
 	uint64		recent_bits[GROUPAGG_RECENT];
 	int64		recent_group[GROUPAGG_RECENT];	/* -1: empty */
 
+	/* rows into groups on the device (groupagg_batch.c) */
+	int			device_groups;	/* 0: not decided yet; 1: it can; -1: it cannot */
+	int			device_key_kind;	/* gs_key_kind of the collection's column */
+	gs_batch_groups *batch_groups;	/* its device tables, made at the first batch */
 	/* one row's inputs */
 	Datum	   *values;
 	bool	   *nulls;
@@ -169,6 +175,7 @@ struct GroupAggSink
 	int64		groups_total;
 	int64		rows_aggregated;
 	int64		rows_from_columns;	/* of them, read from a batch's columns */
+	int64		rows_on_device;	/* of them, put into groups on the device */
 };
 
 /*
@@ -179,6 +186,12 @@ struct GroupAggSink
 
 /* groupagg_device.c */
 extern void GroupAggShipKeys(GroupAggSink *sink, PercentileCollection *pc);
+extern bool GroupAggHoldPairs(GroupAggSink *sink, PercentileCollection *pc);
+extern bool GroupAggShipMergedPairs(GroupAggSink *sink, PercentileCollection *pc,
+									const char *keys, const uint32 *worker_groups,
+									const int64 *map, int64 n);
+extern void GroupAggDropDevicePairs(GroupAggSink *sink, PercentileCollection *pc,
+									const char *errbuf);
 extern bool GroupAggDevicePick(GroupAggSink *sink, PercentileCollection *pc,
 							   const int64 *positions, int64 npositions, void *out);
 

@@ -355,15 +355,21 @@ merge_pairs(GroupAggSink *sink, GpuselFeedBatch *batch)
 	int64		n = batch->nrows;
 	const uint32 *groups = NULL;
 	const char *keys = batch->data;
+	const int64 *map = NULL;
 
+	if (sink->nkeys > 0)
+	{
+		map = sink->maps[batch->producer].groups;
+		groups = (const uint32 *) batch->data;
+		keys = batch->data + sizeof(uint32) * n;
+	}
+	/* held on the device already: straight there, no host copy */
+	if (GroupAggShipMergedPairs(sink, pc, keys, groups, map, n))
+		return;
 	while (pc->nkeys + n > pc->cap)
 		GroupAggGrowCollection(sink, pc);
 	if (sink->nkeys > 0)
 	{
-		const int64 *map = sink->maps[batch->producer].groups;
-
-		groups = (const uint32 *) batch->data;
-		keys = batch->data + sizeof(uint32) * n;
 		for (int64 i = 0; i < n; i++)
 		{
 			int64		g = map[groups[i]];

@@ -30,6 +30,18 @@ position_cmp(const void *a, const void *b)
 	return pa < pb ? -1 : pa > pb ? 1 : 0;
 }
 
+/* Frees the host's (group, key) pairs once the results no longer read them. */
+static void
+free_host_pairs(PercentileCollection *pc)
+{
+	if (pc->groups != NULL)
+		pfree(pc->groups);
+	if (pc->keys != NULL)
+		pfree(pc->keys);
+	pc->groups = NULL;
+	pc->keys = NULL;
+}
+
 /* The percentile result of aggregate desc in group g, from the collection's keys. */
 static Datum
 percentile_value(GroupAggSink *sink, GroupAggDesc *desc, int64 g, bool *isnull)
@@ -59,11 +71,11 @@ percentile_value(GroupAggSink *sink, GroupAggDesc *desc, int64 g, bool *isnull)
  * device sorts all pairs by group and key (or, without groups, selects
  * ranks) and returns the keys at those positions, and the results read
  * them from there.  The pairs are those held on the device since the scan
- * (pc->dev), or else the host's, copied by sort_by_group.  False when the
- * device declines (memory); the host's pairs are unchanged then.
+ * (pc->dev).  False when the device declines (memory); the host's pairs
+ * are whole then.
  */
 static bool
-pick_collection(GroupAggSink *sink, PercentileCollection *pc, GroupSortFn sort_by_group)
+pick_collection(GroupAggSink *sink, PercentileCollection *pc)
 {
 	int			c = (int) (pc - sink->collections);
 	PickedKeys *picked = MemoryContextAllocZero(sink->cxt, sizeof(PickedKeys));
@@ -111,10 +123,7 @@ pick_collection(GroupAggSink *sink, PercentileCollection *pc, GroupSortFn sort_b
 											  MCXT_ALLOC_HUGE);
 	out = MemoryContextAllocExtended(sink->cxt, (Size) pc->key_bytes * Max(n, 1),
 									 MCXT_ALLOC_HUGE);
-	if (pc->dev != NULL ?
-		!GroupAggDevicePick(sink, pc, picked->positions, n, out) :
-		!sort_by_group(pc->key_bytes, pc->keys, pc->groups, pc->nkeys, sink->ngroups,
-					   picked->positions, n, out))
+	if (!GroupAggDevicePick(sink, pc, picked->positions, n, out))
 	{
 		pc->picked = NULL;
 		return false;
@@ -123,12 +132,7 @@ pick_collection(GroupAggSink *sink, PercentileCollection *pc, GroupSortFn sort_b
 		picked->keys[i] = pc->key_bytes == 4 ? ((uint32 *) out)[i] : ((uint64 *) out)[i];
 	pfree(out);
 	picked->noting = false;
-	if (pc->groups != NULL)
-		pfree(pc->groups);
-	if (pc->keys != NULL)
-		pfree(pc->keys);
-	pc->groups = NULL;
-	pc->keys = NULL;
+	free_host_pairs(pc);
 	return true;
 }
 
@@ -146,14 +150,13 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 	int64		start = 0;
 	int64	   *next;
 	int			kb = pc->key_bytes;
-	GroupSortFn sort_by_group;
 
 	if (sink->nkeys == 0)
 	{
 		/* one group: the keys are its segment as they are */
 		pc->counts[0] = 0;
-		pc->counts[1] = pc->nkeys;
-		if (pc->dev != NULL && pick_collection(sink, pc, NULL))
+		pc->counts[1] = pc->nkeys + pc->dev_keys;
+		if (pc->dev != NULL && pick_collection(sink, pc))
 			return;
 		pc->segments = pc->keys != NULL ? pc->keys :
 			MemoryContextAlloc(sink->cxt, kb);
@@ -168,10 +171,7 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 		start += n;
 	}
 	pc->counts[sink->ngroups] = start;
-	if (pc->dev != NULL && pick_collection(sink, pc, NULL))
-		return;
-	sort_by_group = GpuselChooseGroupSort(pc->nkeys);
-	if (sort_by_group != NULL && pick_collection(sink, pc, sort_by_group))
+	if (pc->dev != NULL && pick_collection(sink, pc))
 		return;
 	pc->segments = MemoryContextAllocExtended(sink->cxt, (Size) kb * Max(start, 1),
 											  MCXT_ALLOC_HUGE);
@@ -190,12 +190,7 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 			((uint64 *) pc->segments)[at] = ((uint64 *) pc->keys)[i];
 	}
 	pfree(next);
-	if (pc->groups != NULL)
-		pfree(pc->groups);
-	if (pc->keys != NULL)
-		pfree(pc->keys);
-	pc->groups = NULL;
-	pc->keys = NULL;
+	free_host_pairs(pc);
 }
 
 /* A 128-bit integer as numeric. */
@@ -321,6 +316,11 @@ GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix, Expla
 		 * batch comes from its tuple).
 		 */
 		if (gpusel_explain_device_details)
+		{
 			ExplainPropertyInteger("Rows From Columns", NULL, sink->rows_from_columns, es);
+			/* of them, how many the GPU put into groups itself (groupagg_batch.c) */
+			if (sink->rows_on_device > 0)
+				ExplainPropertyInteger("Rows Grouped on Device", NULL, sink->rows_on_device, es);
+		}
 	}
 }

@@ -5,9 +5,12 @@
  *	  per group.
  *
  * Rows reach the sink three ways, fastest first:
- *	 - GPU: a device batch whose rows all passed on the device goes in by its
- *	   columns and the device's positions; the batch's columns already hold
- *	   the keys and inputs (they ride along as extra program columns).
+ *	 - GPU: a device batch whose rows all passed on the device is grouped
+ *	   there when the sink's shape allows (groupagg_batch.c: the key and
+ *	   percentile columns are copied to the device with the quals'), or
+ *	   else goes in by its columns and the device's positions; the batch's
+ *	   columns already hold the keys and inputs (they ride along as extra
+ *	   program columns).
  *	 - CPU: the page reader copies the columns of many tuples at once; column
  *	   tests (column_filter.c) and then the remaining device quals, through
  *	   the executor on a virtual row of the columns, pick the rows.
@@ -27,6 +30,7 @@
 #include "utils/rel.h"
 
 #include "column_filter.h"
+#include "device.h"
 #include "groupagg.h"
 #include "parallel_feed.h"
 #include "scan_exec.h"
@@ -82,6 +86,35 @@ GpuselGroupScanBegin(GpuselScanState *state, GpuselProgram *prog, EState *estate
 	if (rest != NIL)
 		state->column_qual = GpuselInitExprForSlot((Expr *) rest, true, &state->css.ss.ps,
 												   desc, &TTSOpsVirtual);
+}
+
+/*
+ * After the device filter is made: when the sink can group the rows on the
+ * device, the columns it reads go there too.  Without room for them the
+ * rows are grouped on the host.
+ */
+void
+GpuselGroupScanFilterReady(GpuselScanState *state)
+{
+	GpuselProgram *prog = state->program;
+	uint8		ship[GS_MAX_PROGRAM_LENGTH];
+	char		errbuf[512];
+	gs_status	status;
+
+	memset(ship, 0, sizeof(ship));
+	if (!GroupAggSinkDeviceColumns(state->sink, ship, prog->ncols))
+		return;
+	errbuf[0] = '\0';
+	status = gs_filter_ship_columns(state->filter, ship, errbuf, sizeof(errbuf));
+	if (status == GS_OUT_OF_MEMORY)
+	{
+		ereport(DEBUG1,
+				(errmsg("gpusel: no GPU memory for the grouped columns, grouping rows on the host"),
+				 errdetail("%s", errbuf)));
+		GroupAggSinkNoDeviceGroups(state->sink);
+		return;
+	}
+	GpuselCheckStatus(status, errbuf, "the GPU scan setup");
 }
 
 /*
@@ -356,14 +389,18 @@ fill_groups(GpuselScanState *state)
 			uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];
 			int			s = state->out_slot;
 
-			for (int c = 0; c < prog->ncols; c++)
+			if (!GroupAggSinkAddDeviceBatch(state->sink, state->filter, s, state->out_next,
+											state->batch_rows))
 			{
-				values[c] = gs_filter_values(state->filter, s, c);
-				nulls[c] = gs_filter_nulls(state->filter, s, c);
+				for (int c = 0; c < prog->ncols; c++)
+				{
+					values[c] = gs_filter_values(state->filter, s, c);
+					nulls[c] = gs_filter_nulls(state->filter, s, c);
+				}
+				GroupAggSinkAddColumns(state->sink, values, nulls, state->slots[s].has_nulls,
+									   state->positions + state->out_next,
+									   state->npositions - state->out_next);
 			}
-			GroupAggSinkAddColumns(state->sink, values, nulls, state->slots[s].has_nulls,
-								   state->positions + state->out_next,
-								   state->npositions - state->out_next);
 			state->out_next = state->npositions;
 		}
 		row = GpuselScanNextRow(state);	/* not inside TupIsNull, which reads it twice */

@@ -505,6 +505,8 @@ ensure_filter(GpuselScanState *state)
 	if (status != GS_OK)
 		state->filter = NULL;
 	GpuselCheckStatus(status, errbuf, "the GPU scan setup");
+	if (state->sink != NULL)
+		GpuselGroupScanFilterReady(state);
 
 	if (state->filter_consts == NULL)
 		state->filter_consts = MemoryContextAlloc(state->css.ss.ps.state->es_query_cxt, constbytes);

@@ -144,6 +144,7 @@ extern bool GpuselScanFeeding(GpuselScanState *state);
 /* groupagg_scan.c */
 extern void GpuselGroupScanBegin(GpuselScanState *state, GpuselProgram *prog, EState *estate);
 extern TupleTableSlot *GpuselGroupScanNext(GpuselScanState *state);
+extern void GpuselGroupScanFilterReady(GpuselScanState *state);
 extern void GpuselGroupScanProduce(GpuselScanState *state);
 
 #endif							/* GPUSEL_SCAN_EXEC_H */
