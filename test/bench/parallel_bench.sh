@@ -12,7 +12,7 @@ set -euo pipefail
 rows=${1:-${GPUSEL_BENCH_ROWS:-20000000}}
 workers=${2:-8}
 device=${GPUSEL_BENCH_DEVICE:-gpu}
-reps=3
+reps=${GPUSEL_BENCH_REPS:-3}	# the median of reps runs per config
 psql_q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 
 psql_q <<SQL
