@@ -346,6 +346,7 @@ SET gpusel.replace_builtin_percentiles = off;
 SELECT k, sum(x) FROM ga_err GROUP BY k;
 SELECT k, sum(y) FROM ga_err GROUP BY k;
 SELECT k, avg(x) FROM ga_err WHERE k <> 100 GROUP BY k;
+SELECT avg(x), avg(y) FROM ga_err WHERE k <> 100;
 SELECT k, sum(100 / i) FROM ga_err GROUP BY k;
 SELECT k, sum(i * 1000000) FROM ga_err GROUP BY k;
 SELECT 100 / i AS q, count(*) FROM ga_err GROUP BY 1;
@@ -357,6 +358,7 @@ RESET gpusel.replace_builtin_percentiles;
 SELECT ga_plan($$SELECT k, sum(x) FROM ga_err GROUP BY k$$),
        ga_plan($$SELECT k, sum(y) FROM ga_err GROUP BY k$$),
        ga_plan($$SELECT k, avg(x) FROM ga_err WHERE k <> 100 GROUP BY k$$),
+       ga_plan($$SELECT avg(x), avg(y) FROM ga_err WHERE k <> 100$$),
        ga_plan($$SELECT k, sum(100 / i) FROM ga_err GROUP BY k$$),
        ga_plan($$SELECT k, sum(i * 1000000) FROM ga_err GROUP BY k$$),
        ga_plan($$SELECT 100 / i AS q, count(*) FROM ga_err GROUP BY 1$$),
@@ -366,6 +368,7 @@ SELECT ga_plan($$SELECT k, sum(x) FROM ga_err GROUP BY k$$),
 SELECT k, sum(x) FROM ga_err GROUP BY k;
 SELECT k, sum(y) FROM ga_err GROUP BY k;
 SELECT k, avg(x) FROM ga_err WHERE k <> 100 GROUP BY k;
+SELECT avg(x), avg(y) FROM ga_err WHERE k <> 100;
 SELECT k, sum(100 / i) FROM ga_err GROUP BY k;
 SELECT k, sum(i * 1000000) FROM ga_err GROUP BY k;
 SELECT 100 / i AS q, count(*) FROM ga_err GROUP BY 1;
@@ -374,6 +377,7 @@ SELECT k, percentile_cont(-0.5) WITHIN GROUP (ORDER BY x) FROM ga_err GROUP BY k
 SELECT k, percentile_disc(ARRAY[0.5, 'NaN']) WITHIN GROUP (ORDER BY i) FROM ga_err GROUP BY k;
 -- without the failing rows, the same queries answer
 SELECT * FROM ga_check($$SELECT k, sum(x) AS s8, sum(y) AS s4, avg(x) AS a FROM ga_err WHERE k < 100 GROUP BY k$$);
+SELECT * FROM ga_check($$SELECT avg(x) AS a8, avg(y) AS a4, count(*) AS c FROM ga_err WHERE k < 100$$, 0);
 
 --
 -- 14. About 100,000 groups: 300,000 rows keyed by i % 100000.

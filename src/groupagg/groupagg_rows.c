@@ -338,6 +338,46 @@ add_expr_block_to_collection(GroupAggSink *sink, PercentileCollection *pc,
 }
 
 /*
+ * avg(float4|float8) of a block's column values: accum_float's steps in
+ * the rows' order, as update_cell takes them, without its per-row dispatch.
+ * Without GROUP BY every row's cell is the same one, kept in registers;
+ * only the two sums chain from row to row, so the divisions overlap.
+ */
+static void
+avg_float_block(GroupCell *cells, int naggs, int a, const int64 *groups, bool one_cell,
+				const void *values, gs_coltype coltype, const uint8 *nl,
+				const uint32 *rows, int64 start, int len)
+{
+	const float8 *f8 = (const float8 *) values;
+	const float4 *f4 = (const float4 *) values;
+
+	if (one_cell)
+	{
+		GroupCell	cell = cells[groups[0] * naggs + a];
+
+		for (int j = 0; j < len; j++)
+		{
+			int64		row = rows != NULL ? (int64) rows[j] : start + j;
+
+			if (nl != NULL && nl[row])
+				continue;		/* strict: NULL inputs are skipped */
+			accum_float(&cell, coltype == GS_COL_FLOAT8 ? f8[row] : (double) f4[row]);
+		}
+		cells[groups[0] * naggs + a] = cell;
+		return;
+	}
+	for (int j = 0; j < len; j++)
+	{
+		int64		row = rows != NULL ? (int64) rows[j] : start + j;
+
+		if (nl != NULL && nl[row])
+			continue;
+		accum_float(&cells[groups[j] * naggs + a],
+					coltype == GS_COL_FLOAT8 ? f8[row] : (double) f4[row]);
+	}
+}
+
+/*
  * Adds a batch's rows a block at a time when every input is a plain
  * column or an expression of them returning a pass-by-value type: the
  * block's expression inputs first, each row's group next, then each
@@ -397,6 +437,13 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 				continue;
 			}
 			nl = has_nulls[in->column] ? nulls[in->column] : NULL;
+			if (desc->kind == GROUPAGG_AVG_FLOAT &&
+				(in->coltype == GS_COL_FLOAT8 || in->coltype == GS_COL_FLOAT4))
+			{
+				avg_float_block(cells, naggs, a, groups, sink->nkeys == 0,
+								values[in->column], in->coltype, nl, rows, start, len);
+				continue;
+			}
 			for (int j = 0; j < len; j++)
 			{
 				int64		row = rows != NULL ? (int64) rows[j] : start + j;
