@@ -742,6 +742,48 @@ RESET gpusel.batch_rows;
 DROP FUNCTION ga_grouped_where_run(text);
 DROP TABLE ga_dev;
 
+--
+-- 23. <integer column> <op> <constant> keys and inputs, computed a block at
+-- a time in C (groupagg_native.c): + - * / % over int4 and int8, NULLs,
+-- the types' extremes, / -1 and % -1, and the errors PostgreSQL raises
+-- (overflow, division by zero), the same with gpusel off and on.
+--
+CREATE TABLE ga_nat (i int4, a int4, b int8, x float8);
+INSERT INTO ga_nat
+SELECT i, CASE WHEN i % 17 = 0 THEN NULL ELSE (i * 7919) % 100003 - 50000 END,
+       CASE WHEN i % 19 = 0 THEN NULL ELSE (i::int8 * 2654435761) % 1000000007 - 500000000 END,
+       (i % 1000) * 0.5
+FROM generate_series(1, 30011) i;
+INSERT INTO ga_nat VALUES (0, 2147483647, 9223372036854775807, 1), (0, -2147483648, -9223372036854775808, 2);
+ANALYZE ga_nat;
+SELECT * FROM ga_check($$SELECT a % 97 AS g, count(*) AS c, gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) AS p,
+  sum(b / 1000) AS s, min(a % -1) AS m1, max(b % -1) AS m2 FROM ga_nat GROUP BY a % 97$$);
+SELECT * FROM ga_check($$SELECT b / 100000000 AS g, count(*) AS c, sum(a / -1) AS s, avg(b % 1000) AS av
+  FROM ga_nat WHERE a <> -2147483648 OR a IS NULL GROUP BY b / 100000000$$);
+SELECT * FROM ga_check($$SELECT a / 1000 AS g, sum(a + 5) AS s, sum(b - 7) AS d, sum(a * 3) AS m
+  FROM ga_nat WHERE i > 0 GROUP BY a / 1000$$);
+SELECT ga_plan($$SELECT a % 97, count(*) FROM ga_nat GROUP BY a % 97$$);
+-- errors: the extremes overflow, a zero divisor divides by zero
+SET gpusel.enable_scan = off;
+SELECT a + 1 AS g, count(*) FROM ga_nat GROUP BY a + 1;
+SELECT b * 2 AS g, count(*) FROM ga_nat GROUP BY b * 2;
+SELECT a / -1 AS g, count(*) FROM ga_nat GROUP BY a / -1;
+SELECT b - 1 AS g, count(*) FROM ga_nat GROUP BY b - 1;
+SELECT a % 0 AS g, count(*) FROM ga_nat GROUP BY a % 0;
+SELECT count(*), sum(b / 0) FROM ga_nat WHERE i > 0;
+RESET gpusel.enable_scan;
+SELECT a + 1 AS g, count(*) FROM ga_nat GROUP BY a + 1;
+SELECT b * 2 AS g, count(*) FROM ga_nat GROUP BY b * 2;
+SELECT a / -1 AS g, count(*) FROM ga_nat GROUP BY a / -1;
+SELECT b - 1 AS g, count(*) FROM ga_nat GROUP BY b - 1;
+SELECT a % 0 AS g, count(*) FROM ga_nat GROUP BY a % 0;
+SELECT count(*), sum(b / 0) FROM ga_nat WHERE i > 0;
+SELECT ga_plan($$SELECT a + 1 AS g, count(*) FROM ga_nat GROUP BY a + 1$$),
+       ga_plan($$SELECT count(*), sum(b / 0) FROM ga_nat WHERE i > 0$$);
+-- a NULL-only column divided by zero raises nothing
+SELECT * FROM ga_check($$SELECT i % 3 AS g, count(*) AS c, sum(a / 0) AS s FROM ga_nat WHERE a IS NULL GROUP BY i % 3$$);
+DROP TABLE ga_nat;
+
 DROP MATERIALIZED VIEW ga_mv;
 DROP TABLE ga, ga_empty, ga_int, ga_err, ga_big, ga_pk, ga_outer, ga_alt, ga_temp;
 DROP FUNCTION ga_check(text, int);

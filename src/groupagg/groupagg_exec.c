@@ -385,6 +385,17 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 	{
 		sink->exprvalues = palloc(sizeof(Datum) * sink->ninputs * KEYS_BLOCK);
 		sink->exprnulls = palloc(sizeof(bool) * sink->ninputs * KEYS_BLOCK);
+		/* <integer column> <op> <constant> in C; the others through their ExprState */
+		for (i = 0; i < sink->ninputs; i++)
+		{
+			GroupInput *in = &sink->inputs[i];
+
+			if (in->colstate == NULL)
+				continue;
+			GroupAggNativeExprInit(sink, in);
+			if (in->native == NULL)
+				sink->exprs_need_row = true;
+		}
 	}
 	/* as many keys as the GPU takes (GPUSEL_SEGMENT_GPU_MIN_KEYS, GpuselWantGpu) */
 	sink->ship_first_keys = Max(GPUSEL_SEGMENT_GPU_MIN_KEYS, gpusel_min_rows);

@@ -18,6 +18,15 @@
 #include "keys.h"
 #include "percentile.h"
 
+/* <integer column> <op> <constant>, computed by block in C (groupagg_native.c). */
+typedef struct GroupNativeExpr
+{
+	int			exprcol;		/* the column: index into the sink's expression columns */
+	int			op;				/* NativeOp */
+	bool		is_int8;		/* int8 operands and result, else int4 */
+	int64		constant;
+} GroupNativeExpr;
+
 /* One expression read per row: a group key or an aggregate's input. */
 typedef struct GroupInput
 {
@@ -30,6 +39,7 @@ typedef struct GroupInput
 	gs_coltype	coltype;
 	int			column;			/* columnar input: its batch column, else -1 */
 	const KeyType *keytype;		/* NULL: hashed by its Datum (bool, count's input) */
+	GroupNativeExpr *native;	/* colstate's expression, computed natively by block */
 } GroupInput;
 
 /* One aggregate of the query. */
@@ -128,6 +138,7 @@ struct GroupAggSink
 	 * and then aggregates as the plain columns do
 	 */
 	bool		exprs_by_block;
+	bool		exprs_need_row;	/* some such input is not native: the executor needs the row */
 	Datum	   *exprvalues;
 	bool	   *exprnulls;
 
@@ -210,6 +221,13 @@ GroupAggShipIfDue(GroupAggSink *sink)
 			GroupAggShipKeys(sink, pc);
 	}
 }
+
+/* groupagg_native.c */
+extern void GroupAggNativeExprInit(GroupAggSink *sink, GroupInput *in);
+extern void GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *const *values,
+									uint8 *const *nulls, const uint8 *has_nulls,
+									const uint32 *rows, int64 start, int len,
+									Datum *out, bool *outnulls);
 
 /* groupagg_exec.c, for groupagg_partial.c */
 extern int64 GroupAggFindGroup(GroupAggSink *sink);

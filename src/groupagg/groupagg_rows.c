@@ -269,6 +269,17 @@ eval_exprs_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls
 	ExprContext *econtext = sink->ps->ps_ExprContext;
 
 	ResetExprContext(econtext);
+	for (int i = 0; i < sink->ninputs; i++)
+	{
+		GroupInput *in = &sink->inputs[i];
+
+		if (in->native != NULL)
+			GroupAggNativeExprBlock(sink, in, values, nulls, has_nulls, rows, start, len,
+									&sink->exprvalues[i * KEYS_BLOCK],
+									&sink->exprnulls[i * KEYS_BLOCK]);
+	}
+	if (!sink->exprs_need_row)
+		return;
 	for (int j = 0; j < len; j++)
 	{
 		int64		row = rows != NULL ? (int64) rows[j] : start + j;
@@ -279,7 +290,7 @@ eval_exprs_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls
 		{
 			GroupInput *in = &sink->inputs[i];
 
-			if (in->colstate != NULL)
+			if (in->colstate != NULL && in->native == NULL)
 				sink->exprvalues[i * KEYS_BLOCK + j] =
 					ExecEvalExpr(in->colstate, econtext, &sink->exprnulls[i * KEYS_BLOCK + j]);
 		}
