@@ -838,6 +838,8 @@ gs_filter_submit(gs_filter *f, int slot, int64_t nrows, const uint8_t *has_nulls
 					   (long long) nrows, f->max_rows);
 	if (s->pending)
 		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: slot %d was submitted and not waited for", slot);
+	s->npass = -1;				/* the columns change now: the last batch is gone */
+	s->submits++;
 
 	e = cudaEventRecord(s->ev_start, s->stream);
 	for (int c = 0; c < f->ncols && e == cudaSuccess; ++c)
@@ -872,8 +874,6 @@ gs_filter_submit(gs_filter *f, int slot, int64_t nrows, const uint8_t *has_nulls
 	if (e != cudaSuccess)
 		return gs_cuda_fail(e, "queueing the result copy", errbuf, errlen);
 	s->nrows = nrows;
-	s->npass = -1;
-	s->submits++;
 	s->pending = 1;
 	return GS_OK;
 }

@@ -133,6 +133,7 @@ batch_groups(GroupAggSink *sink, int64 max_rows)
 				(errmsg("gpusel: no GPU memory to group rows there, grouping them on the host"),
 				 errdetail("%s", errbuf)));
 		sink->batch_groups = NULL;
+		sink->device_groups = -1;	/* not again for this scan */
 		return NULL;
 	}
 	GpuselCheckStatus(status, errbuf, "grouping rows on the GPU");
@@ -235,6 +236,8 @@ GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int6
 		/* the pairs could not grow: nothing was added; the host takes over */
 		GroupAggDropDevicePairs(sink, pc, errbuf);
 		sink->device_groups = -1;
+		gs_batch_groups_destroy(sink->batch_groups);	/* device memory is short */
+		sink->batch_groups = NULL;
 		pfree(groups);
 		return false;
 	}

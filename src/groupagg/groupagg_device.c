@@ -80,7 +80,15 @@ GroupAggDropDevicePairs(GroupAggSink *sink, PercentileCollection *pc, const char
 			(errmsg("gpusel: percentile keys do not fit in GPU memory, using the host's copy"),
 			 errdetail("%s", errbuf)));
 	if (pc->dev_keys > 0)
+	{
+		/* a sort that failed after it started has consumed them: nothing to take back */
+		if (gs_pairs_count(pc->dev) < pc->shipped + pc->dev_keys)
+			ereport(ERROR,
+					(errcode(ERRCODE_INTERNAL_ERROR),
+					 errmsg("gpusel: percentile keys held only on the GPU were lost"),
+					 errdetail("%s", errbuf)));
 		pull_pairs(sink, pc);
+	}
 	gs_pairs_destroy(pc->dev);
 	pc->dev = NULL;
 	pc->dev_declined = true;
@@ -227,7 +235,10 @@ GroupAggDevicePick(GroupAggSink *sink, PercentileCollection *pc, const int64 *po
 	if (pc->dev == NULL)
 		return false;
 	if (sink->nkeys == 0 && npositions > INT_MAX)
+	{
+		GroupAggDropDevicePairs(sink, pc, "more ranks than the device's selection takes");
 		return false;
+	}
 	/*
 	 * A sort consumes the pairs: when the device alone holds some, only a
 	 * cancel, which ends the query, may stop it

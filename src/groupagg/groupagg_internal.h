@@ -224,7 +224,7 @@ GroupAggShipIfDue(GroupAggSink *sink)
 
 /* groupagg_native.c */
 extern void GroupAggNativeExprInit(GroupAggSink *sink, GroupInput *in);
-extern void GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *const *values,
+extern int	GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *const *values,
 									uint8 *const *nulls, const uint8 *has_nulls,
 									const uint32 *rows, int64 start, int len,
 									Datum *out, bool *outnulls);

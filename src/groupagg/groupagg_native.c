@@ -3,8 +3,9 @@
  *	  Key and input expressions of the shape <integer column> <op>
  *	  <constant> (bucketing: k % 10000, ts_epoch / 3600, id * 10 + ...'s
  *	  first step) computed a block of rows at a time in C, with
- *	  PostgreSQL's results and errors, instead of through the executor one
- *	  row at a time.  The grouped scan's block path (groupagg_rows.c) asks
+ *	  PostgreSQL's results, instead of through the executor one row at a
+ *	  time.  A row whose operator would raise an error is handed back to
+ *	  the executor, which raises it (and any earlier row's) in row order.  The grouped scan's block path (groupagg_rows.c) asks
  *	  for them; every other expression keeps its ExprState.
  */
 #include "postgres.h"
@@ -104,90 +105,70 @@ GroupAggNativeExprInit(GroupAggSink *sink, GroupInput *in)
 	}
 }
 
-/* int4 or bigint out of range, as int4.c and int8.c say it. */
-static void
-out_of_range(bool is_int8)
+/* a op c in int4 as int4pl .. int4mod compute it (c nonzero for / and %); false where they raise. */
+static inline bool
+native_int4(NativeOp op, int32 a, int32 c, int32 *r)
 {
-	ereport(ERROR,
-			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
-			 errmsg(is_int8 ? "bigint out of range" : "integer out of range")));
-}
-
-/* a op c in int4, as int4pl .. int4mod compute it. */
-static inline int32
-native_int4(NativeOp op, int32 a, int32 c)
-{
-	int32		r = 0;
-
 	switch (op)
 	{
 		case NATIVE_ADD:
-			if (unlikely(pg_add_s32_overflow(a, c, &r)))
-				out_of_range(false);
-			return r;
+			return !pg_add_s32_overflow(a, c, r);
 		case NATIVE_SUB:
-			if (unlikely(pg_sub_s32_overflow(a, c, &r)))
-				out_of_range(false);
-			return r;
+			return !pg_sub_s32_overflow(a, c, r);
 		case NATIVE_MUL:
-			if (unlikely(pg_mul_s32_overflow(a, c, &r)))
-				out_of_range(false);
-			return r;
+			return !pg_mul_s32_overflow(a, c, r);
 		case NATIVE_DIV:
 			if (c == -1)
 			{
-				if (unlikely(a == PG_INT32_MIN))
-					out_of_range(false);
-				return -a;
+				*r = a == PG_INT32_MIN ? 0 : -a;
+				return a != PG_INT32_MIN;
 			}
-			return a / c;
+			*r = a / c;
+			return true;
 		case NATIVE_MOD:
-			return c == -1 ? 0 : a % c;	/* INT_MIN % -1 would trap */
+			*r = c == -1 ? 0 : a % c;	/* INT_MIN % -1 would trap */
+			return true;
 	}
-	return r;
+	*r = 0;
+	return true;
 }
 
-/* a op c in int8, as int8pl .. int8mod compute it. */
-static inline int64
-native_int8(NativeOp op, int64 a, int64 c)
+/* a op c in int8 as int8pl .. int8mod compute it (c nonzero for / and %); false where they raise. */
+static inline bool
+native_int8(NativeOp op, int64 a, int64 c, int64 *r)
 {
-	int64		r = 0;
-
 	switch (op)
 	{
 		case NATIVE_ADD:
-			if (unlikely(pg_add_s64_overflow(a, c, &r)))
-				out_of_range(true);
-			return r;
+			return !pg_add_s64_overflow(a, c, r);
 		case NATIVE_SUB:
-			if (unlikely(pg_sub_s64_overflow(a, c, &r)))
-				out_of_range(true);
-			return r;
+			return !pg_sub_s64_overflow(a, c, r);
 		case NATIVE_MUL:
-			if (unlikely(pg_mul_s64_overflow(a, c, &r)))
-				out_of_range(true);
-			return r;
+			return !pg_mul_s64_overflow(a, c, r);
 		case NATIVE_DIV:
 			if (c == -1)
 			{
-				if (unlikely(a == PG_INT64_MIN))
-					out_of_range(true);
-				return -a;
+				*r = a == PG_INT64_MIN ? 0 : -a;
+				return a != PG_INT64_MIN;
 			}
-			return a / c;
+			*r = a / c;
+			return true;
 		case NATIVE_MOD:
-			return c == -1 ? 0 : a % c;
+			*r = c == -1 ? 0 : a % c;
+			return true;
 	}
-	return r;
+	*r = 0;
+	return true;
 }
 
 /*
  * Computes native input 'in' for len rows of a batch (rows[j], or start + j
  * without positions) into out/outnulls.  A NULL column value gives NULL
- * (the operators are strict); a zero divisor raises PostgreSQL's error at
- * the first row that would call the operator.
+ * (the operators are strict).  Raises nothing: returns the first row
+ * whose operator would raise an error (overflow, a zero divisor), or -1,
+ * so that the caller raises the error PostgreSQL's row order raises first.
  */
-void
+int
 GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *const *values,
 						uint8 *const *nulls, const uint8 *has_nulls, const uint32 *rows,
 						int64 start, int len, Datum *out, bool *outnulls)
@@ -201,6 +182,7 @@ GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *const *values,
 	for (int j = 0; j < len; j++)
 	{
 		int64		row = rows != NULL ? (int64) rows[j] : start + j;
+		bool		ok;
 
 		outnulls[j] = nl != NULL && nl[row];
 		if (outnulls[j])
@@ -209,14 +191,23 @@ GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *const *values,
 			continue;
 		}
 		if (unlikely(divides && ne->constant == 0))
-			ereport(ERROR,
-					(errcode(ERRCODE_DIVISION_BY_ZERO),
-					 errmsg("division by zero")));
+			return j;
 		if (ne->is_int8)
-			out[j] = Int64GetDatum(native_int8(op, ((const int64 *) values[c])[row],
-											   ne->constant));
+		{
+			int64		r;
+
+			ok = native_int8(op, ((const int64 *) values[c])[row], ne->constant, &r);
+			out[j] = Int64GetDatum(r);
+		}
 		else
-			out[j] = Int32GetDatum(native_int4(op, ((const int32 *) values[c])[row],
-											   (int32) ne->constant));
+		{
+			int32		r;
+
+			ok = native_int4(op, ((const int32 *) values[c])[row], (int32) ne->constant, &r);
+			out[j] = Int32GetDatum(r);
+		}
+		if (unlikely(!ok))
+			return j;
 	}
+	return -1;
 }

@@ -268,15 +268,44 @@ eval_exprs_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls
 {
 	ExprContext *econtext = sink->ps->ps_ExprContext;
 
+	int			failing = -1;
+
 	ResetExprContext(econtext);
 	for (int i = 0; i < sink->ninputs; i++)
 	{
 		GroupInput *in = &sink->inputs[i];
+		int			f;
 
-		if (in->native != NULL)
-			GroupAggNativeExprBlock(sink, in, values, nulls, has_nulls, rows, start, len,
+		if (in->native == NULL)
+			continue;
+		f = GroupAggNativeExprBlock(sink, in, values, nulls, has_nulls, rows, start, len,
 									&sink->exprvalues[i * KEYS_BLOCK],
 									&sink->exprnulls[i * KEYS_BLOCK]);
+		if (f >= 0 && (failing < 0 || f < failing))
+			failing = f;
+	}
+	if (failing >= 0)
+	{
+		/*
+		 * A native input fails at that row: the executor evaluates every
+		 * input row by row up to it, raising the first error in row order,
+		 * as PostgreSQL would
+		 */
+		for (int j = 0; j <= failing; j++)
+		{
+			int64		row = rows != NULL ? (int64) rows[j] : start + j;
+
+			load_expr_columns(sink, values, nulls, has_nulls, row);
+			for (int i = 0; i < sink->ninputs; i++)
+			{
+				GroupInput *in = &sink->inputs[i];
+				bool		isnull;
+
+				if (in->colstate != NULL)
+					(void) ExecEvalExpr(in->colstate, econtext, &isnull);
+			}
+		}
+		elog(ERROR, "gpusel: a grouped key or input failed in C but not in the executor");
 	}
 	if (!sink->exprs_need_row)
 		return;
