@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# GPU machine only: 1,000 gpu_percentile queries in one backend, then 1,000
+# GPU machine only: 1,000 gpu_percentile queries in one backend (most of
+# them with rows grouped on the device, some of those cancelled), then 1,000
 # parallel grouped scans (Gather, workers), some of each cancelled by a
 # statement timeout and some failing (in a worker, for the parallel ones),
 # must leave the device memory in use where it started.  Needs a server with gpusel installed
@@ -14,6 +15,7 @@ script=$(mktemp /tmp/gpusel-leak.XXXXXX.sql)
 serial_query() {
   case $(($1 % 10)) in
     0) echo "SET statement_timeout = '30ms'; SELECT gpu_percentile(ARRAY[0.1, 0.5, 0.9]) WITHIN GROUP (ORDER BY x) FROM lk, generate_series(1, 3); RESET statement_timeout;" ;;
+    3) echo "SET statement_timeout = '4ms'; SELECT count(*), gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) FROM lk WHERE x < 0.9 GROUP BY i ORDER BY 1 LIMIT 1; RESET statement_timeout;" ;;
     5) echo "SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY 1 / (i - i)) FROM lk;" ;;
     7) echo "SELECT gpu_percentile(2) WITHIN GROUP (ORDER BY x) FROM lk;" ;;
     *) echo "SELECT gpu_percentile(0.$1) WITHIN GROUP (ORDER BY i) FROM lk WHERE x < 0.$(($1 % 9 + 1));" ;;
@@ -37,6 +39,7 @@ parallel_query() {
   echo "EXPLAIN (COSTS OFF) SELECT grp, gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) FROM lkp GROUP BY grp;"
   # every shape once first: the device's memory pools reach their working size
   for q in 1 2 3 5 7 10; do serial_query $q; parallel_query $q; done
+  echo "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*), gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) FROM lk WHERE x < 0.9 GROUP BY i;"
   echo "SELECT 'before', free_memory_mb FROM gpusel_device_info();"
   for q in $(seq 1 1000); do serial_query $q; done
   echo "SELECT 'between', free_memory_mb FROM gpusel_device_info();"
@@ -51,6 +54,7 @@ after=$(echo "$out" | awk '$1 == "after" {print $2}')
 echo "$out" | grep -E '^stats' 
 echo "cancelled: $(echo "$out" | grep -c 'canceling statement') failed: $(echo "$out" | grep -c -E 'division by zero|not between 0 and 1')"
 echo "parallel plans: $(echo "$out" | grep -c 'Parallel Custom Scan (GpuSelScan)') (1 expected)"
+echo "serial rows grouped on the device: $(echo "$out" | grep -m1 -o 'Rows Grouped on Device: [0-9]*' || echo none)"
 between=$(echo "$out" | awk '$1 == "between" {print $2}')
 echo "device free memory before: ${before} MB, after the serial queries: ${between} MB, after: ${after} MB"
 rm -f "$script"

@@ -240,12 +240,11 @@ GroupAggDevicePick(GroupAggSink *sink, PercentileCollection *pc, const int64 *po
 		return false;
 	}
 	/*
-	 * A sort consumes the pairs: when the device alone holds some, only a
-	 * cancel, which ends the query, may stop it
+	 * A sort consumes the pairs, so only a cancel, which ends the query,
+	 * stops it: other interrupts (under Gather, the workers' messages as
+	 * they finish) would leave the results to the host's slower path
 	 */
-	cancel = !INTERRUPTS_CAN_BE_PROCESSED() ? NULL :
-		pc->dev_keys > 0 ? (const volatile int *) &QueryCancelPending :
-		(const volatile int *) &InterruptPending;
+	cancel = INTERRUPTS_CAN_BE_PROCESSED() ? (const volatile int *) &QueryCancelPending : NULL;
 	errbuf[0] = '\0';
 	if (sink->nkeys == 0)
 		status = gs_pairs_select(pc->dev, positions, (int) npositions, out, cancel,
@@ -255,7 +254,7 @@ GroupAggDevicePick(GroupAggSink *sink, PercentileCollection *pc, const int64 *po
 									cancel, errbuf, sizeof(errbuf));
 	if (status == GS_INTERRUPTED)
 	{
-		/* raises a cancel; any other interrupt leaves the sort half done */
+		/* raises the cancel that stopped the sort */
 		CHECK_FOR_INTERRUPTS();
 		if (pc->dev_keys > 0 && gs_pairs_count(pc->dev) == 0)
 			elog(ERROR, "gpusel: grouped percentile sort stopped with keys only the GPU held");
