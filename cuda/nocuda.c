@@ -8,6 +8,15 @@
 
 #include "gpusel_cuda.h"
 
+/* Writes the "built without CUDA" message into errbuf; the answer of every call. */
+static gs_status
+no_cuda(char *errbuf, size_t errlen)
+{
+	if (errbuf != NULL && errlen > 0)
+		snprintf(errbuf, errlen, "gpusel was built without CUDA");
+	return GS_NO_DEVICE;
+}
+
 gs_status
 gs_probe(gs_device_info *info)
 {
@@ -59,9 +68,7 @@ gs_select_keys(int key_bytes,
 	(void) nranks;
 	(void) out_keys;
 	(void) cancel;
-	if (errbuf != NULL && errlen > 0)
-		snprintf(errbuf, errlen, "gpusel was built without CUDA");
-	return GS_NO_DEVICE;
+	return no_cuda(errbuf, errlen);
 }
 
 gs_status
@@ -77,9 +84,7 @@ gs_sort_by_group(int key_bytes, const void *keys, const uint32_t *groups,
 	(void) ngroups;
 	(void) out_keys;
 	(void) cancel;
-	if (errbuf != NULL && errlen > 0)
-		snprintf(errbuf, errlen, "gpusel was built without CUDA");
-	return GS_NO_DEVICE;
+	return no_cuda(errbuf, errlen);
 }
 
 gs_status
@@ -103,9 +108,7 @@ gs_pairs_create(gs_pairs **pairs, int key_bytes, int with_groups,
 	(void) with_groups;
 	if (pairs != NULL)
 		*pairs = NULL;
-	if (errbuf != NULL && errlen > 0)
-		snprintf(errbuf, errlen, "gpusel was built without CUDA");
-	return GS_NO_DEVICE;
+	return no_cuda(errbuf, errlen);
 }
 
 gs_status
@@ -116,9 +119,7 @@ gs_pairs_append(gs_pairs *pairs, const void *keys, const uint32_t *groups,
 	(void) keys;
 	(void) groups;
 	(void) n;
-	if (errbuf != NULL && errlen > 0)
-		snprintf(errbuf, errlen, "gpusel was built without CUDA");
-	return GS_NO_DEVICE;
+	return no_cuda(errbuf, errlen);
 }
 
 int64_t
@@ -134,9 +135,7 @@ gs_pairs_read(gs_pairs *pairs, void *keys, uint32_t *groups, char *errbuf, size_
 	(void) pairs;
 	(void) keys;
 	(void) groups;
-	if (errbuf != NULL && errlen > 0)
-		snprintf(errbuf, errlen, "gpusel was built without CUDA");
-	return GS_NO_DEVICE;
+	return no_cuda(errbuf, errlen);
 }
 
 gs_status
@@ -151,9 +150,7 @@ gs_pairs_sort_pick(gs_pairs *pairs, int64_t ngroups,
 	(void) npositions;
 	(void) out_keys;
 	(void) cancel;
-	if (errbuf != NULL && errlen > 0)
-		snprintf(errbuf, errlen, "gpusel was built without CUDA");
-	return GS_NO_DEVICE;
+	return no_cuda(errbuf, errlen);
 }
 
 gs_status
@@ -166,9 +163,7 @@ gs_pairs_select(gs_pairs *pairs, const int64_t *ranks, int nranks,
 	(void) nranks;
 	(void) out_keys;
 	(void) cancel;
-	if (errbuf != NULL && errlen > 0)
-		snprintf(errbuf, errlen, "gpusel was built without CUDA");
-	return GS_NO_DEVICE;
+	return no_cuda(errbuf, errlen);
 }
 
 void

@@ -267,8 +267,8 @@ eval_exprs_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls
 					const uint8 *has_nulls, const uint32 *rows, int64 start, int len)
 {
 	ExprContext *econtext = sink->ps->ps_ExprContext;
-
 	int			failing = -1;
+	int			nrows;
 
 	ResetExprContext(econtext);
 	for (int i = 0; i < sink->ninputs; i++)
@@ -284,32 +284,14 @@ eval_exprs_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls
 		if (f >= 0 && (failing < 0 || f < failing))
 			failing = f;
 	}
-	if (failing >= 0)
-	{
-		/*
-		 * A native input fails at that row: the executor evaluates every
-		 * input row by row up to it, raising the first error in row order,
-		 * as PostgreSQL would
-		 */
-		for (int j = 0; j <= failing; j++)
-		{
-			int64		row = rows != NULL ? (int64) rows[j] : start + j;
 
-			load_expr_columns(sink, values, nulls, has_nulls, row);
-			for (int i = 0; i < sink->ninputs; i++)
-			{
-				GroupInput *in = &sink->inputs[i];
-				bool		isnull;
-
-				if (in->colstate != NULL)
-					(void) ExecEvalExpr(in->colstate, econtext, &isnull);
-			}
-		}
-		elog(ERROR, "gpusel: a grouped key or input failed in C but not in the executor");
-	}
-	if (!sink->exprs_need_row)
-		return;
-	for (int j = 0; j < len; j++)
+	/*
+	 * The executor evaluates the other inputs row by row; when a native
+	 * input fails at some row, it evaluates every input up to that row, so
+	 * that the first error in row order is raised, as PostgreSQL would
+	 */
+	nrows = failing >= 0 ? failing + 1 : sink->exprs_need_row ? len : 0;
+	for (int j = 0; j < nrows; j++)
 	{
 		int64		row = rows != NULL ? (int64) rows[j] : start + j;
 
@@ -319,11 +301,13 @@ eval_exprs_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls
 		{
 			GroupInput *in = &sink->inputs[i];
 
-			if (in->colstate != NULL && in->native == NULL)
+			if (in->colstate != NULL && (in->native == NULL || failing >= 0))
 				sink->exprvalues[i * KEYS_BLOCK + j] =
 					ExecEvalExpr(in->colstate, econtext, &sink->exprnulls[i * KEYS_BLOCK + j]);
 		}
 	}
+	if (failing >= 0)
+		elog(ERROR, "gpusel: a grouped key or input failed in C but not in the executor");
 }
 
 /* Loads input i of block row j (batch row 'row') into the current row. */
