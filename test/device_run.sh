@@ -45,6 +45,37 @@ if [ "$phase" = parbench ] || [ "$phase" = all ]; then
   tail -60 "$out/parbench.log"
 fi
 
+if [ "$phase" = profile ]; then
+  # where a serial shape's time goes on the GPU path: EXPLAIN ANALYZE, and
+  # perf's flat profile of the backend where perf is installed
+  rows=${GPUSEL_BENCH_ROWS:-20000000}
+  query=${GPUSEL_PROFILE_QUERY:-SELECT row(percentile_disc(0.5) WITHIN GROUP (ORDER BY x), count(*), avg(y)) FROM bench_t}
+  psql -X -q -v rows="$rows" >"$out/profile.log" 2>&1 <<SQL
+CREATE EXTENSION IF NOT EXISTS gpusel;
+CREATE UNLOGGED TABLE IF NOT EXISTS bench_t AS
+SELECT i::int8 AS id, random() AS x, random() * 1000 - 500 AS y, (random() * 1e6)::int4 AS k,
+       (random() * 1e12)::int8 AS j, random()::float4 AS f, date '2000-01-01' + (i % 9000)::int AS d,
+       (i % 101)::int4 AS grp
+FROM generate_series(1, :rows) i;
+VACUUM ANALYZE bench_t;
+SQL
+  settings="LOAD 'gpusel'; SET max_parallel_workers_per_gather = 0; SET gpusel.device = gpu; SET gpusel.min_rows = 0; SET gpusel.explain_device_details = on;"
+  for dev in gpu cpu; do
+    echo "-- $dev path"
+    psql -X -c "$settings SET gpusel.device = $dev" -c '\timing on' -c "$query" -c "$query" -c "$query" 2>&1 | grep Time
+  done
+  psql -X -c "$settings" -c "EXPLAIN (ANALYZE, COSTS OFF, BUFFERS) $query" 2>&1 | tee -a "$out/profile.log"
+  if command -v perf >/dev/null; then
+    (printf '%s\n%s\n\\watch 0.01\n' "$settings" "$query" | PGAPPNAME=prof timeout 20 psql -X >/dev/null 2>&1 &)
+    sleep 4
+    pid=$(psql -X -At -c "SELECT pid FROM pg_stat_activity WHERE application_name = 'prof'")
+    perf record -g -p "$pid" -o "$out/perf.data" -- sleep 8 >/dev/null 2>&1
+    perf report -i "$out/perf.data" --no-children -g none --sort dso,sym 2>/dev/null | grep -v '^#' | head -40
+  else
+    echo "perf: not installed"
+  fi
+fi
+
 if [ "$phase" = bench ] || [ "$phase" = all ]; then
   echo "== SQL benchmark (20M rows)"
   psql -X -v rows="${GPUSEL_BENCH_ROWS:-20000000}" -f test/bench/percentile_bench.sql >"$out/bench.log" 2>&1 || status=1
