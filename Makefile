@@ -22,6 +22,7 @@ OBJS = \
 	src/percentile/percentile.o \
 	src/percentile/percentile_builtins.o \
 	src/scan/qual_compile.o \
+	src/scan/qual_datetime.o \
 	src/scan/filter_sql.o \
 	src/scan/scan_plan.o \
 	src/scan/scan_exec.o \
@@ -40,7 +41,7 @@ OBJS = \
 	src/groupagg/groupagg_batch.o \
 	src/groupagg/groupagg_native.o
 
-REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions groupagg parallel upgrade
+REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime groupagg parallel upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel
 
 CUDA_HOME ?= /usr/local/cuda

@@ -8,6 +8,7 @@
 #include "catalog/pg_type_d.h"
 #include "nodes/primnodes.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/date.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
@@ -124,6 +125,59 @@ set_range(ColumnTest *t)
 }
 
 /*
+ * Recognises <date column> <op> <timestamp or timestamptz constant>, either
+ * way round, as the date compared with a day number that gives the same
+ * answers (qual_datetime.c); <> has no range of keys and is left out.
+ */
+static bool
+make_date_timestamp_test(OpExpr *op, const GpuselProgram *prog, ColumnTest *test,
+						 bool *never)
+{
+	Oid			funcid = OidIsValid(op->opfuncid) ? op->opfuncid : get_opcode(op->opno);
+	Var		   *var;
+	int			date_arg;
+	int			opcode;
+	int32		bound;
+
+	if (!GpuselDateTimestampBound(funcid, op->args, &date_arg, &opcode, &bound))
+		return false;
+	var = (Var *) list_nth(op->args, date_arg);
+	if (!IsA(var, Var) || var->varattno <= 0 || var->vartype != DATEOID)
+		return false;
+	switch (opcode)
+	{
+		case GS_OP_LT:
+			test->strategy = BTLessStrategyNumber;
+			break;
+		case GS_OP_LE:
+			test->strategy = BTLessEqualStrategyNumber;
+			break;
+		case GS_OP_EQ:
+			test->strategy = BTEqualStrategyNumber;
+			break;
+		case GS_OP_GE:
+			test->strategy = BTGreaterEqualStrategyNumber;
+			break;
+		case GS_OP_GT:
+			test->strategy = BTGreaterStrategyNumber;
+			break;
+		default:
+			return false;
+	}
+	test->column = column_of(prog, var->varattno);
+	test->coltypid = DATEOID;
+	test->compared = DATEOID;
+	test->keytype = KeyTypeLookup(DATEOID);
+	if (test->column < 0 || test->keytype == NULL ||
+		!GpuselTypeIsDeviceable(DATEOID, &test->coltype))
+		return false;
+	test->key = test->keytype->to_key(DateADTGetDatum(bound));
+	if (!set_range(test))
+		*never = true;
+	return true;
+}
+
+/*
  * Recognises <column> <op> <constant> (either way round) and fills *test;
  * *never is set when the constant is NULL.  False for any other qual.
  */
@@ -143,6 +197,8 @@ make_test(Expr *qual, const GpuselProgram *prog, ColumnTest *test, bool *never)
 	if (!IsA(qual, OpExpr) || list_length(((OpExpr *) qual)->args) != 2)
 		return false;
 	op = (OpExpr *) qual;
+	if (make_date_timestamp_test(op, prog, test, never))
+		return true;
 	left = linitial(op->args);
 	right = lsecond(op->args);
 	if (IsA(left, Var) && IsA(right, Const))

@@ -13,9 +13,10 @@
  * Every allowed function has an exact device twin (cuda/predicate.cuh):
  * NULL in, NULL out; float order with NaN above +Infinity; overflow and
  * division by zero flag the row, after which the executor re-evaluates the
- * batch with PostgreSQL itself.  Comparisons between date and timestamp,
- * or timestamp and timestamptz, depend on the time zone or on conversions
- * and are not in the list.
+ * batch with PostgreSQL itself.  A date compared with a timestamp or
+ * timestamptz constant becomes a date comparison (qual_datetime.c);
+ * timestamp against timestamptz, or a date against a timestamp that is not
+ * a constant, stays on the CPU.
  *
  * AND and OR short-circuit as PostgreSQL's ExecInterpExpr does, and the
  * list of quals stops at the first that is not true, as ExecQual does, so
@@ -433,12 +434,42 @@ find_cast(Oid funcid)
 	return NULL;
 }
 
+/*
+ * Compiles a date compared with a timestamp or timestamptz constant as the
+ * date compared with a day number (GpuselDateTimestampBound).
+ */
+static int
+compile_date_timestamp(QualCompiler *qc, List *args, int date_arg, int opcode, int32 bound)
+{
+	int			slot;
+
+	if (compile_expr(qc, (Expr *) list_nth(args, date_arg)) != GS_VK_INT4)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	slot = new_const(qc);
+	if (slot < 0)
+		return -1;
+	GpuselDatumToConst(Int32GetDatum(bound), false, INT4OID, &qc->prog->consts[slot]);
+	emit(qc, GS_OP_CONST, GS_VK_INT4, 0, slot, 0, 0, 1);
+	emit(qc, opcode, GS_VK_INT4, 0, 0, 0, 2, 1);
+	return qc->failed ? -1 : GS_VK_BOOL;
+}
+
 /* Compiles a call of an allowed operator or cast function. */
 static int
 compile_call(QualCompiler *qc, Oid funcid, List *args)
 {
 	const DeviceOp *op = find_op(funcid);
 	const DeviceCast *cast;
+	int			date_arg;
+	int			date_opcode;
+	int32		bound;
+
+	if (op == NULL &&
+		GpuselDateTimestampBound(funcid, args, &date_arg, &date_opcode, &bound))
+		return compile_date_timestamp(qc, args, date_arg, date_opcode, bound);
 
 	if (op != NULL && list_length(args) == op->nargs)
 	{

@@ -50,6 +50,10 @@ extern void GpuselDatumToConst(Datum value, bool isnull, Oid typid,
 							   gs_const *out);
 extern int	GpuselColumnWidth(gs_coltype type);
 
+/* qual_datetime.c */
+extern bool GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg,
+									 int *opcode, int32 *bound);
+
 /* Writes one non-NULL value into a column's staging array (inline: once per row and column). */
 static inline void
 GpuselStoreValue(void *values, int64 row, gs_coltype type, Datum value)

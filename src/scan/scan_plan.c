@@ -77,7 +77,8 @@
 /* One qual of the scan with where it runs. */
 typedef struct QualItem
 {
-	RestrictInfo *rinfo;
+	RestrictInfo *rinfo;		/* the clause this qual is, or is a conjunct of */
+	Expr	   *clause;			/* as written, gpu_filter() included */
 	Expr	   *expr;			/* as the executor evaluates it */
 	bool		device;
 } QualItem;
@@ -205,6 +206,39 @@ expr_may_fail(Node *node, void *context)
 }
 
 /*
+ * The conjuncts of a clause, in order: gpu_filter(A AND B AND C) becomes
+ * gpu_filter(A), gpu_filter(B), gpu_filter(C), so that one term the device
+ * cannot run does not keep the others on the host.  In a WHERE clause a row
+ * passes the AND exactly when it passes every term, and PostgreSQL's AND
+ * evaluates its terms left to right as a list of quals does.  Any other
+ * clause is its own only conjunct.
+ */
+static List *
+marked_conjuncts(Expr *clause, Oid marker)
+{
+	FuncExpr   *f;
+	BoolExpr   *b;
+	List	   *out = NIL;
+	ListCell   *lc;
+
+	if (!IsA(clause, FuncExpr))
+		return list_make1(clause);
+	f = (FuncExpr *) clause;
+	if (f->funcid != marker || list_length(f->args) != 1 ||
+		!is_andclause(linitial(f->args)))
+		return list_make1(clause);
+	b = (BoolExpr *) linitial(f->args);
+	foreach(lc, b->args)
+	{
+		FuncExpr   *term = (FuncExpr *) copyObject(f);
+
+		term->args = list_make1(lfirst(lc));
+		out = list_concat(out, marked_conjuncts((Expr *) term, marker));
+	}
+	return out;
+}
+
+/*
  * Splits the scan's RestrictInfos, in the given order (PostgreSQL's
  * evaluation order), into device and host quals.  *any_marked tells whether a device qual carries
  * gpu_filter().  When the device quals together exceed the program's
@@ -222,38 +256,46 @@ split_quals(RelOptInfo *rel, List *rinfos, bool *any_marked)
 	foreach(lc, rinfos)
 	{
 		RestrictInfo *rinfo = lfirst_node(RestrictInfo, lc);
-		QualItem   *item = palloc0(sizeof(QualItem));
-		bool		marked;
+		ListCell   *tc;
 
 		if (rinfo->pseudoconstant)
 			continue;			/* a gating Result node checks these */
-		marked = GpuselExprHasMarker((Node *) rinfo->clause);
-		item->rinfo = rinfo;
-		item->expr = rinfo->clause;
-		item->device = !blocked && (marked || gpusel_enable_scan) &&
-			(rinfo->security_level <= rel->baserestrict_min_security ||
-			 rinfo->leakproof) &&
-			GpuselQualIsDeviceable(rinfo->clause, rel->relid);
-
-		/*
-		 * Device quals run before every host qual.  A host qual that
-		 * PostgreSQL evaluates earlier may be skipped for the rows the
-		 * device rejects only if skipping it cannot hide an error or a side
-		 * effect; after any other host qual, the rest stay on the host.  A
-		 * qual that fails only through a parameter or constant counts too:
-		 * PostgreSQL raises its error on the first row it evaluates.
-		 */
-		if (!item->device &&
-			(expr_may_fail((Node *) rinfo->clause, NULL) ||
-			 contain_volatile_functions((Node *) rinfo->clause)))
-			blocked = true;
-		if (item->device)
+		foreach(tc, marked_conjuncts(rinfo->clause, GpuselFilterFuncOid()))
 		{
-			item->expr = GpuselStripMarker(rinfo->clause);
-			device = lappend(device, item);
-			*any_marked |= marked;
+			Expr	   *clause = (Expr *) lfirst(tc);
+			QualItem   *item = palloc0(sizeof(QualItem));
+			bool		marked;
+
+			marked = GpuselExprHasMarker((Node *) clause);
+			item->rinfo = rinfo;
+			item->clause = clause;
+			item->expr = clause;
+			item->device = !blocked && (marked || gpusel_enable_scan) &&
+				(rinfo->security_level <= rel->baserestrict_min_security ||
+				 rinfo->leakproof) &&
+				GpuselQualIsDeviceable(clause, rel->relid);
+
+			/*
+			 * Device quals run before every host qual.  A host qual that
+			 * PostgreSQL evaluates earlier may be skipped for the rows the
+			 * device rejects only if skipping it cannot hide an error or a
+			 * side effect; after any other host qual, the rest stay on the
+			 * host.  A qual that fails only through a parameter or constant
+			 * counts too: PostgreSQL raises its error on the first row it
+			 * evaluates.
+			 */
+			if (!item->device &&
+				(expr_may_fail((Node *) clause, NULL) ||
+				 contain_volatile_functions((Node *) clause)))
+				blocked = true;
+			if (item->device)
+			{
+				item->expr = GpuselStripMarker(clause);
+				device = lappend(device, item);
+				*any_marked |= marked;
+			}
+			items = lappend(items, item);
 		}
-		items = lappend(items, item);
 	}
 
 	/* the whole program must fit too */
@@ -277,7 +319,7 @@ split_quals(RelOptInfo *rel, List *rinfos, bool *any_marked)
 		QualItem   *item = lfirst(lc);
 
 		if (!item->device)
-			item->expr = item->rinfo->clause;
+			item->expr = item->clause;
 	}
 	if (device == NIL)
 		*any_marked = false;

@@ -1,0 +1,138 @@
+-- Standard SQL shapes that reach the device filter: a date compared with a
+-- timestamp or timestamptz constant (as "date '1994-01-01' + interval '1'
+-- year" folds to), and the terms of an AND inside gpu_filter().  Every
+-- answer is compared with PostgreSQL's own plan in the same session
+-- (gpusel.enable_scan off, gpu_filter() absent).
+SET max_parallel_workers_per_gather = 0;
+SET gpusel.batch_rows = 1024;
+
+-- dates around the epoch, daylight saving changes, the ends of the
+-- timestamp range and of the date range, infinities and NULLs
+CREATE TABLE dt (id int, d date, x float8);
+INSERT INTO dt SELECT i, date '1995-01-01' + i, i * 0.5 FROM generate_series(0, 9000) i;
+INSERT INTO dt (id, d) VALUES
+  (-1, '4713-11-24 BC'), (-2, '4713-11-25 BC'), (-3, '0001-01-01'), (-4, '0001-12-31 BC'),
+  (-5, '294276-12-30'), (-6, '294276-12-31'), (-7, '294277-01-01'), (-8, '5874897-12-31'),
+  (-9, 'infinity'), (-10, '-infinity'), (-11, NULL), (-12, NULL), (-13, '2021-03-14'),
+  (-14, '2021-11-07'), (-15, '1999-12-31'), (-16, '2000-01-01');
+ANALYZE dt;
+
+-- every comparison of d with each constant, either way round, through
+-- gpusel (gpu_filter forces its scan) and through PostgreSQL; returns the
+-- cases whose row sets differ, and counts the cases in checked
+CREATE TEMP TABLE checked (n int);
+CREATE FUNCTION pg_temp.mismatches(consts text[], typ text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE
+  c text; op text; q text; pred text; got text; want text; n int := 0;
+BEGIN
+  FOREACH c IN ARRAY consts LOOP
+    FOREACH op IN ARRAY ARRAY['<', '<=', '=', '<>', '>=', '>'] LOOP
+      FOREACH pred IN ARRAY ARRAY[format('d %s %L::%s', op, c, typ), format('%L::%s %s d', c, typ, op)] LOOP
+        q := 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM dt WHERE ';
+        PERFORM set_config('gpusel.enable_scan', 'on', true);
+        EXECUTE q || 'gpu_filter(' || pred || ')' INTO got;
+        PERFORM set_config('gpusel.enable_scan', 'off', true);
+        EXECUTE q || pred INTO want;
+        PERFORM set_config('gpusel.enable_scan', 'on', true);
+        n := n + 1;
+        IF got IS DISTINCT FROM want THEN
+          RETURN NEXT format('%s under %s: gpusel %s, PostgreSQL %s', pred,
+                             current_setting('TimeZone'), got, want);
+        END IF;
+      END LOOP;
+    END LOOP;
+  END LOOP;
+  INSERT INTO checked VALUES (n);
+END $$;
+
+-- 1. The plan: the comparison runs in the device filter, whatever the constant's type.
+EXPLAIN (COSTS OFF) SELECT count(*) FROM dt WHERE gpu_filter(d < date '1996-01-01' + interval '1' year);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM dt WHERE gpu_filter('2000-01-01 12:00+00'::timestamptz >= d);
+EXPLAIN (COSTS OFF) SELECT count(*) FROM dt WHERE gpu_filter(d <> '2000-01-01'::timestamp);
+
+-- 2. timestamp constants: midnights, a microsecond either side, the range's ends, infinities
+SELECT * FROM pg_temp.mismatches(ARRAY[
+  '2000-01-01 00:00', '2000-01-01 00:00:00.000001', '1999-12-31 23:59:59.999999',
+  '2010-06-15 12:00', '1995-01-01 00:00', '2019-08-23 00:00', '2019-08-24 00:00',
+  '4714-11-24 00:00 BC', '4714-11-24 00:00:00.000001 BC', '294276-12-31 23:59:59.999999',
+  '294276-12-31 00:00', '294276-12-30 12:00', '0001-01-01 00:00', 'infinity', '-infinity'],
+  'timestamp');
+
+-- 3. timestamptz constants under four time zones: whole and half-hour
+-- offsets, daylight saving changes, +14:00
+SET TimeZone = 'UTC';
+SELECT * FROM pg_temp.mismatches(ARRAY[
+  '2000-01-01 00:00+00', '2000-01-01 00:00-05', '2000-01-01 00:00+05:30', '2021-03-14 05:00+00',
+  '2021-03-14 07:00+00', '2021-11-07 04:00+00', '2021-11-07 05:00+00', '2021-11-07 06:00+00',
+  '1999-12-31 10:00+00', '294276-12-31 23:59:59.999999+00', '4714-11-24 00:00+00 BC',
+  'infinity', '-infinity'], 'timestamptz');
+SET TimeZone = 'America/New_York';
+SELECT * FROM pg_temp.mismatches(ARRAY[
+  '2000-01-01 00:00+00', '2000-01-01 00:00-05', '2021-03-14 00:00', '2021-03-14 01:00',
+  '2021-03-14 05:00+00', '2021-11-07 00:00', '2021-11-07 04:00+00', '2021-11-07 05:00+00',
+  '294276-12-31 23:59:59.999999+00', '4714-11-24 00:00+00 BC', 'infinity', '-infinity'],
+  'timestamptz');
+SET TimeZone = 'Asia/Kolkata';
+SELECT * FROM pg_temp.mismatches(ARRAY[
+  '2000-01-01 00:00', '1999-12-31 18:30+00', '1999-12-31 18:29:59.999999+00',
+  '294276-12-31 23:59:59.999999+00', '4714-11-24 00:00+00 BC', 'infinity'], 'timestamptz');
+SET TimeZone = 'Pacific/Kiritimati';
+SELECT * FROM pg_temp.mismatches(ARRAY[
+  '2000-01-01 00:00', '1999-12-31 10:00+00', '1999-12-31 09:59:59+00',
+  '294276-12-31 23:59:59.999999+00', '4714-11-24 00:00+00 BC', '-infinity'], 'timestamptz');
+SELECT sum(n) AS cases_checked FROM checked;
+
+-- 4. A prepared statement's plan, run under another TimeZone than it was
+-- planned in: the day number follows the TimeZone of each execution.
+SET TimeZone = 'UTC';
+SET plan_cache_mode = force_generic_plan;
+PREPARE tz_count AS SELECT count(*) FROM dt WHERE gpu_filter(d >= '2021-03-14 03:00+00'::timestamptz);
+PREPARE tz_count_pg AS SELECT count(*) FROM dt WHERE d >= '2021-03-14 03:00+00'::timestamptz;
+EXECUTE tz_count;
+SET gpusel.enable_scan = off;
+EXECUTE tz_count_pg;
+SET gpusel.enable_scan = on;
+SET TimeZone = 'America/New_York';
+EXECUTE tz_count;
+SET gpusel.enable_scan = off;
+EXECUTE tz_count_pg;
+SET gpusel.enable_scan = on;
+DEALLOCATE tz_count;
+DEALLOCATE tz_count_pg;
+RESET plan_cache_mode;
+RESET TimeZone;
+
+-- 5. A date against a timestamp that is not a constant stays with PostgreSQL.
+EXPLAIN (COSTS OFF) SELECT count(*) FROM dt WHERE gpu_filter(d < now()::timestamp AND x > 1);
+
+-- 6. The terms of an AND inside gpu_filter are quals of their own: the
+-- device takes the terms it can run, the host the others, with the same
+-- rows as PostgreSQL.
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM dt WHERE gpu_filter(x > 100 AND d IS DISTINCT FROM date '2005-05-05' AND d < '2010-01-01'::timestamp);
+SELECT count(*) FROM dt WHERE gpu_filter(x > 100 AND d IS DISTINCT FROM date '2005-05-05' AND d < '2010-01-01'::timestamp);
+SET gpusel.enable_scan = off;
+SELECT count(*) FROM dt WHERE x > 100 AND d IS DISTINCT FROM date '2005-05-05' AND d < '2010-01-01'::timestamp;
+SET gpusel.enable_scan = on;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM dt WHERE gpu_filter(x > 100 AND extract(year FROM d) >= 2003 AND d < '2010-01-01'::timestamp);
+SELECT count(*) FROM dt WHERE gpu_filter(x > 100 AND extract(year FROM d) >= 2003 AND d < '2010-01-01'::timestamp);
+SET gpusel.enable_scan = off;
+SELECT count(*) FROM dt WHERE x > 100 AND extract(year FROM d) >= 2003 AND d < '2010-01-01'::timestamp;
+SET gpusel.enable_scan = on;
+-- nested ANDs flatten; a term the device cannot run that may fail keeps
+-- the terms after it on the host, as PostgreSQL evaluates them after it
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM dt WHERE gpu_filter((x > 100 AND (x < 4000 AND id % 7 = 1)) AND d > '2001-01-01'::date);
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM dt WHERE gpu_filter(x > 100 AND id::numeric / (id - 3) > 0 AND d > '2001-01-01'::date);
+SELECT count(*) FROM dt WHERE gpu_filter(x > 100 AND id::numeric / (id - 3) > 0 AND d > '2001-01-01'::date);
+SET gpusel.enable_scan = off;
+SELECT count(*) FROM dt WHERE x > 100 AND id::numeric / (id - 3) > 0 AND d > '2001-01-01'::date;
+SET gpusel.enable_scan = on;
+-- the division by zero is raised, as PostgreSQL raises it
+SELECT count(*) FROM dt WHERE gpu_filter(x >= 0 AND 1 / (id - 3) > 0);
+-- an OR is one qual, as before
+EXPLAIN (COSTS OFF) SELECT count(*) FROM dt WHERE gpu_filter(x > 100 OR extract(year FROM d) >= 2003);
+
+DROP TABLE dt;

@@ -1,0 +1,179 @@
+/*
+ * qual_datetime.c
+ *	  Comparisons of a date with a timestamp or timestamptz constant, turned
+ *	  into comparisons of the date with a date.
+ *
+ * "l_shipdate < date '1994-01-01' + interval '1' year" folds to a date
+ * compared with a timestamp constant.  The device compares dates as int4
+ * day numbers, so the constant becomes a day number with the same answer
+ * for every date: PostgreSQL converts the date to a timestamp (midnight;
+ * for timestamptz, midnight in the session's TimeZone) and compares, and
+ * that conversion never decreases as the date grows, -infinity and
+ * +infinity included.  The dates that compare below the constant are
+ * therefore all dates below some bound, found by bisection with
+ * PostgreSQL's own comparison function, so the bound is exact by
+ * construction, whatever the time zone, its rules or the range limits.
+ *
+ * The bound is computed when the qual is compiled, which the executor does
+ * at each scan's start, so a timestamptz bound follows the TimeZone of the
+ * execution, as PostgreSQL's stable comparison does.
+ */
+#include "postgres.h"
+
+#include "datatype/timestamp.h"
+#include "utils/date.h"
+#include "utils/fmgroids.h"
+#include "utils/timestamp.h"
+
+#include "qual_compile.h"
+
+/* One date-versus-timestamp comparison function. */
+typedef struct DateTimestampOp
+{
+	Oid			funcid;
+	int16		opcode;			/* gs_opcode, as "date OP constant" */
+	bool		date_first;		/* the date is the first argument */
+	bool		with_tz;		/* the other side is timestamptz */
+} DateTimestampOp;
+
+static const DateTimestampOp date_timestamp_ops[] = {
+	{F_DATE_LT_TIMESTAMP, GS_OP_LT, true, false}, {F_DATE_LE_TIMESTAMP, GS_OP_LE, true, false},
+	{F_DATE_EQ_TIMESTAMP, GS_OP_EQ, true, false}, {F_DATE_NE_TIMESTAMP, GS_OP_NE, true, false},
+	{F_DATE_GT_TIMESTAMP, GS_OP_GT, true, false}, {F_DATE_GE_TIMESTAMP, GS_OP_GE, true, false},
+	/* timestamp OP date is date (reversed OP) timestamp */
+	{F_TIMESTAMP_LT_DATE, GS_OP_GT, false, false}, {F_TIMESTAMP_LE_DATE, GS_OP_GE, false, false},
+	{F_TIMESTAMP_EQ_DATE, GS_OP_EQ, false, false}, {F_TIMESTAMP_NE_DATE, GS_OP_NE, false, false},
+	{F_TIMESTAMP_GT_DATE, GS_OP_LT, false, false}, {F_TIMESTAMP_GE_DATE, GS_OP_LE, false, false},
+	{F_DATE_LT_TIMESTAMPTZ, GS_OP_LT, true, true}, {F_DATE_LE_TIMESTAMPTZ, GS_OP_LE, true, true},
+	{F_DATE_EQ_TIMESTAMPTZ, GS_OP_EQ, true, true}, {F_DATE_NE_TIMESTAMPTZ, GS_OP_NE, true, true},
+	{F_DATE_GT_TIMESTAMPTZ, GS_OP_GT, true, true}, {F_DATE_GE_TIMESTAMPTZ, GS_OP_GE, true, true},
+	{F_TIMESTAMPTZ_LT_DATE, GS_OP_GT, false, true}, {F_TIMESTAMPTZ_LE_DATE, GS_OP_GE, false, true},
+	{F_TIMESTAMPTZ_EQ_DATE, GS_OP_EQ, false, true}, {F_TIMESTAMPTZ_NE_DATE, GS_OP_NE, false, true},
+	{F_TIMESTAMPTZ_GT_DATE, GS_OP_LT, false, true}, {F_TIMESTAMPTZ_GE_DATE, GS_OP_LE, false, true},
+};
+
+/* The first and one past the last day number of a finite date. */
+#define FIRST_DATE	(DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE)
+#define END_DATE	(DATE_END_JULIAN - POSTGRES_EPOCH_JDATE)
+
+/*
+ * Every date in order: position 0 is -infinity, 1.. the finite dates, and
+ * the last +infinity.
+ */
+#define NPOSITIONS	((int64) (END_DATE - FIRST_DATE) + 2)
+
+/* The date at a position of that order. */
+static DateADT
+date_at(int64 pos)
+{
+	if (pos == 0)
+		return DATEVAL_NOBEGIN;
+	if (pos == NPOSITIONS - 1)
+		return DATEVAL_NOEND;
+	return (DateADT) (FIRST_DATE + pos - 1);
+}
+
+/* PostgreSQL's comparison of a date with the constant: -1, 0 or 1. */
+static int
+compare_date(DateADT d, Datum constant, bool with_tz)
+{
+	int32		c = with_tz ?
+		date_cmp_timestamptz_internal(d, DatumGetTimestampTz(constant)) :
+		date_cmp_timestamp_internal(d, DatumGetTimestamp(constant));
+
+	return c < 0 ? -1 : (c > 0 ? 1 : 0);
+}
+
+/*
+ * The first position whose date compares at least 'least' (0 or 1) with
+ * the constant, NPOSITIONS when none does.
+ */
+static int64
+first_at_least(Datum constant, bool with_tz, int least)
+{
+	int64		lo = 0;
+	int64		hi = NPOSITIONS;
+
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+
+		if (compare_date(date_at(mid), constant, with_tz) >= least)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * If funcid compares a date with a timestamp or timestamptz, and the other
+ * argument is a non-NULL constant: sets *date_arg to the date's argument
+ * and *opcode and *bound so that "date opcode bound", compared as int4,
+ * has the function's answer for every date, NULL included, and returns
+ * true.  An answer that is the same for every non-NULL date comes back as
+ * "<= INT32_MAX" (always true) or "> INT32_MAX" (always false).
+ */
+bool
+GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg, int *opcode, int32 *bound)
+{
+	const DateTimestampOp *op = NULL;
+	Const	   *c;
+	int64		below;
+	int64		through;
+
+	for (int i = 0; i < lengthof(date_timestamp_ops); i++)
+		if (date_timestamp_ops[i].funcid == funcid)
+			op = &date_timestamp_ops[i];
+	if (op == NULL || list_length(args) != 2)
+		return false;
+	c = (Const *) (op->date_first ? lsecond(args) : linitial(args));
+	if (!IsA(c, Const) || c->constisnull)
+		return false;
+	*date_arg = op->date_first ? 0 : 1;
+
+	/* dates at positions < below compare less; below..through-1 equal */
+	below = first_at_least(c->constvalue, op->with_tz, 0);
+	through = first_at_least(c->constvalue, op->with_tz, 1);
+
+	switch (op->opcode)
+	{
+		case GS_OP_LT:
+		case GS_OP_LE:
+			{
+				int64		end = op->opcode == GS_OP_LT ? below : through;
+
+				*opcode = end == NPOSITIONS ? GS_OP_LE : GS_OP_LT;
+				*bound = end == NPOSITIONS ? PG_INT32_MAX : date_at(end);
+				return true;
+			}
+		case GS_OP_GT:
+		case GS_OP_GE:
+			{
+				int64		start = op->opcode == GS_OP_GE ? below : through;
+
+				*opcode = start == NPOSITIONS ? GS_OP_GT : GS_OP_GE;
+				*bound = start == NPOSITIONS ? PG_INT32_MAX : date_at(start);
+				return true;
+			}
+		case GS_OP_EQ:
+		case GS_OP_NE:
+			{
+				bool		eq = op->opcode == GS_OP_EQ;
+
+				if (through == below)
+				{
+					/* no date equals the constant */
+					*opcode = eq ? GS_OP_GT : GS_OP_LE;
+					*bound = PG_INT32_MAX;
+					return true;
+				}
+				if (through != below + 1)
+					return false;	/* two dates equal it: cannot happen */
+				*opcode = op->opcode;
+				*bound = date_at(below);
+				return true;
+			}
+	}
+	return false;
+}
