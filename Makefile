@@ -23,6 +23,7 @@ OBJS = \
 	src/percentile/percentile_builtins.o \
 	src/scan/qual_compile.o \
 	src/scan/qual_datetime.o \
+	src/scan/qual_numeric.o \
 	src/scan/filter_sql.o \
 	src/scan/scan_plan.o \
 	src/scan/scan_exec.o \

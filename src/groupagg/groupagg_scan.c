@@ -129,19 +129,28 @@ row_passes_on_cpu(GpuselScanState *state, GpuselStaging *staging, int64 row)
 	TupleTableSlot *slot = state->colslot;
 	ExprContext *econtext = state->css.ss.ps.ps_ExprContext;
 	int			natts = slot->tts_tupleDescriptor->natts;
+	MemoryContext oldcxt;
 
 	ResetExprContext(econtext);
 	ExecClearTuple(slot);
 	memset(slot->tts_isnull, true, sizeof(bool) * natts);
+	/* numeric columns become numerics again, for this row only */
+	oldcxt = MemoryContextSwitchTo(econtext->ecxt_per_tuple_memory);
 	for (int c = 0; c < prog->ncols; c++)
 	{
 		int			a = prog->attnos[c] - 1;
 		bool		isnull = staging->has_nulls[c] && staging->nulls[c][row];
 
 		slot->tts_isnull[a] = isnull;
-		slot->tts_values[a] = isnull ? (Datum) 0 :
-			GpuselLoadValue(staging->values[c], row, prog->coltypes[c]);
+		if (isnull)
+			slot->tts_values[a] = (Datum) 0;
+		else if (prog->is_numeric[c])
+			slot->tts_values[a] =
+				GpuselScaledToNumeric(((int64 *) staging->values[c])[row], prog->numeric_scale[c]);
+		else
+			slot->tts_values[a] = GpuselLoadValue(staging->values[c], row, prog->coltypes[c]);
 	}
+	MemoryContextSwitchTo(oldcxt);
 	ExecStoreVirtualTuple(slot);
 	econtext->ecxt_scantuple = slot;
 	return ExecQual(state->column_qual, econtext);

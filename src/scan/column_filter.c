@@ -124,6 +124,62 @@ set_range(ColumnTest *t)
 	return true;
 }
 
+/* The btree strategy of a comparison opcode; InvalidStrategy for <>. */
+static StrategyNumber
+strategy_of_opcode(int opcode)
+{
+	switch (opcode)
+	{
+		case GS_OP_LT:
+			return BTLessStrategyNumber;
+		case GS_OP_LE:
+			return BTLessEqualStrategyNumber;
+		case GS_OP_EQ:
+			return BTEqualStrategyNumber;
+		case GS_OP_GE:
+			return BTGreaterEqualStrategyNumber;
+		case GS_OP_GT:
+			return BTGreaterStrategyNumber;
+		default:
+			return InvalidStrategy;
+	}
+}
+
+/*
+ * Recognises <numeric column> <op> <numeric constant>, the column held as
+ * scaled int8 in the batch, as the scaled column compared with an integer
+ * bound (qual_numeric.c); <> is left out.
+ */
+static bool
+make_numeric_test(OpExpr *op, Var *var, Const *cst, bool commuted,
+				  const GpuselProgram *prog, ColumnTest *test, bool *never)
+{
+	Oid			funcid = OidIsValid(op->opfuncid) ? op->opfuncid : get_opcode(op->opno);
+	int			opcode = GpuselNumericComparison(funcid);
+	int			bound_opcode;
+	int64		bound;
+
+	test->column = column_of(prog, var->varattno);
+	if (opcode < 0 || test->column < 0 || !prog->is_numeric[test->column] ||
+		cst->consttype != NUMERICOID || cst->constisnull)
+		return false;
+	if (commuted)
+		opcode = GpuselCommuteOpcode(opcode);
+	GpuselNumericBound(opcode, cst->constvalue, prog->numeric_scale[test->column],
+					   &bound_opcode, &bound);
+	test->strategy = strategy_of_opcode(bound_opcode);
+	if (test->strategy == InvalidStrategy)
+		return false;
+	test->coltype = GS_COL_INT8;
+	test->coltypid = INT8OID;
+	test->compared = INT8OID;
+	test->keytype = KeyTypeLookup(INT8OID);
+	test->key = test->keytype->to_key(Int64GetDatum(bound));
+	if (!set_range(test))
+		*never = true;
+	return true;
+}
+
 /*
  * Recognises <date column> <op> <timestamp or timestamptz constant>, either
  * way round, as the date compared with a day number that gives the same
@@ -144,26 +200,9 @@ make_date_timestamp_test(OpExpr *op, const GpuselProgram *prog, ColumnTest *test
 	var = (Var *) list_nth(op->args, date_arg);
 	if (!IsA(var, Var) || var->varattno <= 0 || var->vartype != DATEOID)
 		return false;
-	switch (opcode)
-	{
-		case GS_OP_LT:
-			test->strategy = BTLessStrategyNumber;
-			break;
-		case GS_OP_LE:
-			test->strategy = BTLessEqualStrategyNumber;
-			break;
-		case GS_OP_EQ:
-			test->strategy = BTEqualStrategyNumber;
-			break;
-		case GS_OP_GE:
-			test->strategy = BTGreaterEqualStrategyNumber;
-			break;
-		case GS_OP_GT:
-			test->strategy = BTGreaterStrategyNumber;
-			break;
-		default:
-			return false;
-	}
+	test->strategy = strategy_of_opcode(opcode);
+	if (test->strategy == InvalidStrategy)
+		return false;
 	test->column = column_of(prog, var->varattno);
 	test->coltypid = DATEOID;
 	test->compared = DATEOID;
@@ -217,6 +256,8 @@ make_test(Expr *qual, const GpuselProgram *prog, ColumnTest *test, bool *never)
 		return false;
 	if (var->varattno <= 0)
 		return false;
+	if (var->vartype == NUMERICOID)
+		return make_numeric_test(op, var, cst, commuted, prog, test, never);
 	compared = compared_type(var->vartype, cst->consttype);
 	test->keytype = KeyTypeLookup(compared);
 	test->column = column_of(prog, var->varattno);

@@ -4,7 +4,8 @@
  *
  * Only an explicit allow-list reaches the device: columns, constants and
  * parameters of int2, int4, int8, float4, float8, bool, date, timestamp and
- * timestamptz; the comparison and arithmetic functions of those types named
+ * timestamptz; numeric(p,s) columns of at most 18 digits, compared with
+ * each other or with numeric constants (qual_numeric.c); the comparison and arithmetic functions of those types named
  * by OID below (PostgreSQL's cross-type integer and float variants
  * included); widening casts; AND, OR, NOT, IS [NOT] NULL, IS [NOT]
  * TRUE/FALSE/UNKNOWN; and "x = ANY(constant array)" (IN lists), or
@@ -332,17 +333,27 @@ kind_of_type(Oid typid)
 	return (int) t;				/* gs_coltype and gs_valkind share numbering */
 }
 
-/* Pushes a column of the scanned relation. */
+/*
+ * Pushes a column of the scanned relation: one of the device types, or a
+ * numeric(p,s) column that fits the device as scaled int8 (qual_numeric.c).
+ */
 static int
 compile_var(QualCompiler *qc, Var *var)
 {
 	GpuselProgram *p = qc->prog;
 	gs_coltype	t;
+	int			numeric_scale = -1;
 	int			col;
 
 	if (var->varlevelsup != 0 || var->varattno <= 0 ||
-		(qc->relid != 0 && var->varno != qc->relid) ||
-		!GpuselTypeIsDeviceable(var->vartype, &t))
+		(qc->relid != 0 && var->varno != qc->relid))
+	{
+		qc->failed = true;
+		return -1;
+	}
+	if (GpuselNumericScale(var->vartype, var->vartypmod, &numeric_scale))
+		t = GS_COL_INT8;
+	else if (!GpuselTypeIsDeviceable(var->vartype, &t))
 	{
 		qc->failed = true;
 		return -1;
@@ -359,6 +370,8 @@ compile_var(QualCompiler *qc, Var *var)
 		}
 		p->attnos[col] = var->varattno;
 		p->coltypes[col] = t;
+		p->is_numeric[col] = numeric_scale >= 0;
+		p->numeric_scale[col] = (int16) Max(numeric_scale, 0);
 		p->ncols++;
 	}
 	emit(qc, GS_OP_COLUMN, (int) t, 0, col, 0, 0, 1);
@@ -457,6 +470,65 @@ compile_date_timestamp(QualCompiler *qc, List *args, int date_arg, int opcode, i
 	return qc->failed ? -1 : GS_VK_BOOL;
 }
 
+/*
+ * Compiles a comparison of a numeric(p,s) column that fits the device with
+ * a numeric constant (as the column compared with an integer bound), or
+ * with another such column of the same scale.  Returns -1 for any other
+ * numeric comparison, which then stays on the CPU.
+ */
+static int
+compile_numeric_comparison(QualCompiler *qc, int opcode, List *args)
+{
+	Expr	   *left = (Expr *) linitial(args);
+	Expr	   *right = (Expr *) lsecond(args);
+	int			scale;
+	int			right_scale;
+
+	if (IsA(left, Const) && IsA(right, Var))
+	{
+		Expr	   *swap = left;
+
+		left = right;
+		right = swap;
+		opcode = GpuselCommuteOpcode(opcode);
+	}
+	if (!IsA(left, Var) ||
+		!GpuselNumericScale(((Var *) left)->vartype, ((Var *) left)->vartypmod, &scale))
+	{
+		qc->failed = true;
+		return -1;
+	}
+	if (IsA(right, Const) && !((Const *) right)->constisnull)
+	{
+		int			bound_opcode;
+		int64		bound;
+		int			slot;
+
+		GpuselNumericBound(opcode, ((Const *) right)->constvalue, scale,
+						   &bound_opcode, &bound);
+		if (compile_var(qc, (Var *) left) != GS_VK_INT8 || (slot = new_const(qc)) < 0)
+		{
+			qc->failed = true;
+			return -1;
+		}
+		GpuselDatumToConst(Int64GetDatum(bound), false, INT8OID, &qc->prog->consts[slot]);
+		emit(qc, GS_OP_CONST, GS_VK_INT8, 0, slot, 0, 0, 1);
+		emit(qc, bound_opcode, GS_VK_INT8, 0, 0, 0, 2, 1);
+		return qc->failed ? -1 : GS_VK_BOOL;
+	}
+	if (IsA(right, Var) &&
+		GpuselNumericScale(((Var *) right)->vartype, ((Var *) right)->vartypmod, &right_scale) &&
+		right_scale == scale)
+	{
+		compile_var(qc, (Var *) left);
+		compile_var(qc, (Var *) right);
+		emit(qc, opcode, GS_VK_INT8, 0, 0, 0, 2, 1);
+		return qc->failed ? -1 : GS_VK_BOOL;
+	}
+	qc->failed = true;
+	return -1;
+}
+
 /* Compiles a call of an allowed operator or cast function. */
 static int
 compile_call(QualCompiler *qc, Oid funcid, List *args)
@@ -470,6 +542,8 @@ compile_call(QualCompiler *qc, Oid funcid, List *args)
 	if (op == NULL &&
 		GpuselDateTimestampBound(funcid, args, &date_arg, &date_opcode, &bound))
 		return compile_date_timestamp(qc, args, date_arg, date_opcode, bound);
+	if (op == NULL && GpuselNumericComparison(funcid) >= 0 && list_length(args) == 2)
+		return compile_numeric_comparison(qc, GpuselNumericComparison(funcid), args);
 
 	if (op != NULL && list_length(args) == op->nargs)
 	{

@@ -31,6 +31,10 @@ typedef struct GpuselProgram
 	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
 	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
 
+	/* a numeric column travels as int8: its values times 10^numeric_scale[c] */
+	bool		is_numeric[GS_MAX_PROGRAM_LENGTH];
+	int16		numeric_scale[GS_MAX_PROGRAM_LENGTH];
+
 	/* constants filled in at scan start: consts[param_slots[i]] = param_exprs[i] */
 	int			nparams;
 	int			param_slots[GS_MAX_PROGRAM_CONSTS];
@@ -49,6 +53,16 @@ extern bool GpuselProgramCanError(const GpuselProgram *prog);
 extern void GpuselDatumToConst(Datum value, bool isnull, Oid typid,
 							   gs_const *out);
 extern int	GpuselColumnWidth(gs_coltype type);
+
+/* qual_numeric.c: numeric(p,s) columns as scaled int8 */
+#define GPUSEL_NUMERIC_NAN	PG_INT64_MAX	/* NaN's stand-in, above every value */
+extern bool GpuselNumericScale(Oid typid, int32 typmod, int *scale);
+extern int64 GpuselNumericToScaled(Datum value, int scale);
+extern Datum GpuselScaledToNumeric(int64 scaled, int scale);
+extern void GpuselNumericBound(int opcode, Datum constant, int scale,
+							   int *out_opcode, int64 *bound);
+extern int	GpuselNumericComparison(Oid funcid);
+extern int	GpuselCommuteOpcode(int opcode);
 
 /* qual_datetime.c */
 extern bool GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg,

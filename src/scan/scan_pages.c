@@ -148,6 +148,8 @@ GpuselPagesSetColumns(GpuselPageReader *reader, const GpuselProgram *prog)
 
 		reader->attnos[c] = attno;
 		reader->coltypes[c] = prog->coltypes[c];
+		reader->is_numeric[c] = prog->is_numeric[c];
+		reader->numeric_scale[c] = prog->numeric_scale[c];
 		reader->widths[c] = GpuselColumnWidth(prog->coltypes[c]);
 		reader->offsets[c] = -1;
 		if (attno >= 1 && attno <= nfixed)
@@ -411,8 +413,12 @@ stage_slow(GpuselPageReader *reader, GpuselStaging *staging, int64 row,
 		{
 			if (staging->has_nulls[c])
 				staging->nulls[c][row] = 0;
-			GpuselStoreValue(staging->values[c], row, reader->coltypes[c],
-							 slot->tts_values[att]);
+			if (reader->is_numeric[c])
+				((int64 *) staging->values[c])[row] =
+					GpuselNumericToScaled(slot->tts_values[att], reader->numeric_scale[c]);
+			else
+				GpuselStoreValue(staging->values[c], row, reader->coltypes[c],
+								 slot->tts_values[att]);
 		}
 	}
 }

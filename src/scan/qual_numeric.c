@@ -1,0 +1,316 @@
+/*
+ * qual_numeric.c
+ *	  numeric(p,s) columns on the device, as 64-bit integers scaled by 10^s.
+ *
+ * A column whose typmod allows at most 18 digits (p <= 18, 0 <= s <= 18)
+ * holds values |v| < 10^18, so v * 10^s is an exact int64; TPC-H's
+ * DECIMAL(15,2) is such a column.  NaN, which such a column may hold and
+ * which PostgreSQL orders above every number and equal to itself, becomes
+ * GPUSEL_NUMERIC_NAN (INT64_MAX), above every scaled value; infinities
+ * cannot be stored under a typmod.  Compared as integers, the scaled values
+ * therefore order exactly as PostgreSQL orders the numerics.
+ *
+ * The batch holds the scaled integers as an int8 column, so the device and
+ * the CPU's column filter compare them like any int8.  A comparison with a
+ * numeric constant becomes a comparison with an integer bound, computed
+ * with PostgreSQL's own numeric arithmetic (floor and ceiling of the
+ * constant times 10^s).  Values are read from the stored format directly,
+ * without PostgreSQL's numeric calls, because each row of a scan pays it.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type_d.h"
+#include "fmgr.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/fmgrprotos.h"
+#include "utils/numeric.h"
+
+#include "qual_compile.h"
+
+/* The digits a scaled column may hold: |v * 10^s| < 10^GPUSEL_NUMERIC_DIGITS. */
+#define GPUSEL_NUMERIC_DIGITS	18
+
+/* The stored format's header bits (numeric.c's on-disk layout, which pg_upgrade keeps). */
+#define STORED_SIGN_MASK		0xC000
+#define STORED_NEG				0x4000
+#define STORED_SHORT			0x8000
+#define STORED_SPECIAL			0xC000
+#define STORED_NAN				0xC000
+#define STORED_SHORT_SIGN		0x2000
+#define STORED_SHORT_WEIGHT_NEG 0x0040
+#define STORED_SHORT_WEIGHT		0x003F
+#define STORED_DIGIT_BASE		10000
+#define STORED_DIGIT_DECIMALS	4
+
+static const int64 powers_of_ten[GPUSEL_NUMERIC_DIGITS + 1] = {
+	1LL, 10LL, 100LL, 1000LL, 10000LL, 100000LL, 1000000LL, 10000000LL,
+	100000000LL, 1000000000LL, 10000000000LL, 100000000000LL, 1000000000000LL,
+	10000000000000LL, 100000000000000LL, 1000000000000000LL,
+	10000000000000000LL, 100000000000000000LL, 1000000000000000000LL
+};
+
+/*
+ * Whether a column of this type and typmod fits the device as scaled
+ * integers; sets *scale to the typmod's scale.
+ */
+bool
+GpuselNumericScale(Oid typid, int32 typmod, int *scale)
+{
+	int32		precision;
+	int32		s;
+
+	if (typid != NUMERICOID || typmod < (int32) VARHDRSZ)
+		return false;
+	precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
+	/* the scale is an 11-bit signed field since PostgreSQL 15 */
+	s = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+	if (precision < 1 || precision > GPUSEL_NUMERIC_DIGITS ||
+		s < 0 || s > GPUSEL_NUMERIC_DIGITS)
+		return false;
+	*scale = s;
+	return true;
+}
+
+/* Raised for a stored value that its column's typmod should not allow. */
+static void
+value_out_of_typmod(int scale)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_DATA_CORRUPTED),
+			 errmsg("numeric value does not fit its column's type"),
+			 errdetail("A value of a numeric column with scale %d has more than %d digits or more decimals than the scale.",
+					   scale, GPUSEL_NUMERIC_DIGITS)));
+}
+
+/*
+ * A stored numeric of a column of scale 'scale' as v * 10^scale, or
+ * GPUSEL_NUMERIC_NAN.  The stored digits are base 10000, the first one of
+ * weight 'weight' (10000^weight), so the digit string read as one integer
+ * is the value times 10^(4 * (ndigits - 1 - weight)).
+ */
+int64
+GpuselNumericToScaled(Datum value, int scale)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	const char *data;
+	uint16		header;
+	int			header_bytes;
+	int			weight;
+	bool		negative;
+	int			ndigits;
+	int			shift;
+	int128		acc = 0;
+	int128		limit = (int128) powers_of_ten[GPUSEL_NUMERIC_DIGITS];
+
+	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
+		v = pg_detoast_datum_packed(v);
+	data = VARDATA_ANY(v);
+	memcpy(&header, data, sizeof(uint16));
+
+	if ((header & STORED_SIGN_MASK) == STORED_SPECIAL)
+	{
+		if (header != STORED_NAN)
+			value_out_of_typmod(scale); /* an infinity */
+		return GPUSEL_NUMERIC_NAN;
+	}
+	if ((header & STORED_SIGN_MASK) == STORED_SHORT)
+	{
+		header_bytes = sizeof(uint16);
+		negative = (header & STORED_SHORT_SIGN) != 0;
+		weight = (header & STORED_SHORT_WEIGHT);
+		if (header & STORED_SHORT_WEIGHT_NEG)
+			weight |= ~STORED_SHORT_WEIGHT;
+	}
+	else
+	{
+		int16		w;
+
+		header_bytes = sizeof(uint16) + sizeof(int16);
+		negative = (header & STORED_SIGN_MASK) == STORED_NEG;
+		memcpy(&w, data + sizeof(uint16), sizeof(int16));
+		weight = w;
+	}
+	ndigits = (VARSIZE_ANY_EXHDR(v) - header_bytes) / sizeof(int16);
+	if (ndigits == 0)
+		return 0;
+
+	for (int i = 0; i < ndigits; i++)
+	{
+		int16		digit;
+
+		memcpy(&digit, data + header_bytes + i * sizeof(int16), sizeof(int16));
+		acc = acc * STORED_DIGIT_BASE + digit;
+		if (acc >= limit * STORED_DIGIT_BASE)
+			value_out_of_typmod(scale);
+	}
+
+	/* acc is the value times 10^(4 * (ndigits - 1 - weight)); make it 10^scale */
+	shift = scale - STORED_DIGIT_DECIMALS * (ndigits - 1 - weight);
+	for (; shift > 0; shift--)
+	{
+		acc *= 10;
+		if (acc >= limit)
+			value_out_of_typmod(scale);
+	}
+	for (; shift < 0; shift++)
+	{
+		if (acc % 10 != 0)
+			value_out_of_typmod(scale);
+		acc /= 10;
+	}
+	if (acc >= limit)
+		value_out_of_typmod(scale);
+	return negative ? -(int64) acc : (int64) acc;
+}
+
+/* A scaled value (GpuselNumericToScaled) back as the numeric it came from. */
+Datum
+GpuselScaledToNumeric(int64 scaled, int scale)
+{
+	if (scaled == GPUSEL_NUMERIC_NAN)
+		return DirectFunctionCall3(numeric_in, CStringGetDatum("NaN"),
+								   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	return NumericGetDatum(int64_div_fast_to_numeric(scaled, scale));
+}
+
+/* A finite numeric as an int64, clamped to +-10^18 (no scaled value reaches either). */
+static int64
+clamp_to_int64(Datum n)
+{
+	Datum		limit = NumericGetDatum(int64_to_numeric(powers_of_ten[GPUSEL_NUMERIC_DIGITS]));
+	Datum		neg_limit = DirectFunctionCall1(numeric_uminus, limit);
+
+	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, n, limit)) >= 0)
+		return powers_of_ten[GPUSEL_NUMERIC_DIGITS];
+	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, n, neg_limit)) <= 0)
+		return -powers_of_ten[GPUSEL_NUMERIC_DIGITS];
+	return DatumGetInt64(DirectFunctionCall1(numeric_int8, n));
+}
+
+/*
+ * "column opcode constant", for a column of scale 'scale' and a non-NULL
+ * numeric constant, as "scaled column *out_opcode *bound" compared as
+ * int8, with the same answer for every value the column can hold, NaN
+ * included.  An answer that is the same for every non-NULL value comes
+ * back as "<= INT64_MAX" (always true) or "> INT64_MAX" (always false).
+ */
+void
+GpuselNumericBound(int opcode, Datum constant, int scale, int *out_opcode, int64 *bound)
+{
+	Numeric		c = DatumGetNumeric(constant);
+	Datum		scaled;
+	Datum		lo;
+	Datum		hi;
+	bool		exact;
+
+	*out_opcode = opcode;
+	if (numeric_is_nan(c))
+	{
+		/* NaN equals the NaN stand-in and is above every number */
+		*bound = GPUSEL_NUMERIC_NAN;
+		return;
+	}
+	if (numeric_is_inf(c))
+	{
+		bool		positive = DatumGetInt32(DirectFunctionCall2(numeric_cmp, constant,
+																  NumericGetDatum(int64_to_numeric(0)))) > 0;
+
+		/* +Infinity lies between every number and NaN; -Infinity below all */
+		switch (opcode)
+		{
+			case GS_OP_LT:
+			case GS_OP_LE:
+				*out_opcode = GS_OP_LT;
+				*bound = positive ? GPUSEL_NUMERIC_NAN : PG_INT64_MIN;
+				return;
+			case GS_OP_GT:
+			case GS_OP_GE:
+				*out_opcode = GS_OP_GE;
+				*bound = positive ? GPUSEL_NUMERIC_NAN : PG_INT64_MIN;
+				return;
+			case GS_OP_EQ:
+				*out_opcode = GS_OP_GT;
+				*bound = PG_INT64_MAX;
+				return;
+			default:
+				*out_opcode = GS_OP_LE;
+				*bound = PG_INT64_MAX;
+				return;
+		}
+	}
+
+	scaled = DirectFunctionCall2(numeric_mul, constant,
+								 NumericGetDatum(int64_to_numeric(powers_of_ten[scale])));
+	lo = DirectFunctionCall1(numeric_floor, scaled);
+	hi = DirectFunctionCall1(numeric_ceil, scaled);
+	exact = DatumGetInt32(DirectFunctionCall2(numeric_cmp, lo, hi)) == 0;
+	switch (opcode)
+	{
+		case GS_OP_LT:			/* v < c  <=>  v < ceil(c * 10^s) */
+		case GS_OP_GE:			/* v >= c <=>  v >= ceil(c * 10^s) */
+			*bound = clamp_to_int64(hi);
+			return;
+		case GS_OP_LE:			/* v <= c <=>  v <= floor(c * 10^s) */
+		case GS_OP_GT:			/* v > c  <=>  v > floor(c * 10^s) */
+			*bound = clamp_to_int64(lo);
+			return;
+		default:
+			{
+				int64		b = clamp_to_int64(lo);
+
+				if (exact && b > -powers_of_ten[GPUSEL_NUMERIC_DIGITS] &&
+					b < powers_of_ten[GPUSEL_NUMERIC_DIGITS])
+				{
+					*bound = b;
+					return;
+				}
+				/* no value of the column equals the constant */
+				*out_opcode = opcode == GS_OP_EQ ? GS_OP_GT : GS_OP_LE;
+				*bound = PG_INT64_MAX;
+				return;
+			}
+	}
+}
+
+/* numeric's comparison functions as device opcodes, "left OP right". */
+static const struct
+{
+	Oid			funcid;
+	int16		opcode;
+}			numeric_comparisons[] = {
+	{F_NUMERIC_LT, GS_OP_LT}, {F_NUMERIC_LE, GS_OP_LE}, {F_NUMERIC_EQ, GS_OP_EQ},
+	{F_NUMERIC_NE, GS_OP_NE}, {F_NUMERIC_GE, GS_OP_GE}, {F_NUMERIC_GT, GS_OP_GT},
+};
+
+/*
+ * If funcid is one of numeric's comparisons, returns its opcode as
+ * "left OP right"; otherwise -1.
+ */
+int
+GpuselNumericComparison(Oid funcid)
+{
+	for (int i = 0; i < lengthof(numeric_comparisons); i++)
+		if (numeric_comparisons[i].funcid == funcid)
+			return numeric_comparisons[i].opcode;
+	return -1;
+}
+
+/* The opcode of "b OP' a" equal to "a OP b". */
+int
+GpuselCommuteOpcode(int opcode)
+{
+	switch (opcode)
+	{
+		case GS_OP_LT:
+			return GS_OP_GT;
+		case GS_OP_LE:
+			return GS_OP_GE;
+		case GS_OP_GT:
+			return GS_OP_LT;
+		case GS_OP_GE:
+			return GS_OP_LE;
+		default:
+			return opcode;
+	}
+}
