@@ -1,0 +1,280 @@
+#!/usr/bin/env bash
+# TPC-H benchmark of gpusel: the lineitem table at a scale factor, loaded
+# from tpchgen-cli, and TPC-H Q1 and Q6 (the validation parameters) beside
+# two percentile queries over it, each timed as PostgreSQL runs it serially
+# and with its parallel workers (gpusel out of the way), and as gpusel runs
+# it on the GPU serially and under Gather, and on its CPU path, all in the
+# same run on the same table.  Every answer is checked equal to PostgreSQL's
+# serial answer in the same run.
+#
+#   bash test/bench/tpch_bench.sh [scale factor] [workers] [reps]
+# needs PGHOST etc. of a server with gpusel installed (device_run.sh tpch).
+# GPUSEL_BENCH_DEVICE=cpu (or auto) runs the "gpusel GPU" rows where there is
+# no GPU (with PGOPTIONS='-c gpusel.plan_as_gpu=on' they take the plans a GPU
+# machine makes, run on the CPU path); GPUSEL_BENCH_REPS sets reps when the
+# argument is not given.
+#
+# The generator: tpchgen-cli on PATH, else the wheel in .whl/ at the
+# repository root (the GPU machine has no network), else PyPI.  The wheel
+# holds one static x86_64 executable (tag py3-none-manylinux...), so any
+# Python 3 installs it; fetch it on a machine with network access by
+#   python3 -m pip download --no-deps --only-binary=:all: --python-version 3.12 \
+#     --implementation cp --platform manylinux_2_28_x86_64 --platform manylinux_2_17_x86_64 \
+#     --platform manylinux2014_x86_64 -d .whl tpchgen-cli
+# (.whl/ is ignored by git: never commit wheels or data.)
+set -euo pipefail
+sf=${1:-2}
+workers=${2:-8}
+reps=${3:-${GPUSEL_BENCH_REPS:-3}}	# the median of reps runs per configuration
+device=${GPUSEL_BENCH_DEVICE:-gpu}
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+site=/tmp/tpchgen-site	# where the generator is installed when it is not on PATH
+psql_q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
+
+[[ $sf =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "scale factor must be a number, not '$sf'" >&2; exit 2; }
+[[ $workers =~ ^[0-9]+$ && $reps =~ ^[1-9][0-9]*$ ]] || { echo "workers and reps must be integers" >&2; exit 2; }
+
+# The wheel's executable is tpchgen_cli-<v>.data/scripts/tpchgen-cli; pip
+# --target puts it in $site/bin.  Where pip is missing, the wheel is a zip
+# file: unpack it with Python's zipfile (which drops the execute bit).
+install_from_wheel() {
+  local whl=$1
+  rm -rf "$site"
+  if ! python3 -m pip install -q --no-index --no-deps --target "$site" "$whl" >/dev/null 2>&1; then
+    mkdir -p "$site" && python3 -m zipfile -e "$whl" "$site"
+  fi
+}
+find_generator() {
+  command -v tpchgen-cli >/dev/null && return 0
+  local exe whl
+  exe=$(find "$site" -type f -name tpchgen-cli 2>/dev/null | head -1 || true)
+  if [ -z "$exe" ]; then
+    whl=$(ls "$repo"/.whl/tpchgen_cli-*.whl 2>/dev/null | sort -V | tail -1 || true)
+    if [ -n "$whl" ]; then
+      echo "installing $(basename "$whl") into $site"
+      install_from_wheel "$whl"
+    else
+      # --target, not --user: pip then neither needs a writable home nor
+      # refuses a Debian Python as "externally managed" (PEP 668)
+      echo "installing tpchgen-cli from PyPI into $site"
+      PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --target "$site" tpchgen-cli >/dev/null
+    fi
+    exe=$(find "$site" -type f -name tpchgen-cli | head -1 || true)
+    [ -n "$exe" ] || { echo "no tpchgen-cli executable in $site" >&2; return 1; }
+  fi
+  chmod +x "$exe"
+  export PATH="$(dirname "$exe"):$PATH"
+}
+
+psql_q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS gpusel"
+
+# Loading takes minutes at SF 2: skip it when lineitem holds this SF's rows
+# (the SF is in the table's comment, which only a complete load writes; the
+# row count is about 6,001,215 x SF, within 0.1% of it at the SFs tried, so
+# 1% tells an emptied or partial table).
+have=$(psql_q -At -c "SELECT coalesce((SELECT substring(obj_description(oid, 'pg_class') FROM 'sf=([0-9.]+)')::numeric = $sf
+                                       FROM pg_class WHERE oid = to_regclass('lineitem')), false)")
+if [ "$have" = t ]; then
+  have=$(psql_q -At -c "SELECT abs(count(*) - 6001215 * $sf) <= 0.01 * 6001215 * $sf FROM lineitem")
+fi
+if [ "$have" = t ]; then
+  echo "lineitem: already loaded at SF $sf"
+else
+  find_generator
+  echo "generator: $(tpchgen-cli --version)"
+  t0=$(date +%s.%N)
+  # CSV, not tbl: tbl ends every line with '|', which COPY reads as one more
+  # (empty) column.  The generator writes to stdout straight into COPY (no
+  # file on disk).  One transaction creates the table and copies into it, so
+  # COPY can FREEZE the rows (no hint-bit writes on the first reads, little
+  # left for VACUUM); HEADER MATCH checks the generator's column names.
+  # UNLOGGED: no WAL to write; a crash empties it, and the check above then
+  # loads it again.
+  tpchgen-cli csv --scale-factor "$sf" --tables lineitem --stdout |
+    psql_q -1 -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS lineitem" -c "
+      CREATE UNLOGGED TABLE lineitem (
+        l_orderkey      BIGINT NOT NULL,
+        l_partkey       INTEGER NOT NULL,
+        l_suppkey       INTEGER NOT NULL,
+        l_linenumber    INTEGER NOT NULL,
+        l_quantity      DECIMAL(15,2) NOT NULL,
+        l_extendedprice DECIMAL(15,2) NOT NULL,
+        l_discount      DECIMAL(15,2) NOT NULL,
+        l_tax           DECIMAL(15,2) NOT NULL,
+        l_returnflag    CHAR(1) NOT NULL,
+        l_linestatus    CHAR(1) NOT NULL,
+        l_shipdate      DATE NOT NULL,
+        l_commitdate    DATE NOT NULL,
+        l_receiptdate   DATE NOT NULL,
+        l_shipinstruct  CHAR(25) NOT NULL,
+        l_shipmode      CHAR(10) NOT NULL,
+        l_comment       VARCHAR(44) NOT NULL)" \
+      -c "COPY lineitem FROM STDIN (FORMAT csv, HEADER match, FREEZE)"
+  t1=$(date +%s.%N)
+  psql_q -c "VACUUM (FREEZE, ANALYZE) lineitem"
+  t2=$(date +%s.%N)
+  # the comment marks the load complete: only a generator and COPY that both
+  # succeeded (pipefail) get here
+  psql_q -c "COMMENT ON TABLE lineitem IS 'TPC-H lineitem, sf=$sf, $(tpchgen-cli --version)'"
+  awk -v a="$t0" -v b="$t1" -v c="$t2" -v sf="$sf" \
+    'BEGIN { printf "lineitem: loaded SF %s in %.1f s (generate + COPY), VACUUM (FREEZE, ANALYZE) %.1f s\n", sf, b - a, c - b }'
+fi
+# every run, since the workers argument may differ from the last run's
+psql_q -c "ALTER TABLE lineitem SET (parallel_workers = $workers)"
+
+table_bytes=$(psql_q -At -c "SELECT pg_relation_size('lineitem')")
+psql_q -At -F' ' -c "SELECT 'table: lineitem, SF $sf, ' || count(*) || ' rows, ' || pg_size_pretty(pg_relation_size('lineitem'))
+                            || ' ($table_bytes bytes); $workers workers per Gather; ' || current_setting('max_parallel_workers')
+                            || ' parallel workers in all; shared_buffers ' || current_setting('shared_buffers')
+                            || ', work_mem ' || current_setting('work_mem') FROM lineitem"
+[ "$device" = gpu ] || echo "(GPUSEL_BENCH_DEVICE=$device: the \"gpusel GPU\" rows run with gpusel.device = $device)"
+
+# The configurations, applied in the session that runs the timed query.
+# jit off everywhere: Debian's server has it on, and its compile time would
+# blur PostgreSQL's figures.  LOAD installs gpusel's planner hooks before the
+# first query; its GUCs are then known when SET.
+prelude="SET client_min_messages = warning; SET jit = off; LOAD 'gpusel'; CREATE EXTENSION IF NOT EXISTS gpusel;"
+pg_off="SET gpusel.enable_scan = off; SET gpusel.replace_builtin_percentiles = off;"
+gpu_on="SET gpusel.device = $device; SET gpusel.min_rows = 0;"
+names=("PostgreSQL" "PostgreSQL ${workers}w" "gpusel GPU" "gpusel GPU ${workers}w" "gpusel CPU")
+settings=(
+  "$pg_off SET max_parallel_workers_per_gather = 0;"
+  "$pg_off SET max_parallel_workers_per_gather = $workers;"
+  "$gpu_on SET max_parallel_workers_per_gather = 0;"
+  "$gpu_on SET max_parallel_workers_per_gather = $workers;"
+  "SET gpusel.device = cpu; SET max_parallel_workers_per_gather = 0;"
+)
+gpu_serial=2 gpu_parallel=3
+
+# The queries as the TPC-H specification writes them, with its validation
+# substitution parameters (Q1: DELTA = 90; Q6: DATE = 1994-01-01,
+# DISCOUNT = 0.06, QUANTITY = 24), and two percentile queries.
+qnames=(Q1 Q6 P1 P2)
+queries=(
+"select
+	l_returnflag,
+	l_linestatus,
+	sum(l_quantity) as sum_qty,
+	sum(l_extendedprice) as sum_base_price,
+	sum(l_extendedprice * (1 - l_discount)) as sum_disc_price,
+	sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as sum_charge,
+	avg(l_quantity) as avg_qty,
+	avg(l_extendedprice) as avg_price,
+	avg(l_discount) as avg_disc,
+	count(*) as count_order
+from
+	lineitem
+where
+	l_shipdate <= date '1998-12-01' - interval '90' day
+group by
+	l_returnflag,
+	l_linestatus
+order by
+	l_returnflag,
+	l_linestatus"
+"select
+	sum(l_extendedprice * l_discount) as revenue
+from
+	lineitem
+where
+	l_shipdate >= date '1994-01-01'
+	and l_shipdate < date '1994-01-01' + interval '1' year
+	and l_discount between .06 - 0.01 and .06 + 0.01
+	and l_quantity < 24"
+"select l_returnflag, l_linestatus, percentile_disc(0.5) within group (order by l_extendedprice)
+from lineitem group by l_returnflag, l_linestatus order by 1, 2"
+"select percentile_disc(array[0.5, 0.9, 0.99]) within group (order by l_extendedprice)
+from lineitem where l_shipdate >= date '1995-01-01' and l_shipdate < date '1996-01-01'"
+)
+
+tmp=$(mktemp -d /tmp/tpch_bench.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+# median of the given numbers
+median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# One session per query and configuration: the settings, the query once
+# untimed (the warm-up, whose rows are the answer), its plan, then reps runs
+# timed by psql's \timing with the rows sent to /dev/null (the Time lines
+# still reach stdout).  \timing, not clock_timestamp() in plpgsql: a query
+# EXECUTEd INTO a variable is never planned parallel.
+# Writes $tmp/answer, $tmp/plan and $tmp/times; fails with psql's error in $tmp/err.
+run_session() {
+  local set=$1 q=$2
+  { echo "$prelude $set"
+    echo '\echo ==answer'; echo "$q;"
+    echo '\echo ==plan'; echo "EXPLAIN (COSTS OFF) $q;"
+    echo '\echo ==times'; echo '\o /dev/null'; echo '\timing on'
+    for _ in $(seq "$reps"); do echo "$q;"; done
+  } | psql -X -q -At -v ON_ERROR_STOP=1 >"$tmp/out" 2>"$tmp/err" || return 1
+  awk -v d="$tmp" '/^==(answer|plan|times)$/ { f = d "/" substr($0, 3); next } { print > f }' "$tmp/out"
+  touch "$tmp/answer" "$tmp/plan" "$tmp/times"
+}
+
+# the scan nodes and workers of a plan, in a few words
+plan_summary() {
+  # (grep finds nothing in some plans: not an error under pipefail)
+  { grep -oE "Parallel Custom Scan \(GpuSelScan\)|Custom Scan \(GpuSelScan\)|Parallel Seq Scan|Seq Scan" "$1" || true; } |
+    sed 's/Custom Scan (GpuSelScan)/GpuSelScan/' | awk '!seen[$0]++' >"$tmp/nodes"
+  { grep -oE "Workers Planned: [0-9]+" "$1" || true; } | sed 's/Workers Planned: \([0-9]*\)/\1 workers/' | head -1 >>"$tmp/nodes"
+  paste -sd, "$tmp/nodes" | sed 's/,/, /g'
+}
+
+declare -A ms=() same=() plan=() ans=()
+for qi in "${!queries[@]}"; do
+  for ci in "${!names[@]}"; do
+    rm -f "$tmp"/answer "$tmp"/plan "$tmp"/times
+    if run_session "${settings[$ci]}" "${queries[$qi]}"; then
+      ms[$qi,$ci]=$(median $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$tmp/times"))
+      ans[$qi,$ci]=$(cat "$tmp/answer")
+      plan[$qi,$ci]=$(plan_summary "$tmp/plan")
+    else
+      # one failing configuration (no GPU, say) must not hide the others
+      ms[$qi,$ci]=failed
+      ans[$qi,$ci]="error: $(grep -m1 ERROR "$tmp/err" || head -1 "$tmp/err")"
+      plan[$qi,$ci]=
+    fi
+    if [ "${ms[$qi,$ci]}" = failed ]; then same[$qi,$ci]=error
+    elif [ "${ans[$qi,$ci]}" = "${ans[$qi,0]}" ]; then same[$qi,$ci]=same
+    else same[$qi,$ci]=DIFFERENT; fi
+  done
+done
+
+echo
+echo "== medians of $reps runs after a warm-up; x = PostgreSQL's time over this one (higher is faster)"
+printf '%-5s %-17s %10s %9s %9s %7s  %-9s  %s\n' query config ms "vs PG" "vs PG ${workers}w" GB/s answer plan
+for qi in "${!queries[@]}"; do
+  for ci in "${!names[@]}"; do
+    awk -v q="${qnames[$qi]}" -v c="${names[$ci]}" -v t="${ms[$qi,$ci]}" -v pg="${ms[$qi,0]}" -v pp="${ms[$qi,1]}" \
+        -v b="$table_bytes" -v s="${same[$qi,$ci]}" -v p="${plan[$qi,$ci]}" '
+      function x(r) { return (r ~ /^[0-9.]+$/ && t > 0) ? sprintf("%.2fx", r / t) : "-" }
+      BEGIN {
+        if (t !~ /^[0-9.]+$/) { printf "%-5s %-17s %10s %9s %9s %7s  %-9s  %s\n", q, c, t, "-", "-", "-", s, p; exit }
+        printf "%-5s %-17s %10.1f %9s %9s %7.2f  %-9s  %s\n", q, c, t, x(pg), x(pp), b / (t * 1e6), s, p }'
+  done
+done
+
+# an answer unlike PostgreSQL's is shown beside it
+for qi in "${!queries[@]}"; do
+  for ci in "${!names[@]}"; do
+    if [ "${same[$qi,$ci]}" != same ]; then
+      echo; echo "== ${qnames[$qi]}: ${names[$ci]} answered"; echo "${ans[$qi,$ci]}"
+      echo "-- PostgreSQL answered"; echo "${ans[$qi,0]}"
+    fi
+  done
+done
+
+# which quals and aggregates reached the device, and where the time went
+for qi in "${!queries[@]}"; do
+  echo
+  echo "== ${qnames[$qi]} under ${names[$gpu_serial]}: EXPLAIN (ANALYZE, COSTS OFF)"
+  { echo "$prelude ${settings[$gpu_serial]}"; echo "EXPLAIN (ANALYZE, COSTS OFF) ${queries[$qi]};"; } |
+    psql -X -q -v ON_ERROR_STOP=1 2>&1 || true
+done
+
+echo
+echo "== table bytes per second, ${names[$gpu_parallel]} (the machine copies 8 KB pages at 36.1 GB/s with 8 threads)"
+for qi in "${!queries[@]}"; do
+  awk -v q="${qnames[$qi]}" -v t="${ms[$qi,$gpu_parallel]}" -v b="$table_bytes" '
+    BEGIN { if (t ~ /^[0-9.]+$/ && t > 0) printf "%-5s %7.2f GB/s (%.0f ms)\n", q, b / (t * 1e6), t; else printf "%-5s %s\n", q, t }'
+done
