@@ -122,4 +122,39 @@ SET gpusel.enable_scan = on;
 -- rows handed back to the executor keep their numerics as stored
 SELECT id, m, w, f, t, o FROM nm WHERE gpu_filter(m > 9999999999999 OR m < -9999999999999 OR o = 'NaN') ORDER BY id;
 
+-- 5. Columns after variable-width ones are read by walking each tuple's
+-- attributes (nulls, alignment, short and long varlena headers); a tuple
+-- written before a column was added lacks it and is deformed through a slot.
+CREATE TABLE walk (t text, id int, b bool, v varchar, s int2, m numeric(15,2), junk text,
+                   f4 float4, d date, i8 int8, f8 float8);
+INSERT INTO walk
+SELECT CASE WHEN i % 7 = 0 THEN NULL ELSE repeat('x', i % 300) END, i, i % 3 = 0,
+       CASE WHEN i % 5 = 0 THEN NULL ELSE repeat('y', i % 140) END, (i % 1000)::int2,
+       CASE WHEN i % 11 = 0 THEN NULL WHEN i % 97 = 0 THEN 'NaN' ELSE (i % 5000) / 4.0 END,
+       repeat('z', i % 3), (i % 777)::float4 / 7, date '2000-01-01' + i % 4000,
+       CASE WHEN i % 13 = 0 THEN NULL ELSE i::int8 * 1000003 END, i / 3.0
+FROM generate_series(1, 6000) i;
+ALTER TABLE walk DROP COLUMN junk;
+ALTER TABLE walk ADD COLUMN late int4 DEFAULT 42;
+INSERT INTO walk (t, id, b, v, s, m, f4, d, i8, f8, late)
+SELECT 'new', i, true, NULL, 7, 1.25, 0.5, date '2020-02-02', NULL, 0.25, i FROM generate_series(6001, 6100) i;
+CREATE FUNCTION pg_temp.walk_check() RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE pred text; got text; want text;
+  q text := 'SELECT count(*) || '':'' || coalesce(sum(id), 0) || '':'' || coalesce(sum(s), 0) || '':'' || coalesce(sum(i8), 0) FROM walk WHERE ';
+BEGIN
+  FOREACH pred IN ARRAY ARRAY['b', 'NOT b', 's > 500', 'm > 600.25', 'm < 100', 'm = ''NaN''', 'm IS NULL',
+                              'f4 > 50', 'd >= ''2005-01-01''', 'i8 < 2000000000', 'i8 IS NULL',
+                              'f8 > 1000', 'late > 42', 'late = 42', 'b AND m > 10 AND s < 900 AND d < ''2009-01-01''']
+  LOOP
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    EXECUTE q || 'gpu_filter(' || pred || ')' INTO got;
+    PERFORM set_config('gpusel.enable_scan', 'off', true);
+    EXECUTE q || pred INTO want;
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    RETURN NEXT format('%s: %s', pred, CASE WHEN got = want THEN 'same (' || got || ')' ELSE 'gpusel ' || got || ', PostgreSQL ' || want END);
+  END LOOP;
+END $$;
+SELECT * FROM pg_temp.walk_check();
+DROP TABLE walk;
+
 DROP TABLE nm;

@@ -20,6 +20,7 @@
 #include "postgres.h"
 
 #include "catalog/pg_type_d.h"
+#include "common/int.h"
 #include "fmgr.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
@@ -84,69 +85,25 @@ value_out_of_typmod(int scale)
 }
 
 /*
- * A stored numeric of a column of scale 'scale' as v * 10^scale, or
- * GPUSEL_NUMERIC_NAN.  The stored digits are base 10000, the first one of
- * weight 'weight' (10000^weight), so the digit string read as one integer
- * is the value times 10^(4 * (ndigits - 1 - weight)).
+ * GpuselNumericToScaled for a digit string above 2^64 before its last
+ * decimals are dropped (18 digits with decimals past the scale in the
+ * last group): the same steps in 128 bits.
  */
-int64
-GpuselNumericToScaled(Datum value, int scale)
+static int64
+scaled_wide(const char *digits, int ndigits, int shift, bool negative, int scale)
 {
-	struct varlena *v = (struct varlena *) DatumGetPointer(value);
-	const char *data;
-	uint16		header;
-	int			header_bytes;
-	int			weight;
-	bool		negative;
-	int			ndigits;
-	int			shift;
 	int128		acc = 0;
 	int128		limit = (int128) powers_of_ten[GPUSEL_NUMERIC_DIGITS];
-
-	if (VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v))
-		v = pg_detoast_datum_packed(v);
-	data = VARDATA_ANY(v);
-	memcpy(&header, data, sizeof(uint16));
-
-	if ((header & STORED_SIGN_MASK) == STORED_SPECIAL)
-	{
-		if (header != STORED_NAN)
-			value_out_of_typmod(scale); /* an infinity */
-		return GPUSEL_NUMERIC_NAN;
-	}
-	if ((header & STORED_SIGN_MASK) == STORED_SHORT)
-	{
-		header_bytes = sizeof(uint16);
-		negative = (header & STORED_SHORT_SIGN) != 0;
-		weight = (header & STORED_SHORT_WEIGHT);
-		if (header & STORED_SHORT_WEIGHT_NEG)
-			weight |= ~STORED_SHORT_WEIGHT;
-	}
-	else
-	{
-		int16		w;
-
-		header_bytes = sizeof(uint16) + sizeof(int16);
-		negative = (header & STORED_SIGN_MASK) == STORED_NEG;
-		memcpy(&w, data + sizeof(uint16), sizeof(int16));
-		weight = w;
-	}
-	ndigits = (VARSIZE_ANY_EXHDR(v) - header_bytes) / sizeof(int16);
-	if (ndigits == 0)
-		return 0;
 
 	for (int i = 0; i < ndigits; i++)
 	{
 		int16		digit;
 
-		memcpy(&digit, data + header_bytes + i * sizeof(int16), sizeof(int16));
+		memcpy(&digit, digits + i * sizeof(int16), sizeof(int16));
 		acc = acc * STORED_DIGIT_BASE + digit;
 		if (acc >= limit * STORED_DIGIT_BASE)
 			value_out_of_typmod(scale);
 	}
-
-	/* acc is the value times 10^(4 * (ndigits - 1 - weight)); make it 10^scale */
-	shift = scale - STORED_DIGIT_DECIMALS * (ndigits - 1 - weight);
 	for (; shift > 0; shift--)
 	{
 		acc *= 10;
@@ -160,6 +117,91 @@ GpuselNumericToScaled(Datum value, int scale)
 		acc /= 10;
 	}
 	if (acc >= limit)
+		value_out_of_typmod(scale);
+	return negative ? -(int64) acc : (int64) acc;
+}
+
+/*
+ * A stored numeric of a column of scale 'scale' as v * 10^scale, or
+ * GPUSEL_NUMERIC_NAN.  The stored digits are base 10000, the first one of
+ * weight 'weight' (10000^weight), so the digit string read as one integer
+ * is the value times 10^(4 * (ndigits - 1 - weight)).  Runs once per row
+ * and numeric column of a scan: 64-bit arithmetic with overflow checks,
+ * since a value that fits its typmod is below 10^18 at every step but the
+ * last digit group's (at most three zero decimals past the scale).
+ */
+int64
+GpuselNumericToScaled(Datum value, int scale)
+{
+	struct varlena *v = (struct varlena *) DatumGetPointer(value);
+	const char *data;
+	uint16		header;
+	int			header_bytes;
+	int			weight;
+	bool		negative;
+	int			ndigits;
+	int			shift;
+	uint64		acc = 0;
+
+	if (unlikely(VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)))
+		v = pg_detoast_datum_packed(v);
+	data = VARDATA_ANY(v);
+	memcpy(&header, data, sizeof(uint16));
+
+	if ((header & STORED_SIGN_MASK) == STORED_SHORT)
+	{
+		header_bytes = sizeof(uint16);
+		negative = (header & STORED_SHORT_SIGN) != 0;
+		weight = (header & STORED_SHORT_WEIGHT);
+		if (header & STORED_SHORT_WEIGHT_NEG)
+			weight |= ~STORED_SHORT_WEIGHT;
+	}
+	else if ((header & STORED_SIGN_MASK) == STORED_SPECIAL)
+	{
+		if (header != STORED_NAN)
+			value_out_of_typmod(scale); /* an infinity */
+		return GPUSEL_NUMERIC_NAN;
+	}
+	else
+	{
+		int16		w;
+
+		header_bytes = sizeof(uint16) + sizeof(int16);
+		negative = (header & STORED_SIGN_MASK) == STORED_NEG;
+		memcpy(&w, data + sizeof(uint16), sizeof(int16));
+		weight = w;
+	}
+	ndigits = (VARSIZE_ANY_EXHDR(v) - header_bytes) / sizeof(int16);
+
+	/* acc is the value times 10^(4 * (ndigits - 1 - weight)); make it 10^scale */
+	shift = ndigits == 0 ? 0 : scale - STORED_DIGIT_DECIMALS * (ndigits - 1 - weight);
+	for (int i = 0; i < ndigits; i++)
+	{
+		int16		digit;
+
+		memcpy(&digit, data + header_bytes + i * sizeof(int16), sizeof(int16));
+		if (unlikely(pg_mul_u64_overflow(acc, STORED_DIGIT_BASE, &acc) ||
+					 pg_add_u64_overflow(acc, (uint64) digit, &acc)))
+			return scaled_wide(data + header_bytes, ndigits, shift, negative, scale);
+	}
+	if (shift > 0)
+	{
+		if (unlikely(shift > GPUSEL_NUMERIC_DIGITS ||
+					 pg_mul_u64_overflow(acc, (uint64) powers_of_ten[shift], &acc)))
+			value_out_of_typmod(scale);
+	}
+	else if (shift < 0)
+	{
+		uint64		divisor;
+
+		if (unlikely(-shift > GPUSEL_NUMERIC_DIGITS))
+			value_out_of_typmod(scale);
+		divisor = (uint64) powers_of_ten[-shift];
+		if (unlikely(acc % divisor != 0))
+			value_out_of_typmod(scale);
+		acc /= divisor;
+	}
+	if (unlikely(acc >= (uint64) powers_of_ten[GPUSEL_NUMERIC_DIGITS]))
 		value_out_of_typmod(scale);
 	return negative ? -(int64) acc : (int64) acc;
 }

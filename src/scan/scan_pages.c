@@ -21,8 +21,10 @@
  * batch's staging.  When a tuple has no nulls and all its device columns
  * lie in the fixed-width prefix of the row (their offsets then depend on
  * the descriptor only, computed once per scan), each value is one copy
- * from the page; any other tuple is deformed through a slot, which also
- * supplies values of columns added after the tuple was written.
+ * from the page.  Other tuples are walked attribute by attribute up to the
+ * last device column (nulls, alignment, variable lengths), numerics turned
+ * into scaled integers on the way; a tuple that lacks columns added after
+ * it was written is deformed through a slot, which supplies their values.
  */
 #include "postgres.h"
 
@@ -39,6 +41,8 @@
 #include "utils/snapmgr.h"
 
 #include "scan_pages.h"
+
+static void set_walk(GpuselPageReader *reader, TupleDesc desc);
 
 /*
  * Whether the page reader can scan this relation with this snapshot: heap
@@ -167,6 +171,9 @@ GpuselPagesSetColumns(GpuselPageReader *reader, const GpuselProgram *prog)
 	/* what the column loops read for a tuple that takes the slow path */
 	if (reader->fixed)
 		reader->standin = palloc0(off + sizeof(int64));
+	set_walk(reader, desc);
+	reader->walk_start = nfixed;
+	reader->walk_start_off = off;
 }
 
 /* Drops the pin on the current page and forgets its tuples. */
@@ -473,10 +480,113 @@ copy_column(GpuselPageReader *reader, GpuselStaging *staging, int c,
 }
 
 /*
+ * Prepares the walk over a tuple's attributes (walk_tuple): every
+ * attribute up to the last device column must be a plain one (no dropped
+ * column matters: it still occupies its place), and each device column
+ * either a by-value attribute whose bytes are the device value or a
+ * numeric held as scaled int8.
+ */
+static void
+set_walk(GpuselPageReader *reader, TupleDesc desc)
+{
+	int			n = reader->max_attno;
+
+	reader->walkable = n <= desc->natts;
+	if (!reader->walkable)
+		return;
+	reader->walk_len = palloc(sizeof(int16) * n);
+	reader->walk_align = palloc(sizeof(char) * n);
+	reader->walk_column = palloc(sizeof(int8) * n);
+	for (int a = 0; a < n; a++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, a);
+
+		reader->walk_len[a] = att->attlen;
+		reader->walk_align[a] = att->attalign;
+		reader->walk_column[a] = -1;
+	}
+	for (int c = 0; c < reader->ncols; c++)
+	{
+		int			a = reader->attnos[c] - 1;
+		Form_pg_attribute att = TupleDescAttr(desc, a);
+
+		reader->walk_column[a] = (int8) c;
+		if (reader->is_numeric[c] ? att->attlen != -1 :
+			!(att->attbyval && att->attlen == reader->widths[c]))
+			reader->walkable = false;
+	}
+}
+
+/*
+ * Stores row 'row' of the staging from a tuple that has at least
+ * max_attno attributes, walking them as heap_deform_tuple does (nulls from
+ * the bitmap, alignment, variable lengths) but keeping only the device
+ * columns, with no slot in between.
+ */
+static void
+walk_tuple(GpuselPageReader *reader, GpuselStaging *staging, HeapTupleHeader tup,
+		   int64 row, int64 chunk_end)
+{
+	const char *tp = (const char *) tup + tup->t_hoff;
+	const bits8 *bits = (tup->t_infomask & HEAP_HASNULL) ? tup->t_bits : NULL;
+	uint32		off = 0;
+	int			a = 0;
+
+	/* without nulls, the fixed-width prefix's columns sit at known offsets */
+	if (bits == NULL)
+	{
+		for (int c = 0; c < reader->ncols; c++)
+		{
+			if (reader->attnos[c] > reader->walk_start)
+				continue;
+			if (reader->coltypes[c] == GS_COL_BOOL)
+				((uint8 *) staging->values[c])[row] = tp[reader->offsets[c]] != 0;
+			else
+				memcpy((char *) staging->values[c] + row * reader->widths[c],
+					   tp + reader->offsets[c], reader->widths[c]);
+		}
+		a = reader->walk_start;
+		off = reader->walk_start_off;
+	}
+	for (; a < reader->max_attno; a++)
+	{
+		int			c = reader->walk_column[a];
+		int16		len = reader->walk_len[a];
+
+		if (bits != NULL && att_isnull(a, bits))
+		{
+			if (c >= 0)
+				set_null(staging, c, row, chunk_end);
+			continue;
+		}
+		if (len == -1)
+			off = att_align_pointer(off, reader->walk_align[a], -1, tp + off);
+		else
+			off = att_align_nominal(off, reader->walk_align[a]);
+		if (c >= 0)
+		{
+			if (staging->has_nulls[c])
+				staging->nulls[c][row] = 0;
+			if (reader->is_numeric[c])
+				((int64 *) staging->values[c])[row] =
+					GpuselNumericToScaled(PointerGetDatum(tp + off), reader->numeric_scale[c]);
+			else if (len == 1)
+				((uint8 *) staging->values[c])[row] =
+					reader->coltypes[c] == GS_COL_BOOL ? (tp[off] != 0) : (uint8) tp[off];
+			else
+				memcpy((char *) staging->values[c] + row * len, tp + off, len);
+		}
+		off = att_addlength_pointer(off, len, tp + off);
+	}
+}
+
+/*
  * Stages 'count' visible tuples of the current page, from index 'next' of
  * its visible list, as rows first.. of the batch.  Tuples with fixed
- * offsets go column by column; the others are deformed one by one after,
- * overwriting whatever the column loops read for them from a zeroed stand-in.
+ * offsets go column by column; the others are walked (or, lacking
+ * attributes or walkable columns, deformed through the slot) one by one
+ * after, overwriting whatever the column loops read for them from a zeroed
+ * stand-in.
  */
 static void
 stage_chunk(GpuselPageReader *reader, GpuselStaging *staging, int64 first,
@@ -484,6 +594,9 @@ stage_chunk(GpuselPageReader *reader, GpuselStaging *staging, int64 first,
 {
 	Page		page = BufferGetPage(reader->buf);
 	const char *data[MaxHeapTuplesPerPage];
+	HeapTupleHeader walk[MaxHeapTuplesPerPage];
+	int			walk_rows[MaxHeapTuplesPerPage];
+	int			nwalk = 0;
 	int			slow[MaxHeapTuplesPerPage];
 	int			nslow = 0;
 	AttrNumber	max_attno = reader->max_attno;
@@ -493,16 +606,27 @@ stage_chunk(GpuselPageReader *reader, GpuselStaging *staging, int64 first,
 	{
 		OffsetNumber off = reader->vis[next + k];
 		HeapTupleHeader tup = (HeapTupleHeader) PageGetItem(page, PageGetItemId(page, off));
+		bool		all_atts;
+
+		/* the tuples lie from the page's end down: ask for a few ahead */
+		if (k + 4 < count)
+			__builtin_prefetch(PageGetItem(page, PageGetItemId(page, reader->vis[next + k + 4])));
+		all_atts = HeapTupleHeaderGetNatts(tup) >= max_attno;
 
 		ItemPointerSet(&staging->tids[first + k], reader->blk, off);
-		if (reader->fixed && !(tup->t_infomask & HEAP_HASNULL) &&
-			HeapTupleHeaderGetNatts(tup) >= max_attno)
-			data[k] = (const char *) tup + tup->t_hoff;
-		else
+		if (reader->fixed && !(tup->t_infomask & HEAP_HASNULL) && all_atts)
 		{
-			data[k] = reader->standin;
-			slow[nslow++] = k;
+			data[k] = (const char *) tup + tup->t_hoff;
+			continue;
 		}
+		data[k] = reader->standin;
+		if (reader->walkable && all_atts)
+		{
+			walk[nwalk] = tup;
+			walk_rows[nwalk++] = k;
+		}
+		else
+			slow[nslow++] = k;
 	}
 
 	for (int c = 0; c < reader->ncols; c++)
@@ -513,6 +637,8 @@ stage_chunk(GpuselPageReader *reader, GpuselStaging *staging, int64 first,
 			memset(staging->nulls[c] + first, 0, count);
 	}
 
+	for (int i = 0; i < nwalk; i++)
+		walk_tuple(reader, staging, walk[i], first + walk_rows[i], chunk_end);
 	for (int i = 0; i < nslow; i++)
 	{
 		set_tuple(reader, page, next + slow[i]);

@@ -66,6 +66,19 @@ typedef struct GpuselPageReader
 	int32		offsets[GS_MAX_PROGRAM_LENGTH];	/* in a tuple without nulls */
 	bool		fixed;			/* every device column has a fixed offset */
 	char	   *standin;		/* zeroes: stands in for a tuple's data */
+
+	/*
+	 * The walk over a tuple's attributes up to max_attno, for tuples off
+	 * the fixed path: each attribute's length and alignment, and the device
+	 * column it fills (-1: none).  walkable is false when some device
+	 * column's value is not its stored bytes or a numeric.
+	 */
+	bool		walkable;
+	int			walk_start;		/* a tuple without nulls: the first attribute ... */
+	uint32		walk_start_off; /* ... not at a fixed offset, and where the fixed ones end */
+	int16	   *walk_len;
+	char	   *walk_align;
+	int8	   *walk_column;
 } GpuselPageReader;
 
 extern void GpuselStagingAlloc(GpuselStaging *staging, int ncols,
