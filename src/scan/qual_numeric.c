@@ -14,8 +14,8 @@
  * the CPU's column filter compare them like any int8.  A comparison with a
  * numeric constant becomes a comparison with an integer bound, computed
  * with PostgreSQL's own numeric arithmetic (floor and ceiling of the
- * constant times 10^s).  Values are read from the stored format directly,
- * without PostgreSQL's numeric calls, because each row of a scan pays it.
+ * constant times 10^s).  Values are read from the stored format directly
+ * (numeric_stored.h), because each row of a scan pays it.
  */
 #include "postgres.h"
 
@@ -27,22 +27,11 @@
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
 
+#include "numeric_stored.h"
 #include "qual_compile.h"
 
 /* The digits a scaled column may hold: |v * 10^s| < 10^GPUSEL_NUMERIC_DIGITS. */
 #define GPUSEL_NUMERIC_DIGITS	18
-
-/* The stored format's header bits (numeric.c's on-disk layout, which pg_upgrade keeps). */
-#define STORED_SIGN_MASK		0xC000
-#define STORED_NEG				0x4000
-#define STORED_SHORT			0x8000
-#define STORED_SPECIAL			0xC000
-#define STORED_NAN				0xC000
-#define STORED_SHORT_SIGN		0x2000
-#define STORED_SHORT_WEIGHT_NEG 0x0040
-#define STORED_SHORT_WEIGHT		0x003F
-#define STORED_DIGIT_BASE		10000
-#define STORED_DIGIT_DECIMALS	4
 
 static const int64 powers_of_ten[GPUSEL_NUMERIC_DIGITS + 1] = {
 	1LL, 10LL, 100LL, 1000LL, 10000LL, 100000LL, 1000000LL, 10000000LL,
@@ -90,18 +79,15 @@ value_out_of_typmod(int scale)
  * last group): the same steps in 128 bits.
  */
 static int64
-scaled_wide(const char *digits, int ndigits, int shift, bool negative, int scale)
+scaled_wide(const NumericStored *n, int shift, int scale)
 {
 	int128		acc = 0;
 	int128		limit = (int128) powers_of_ten[GPUSEL_NUMERIC_DIGITS];
 
-	for (int i = 0; i < ndigits; i++)
+	for (int i = 0; i < n->ndigits; i++)
 	{
-		int16		digit;
-
-		memcpy(&digit, digits + i * sizeof(int16), sizeof(int16));
-		acc = acc * STORED_DIGIT_BASE + digit;
-		if (acc >= limit * STORED_DIGIT_BASE)
+		acc = acc * NUMERIC_STORED_BASE + numeric_stored_digit(n, i);
+		if (acc >= limit * NUMERIC_STORED_BASE)
 			value_out_of_typmod(scale);
 	}
 	for (; shift > 0; shift--)
@@ -118,71 +104,38 @@ scaled_wide(const char *digits, int ndigits, int shift, bool negative, int scale
 	}
 	if (acc >= limit)
 		value_out_of_typmod(scale);
-	return negative ? -(int64) acc : (int64) acc;
+	return n->negative ? -(int64) acc : (int64) acc;
 }
 
 /*
  * A stored numeric of a column of scale 'scale' as v * 10^scale, or
- * GPUSEL_NUMERIC_NAN.  The stored digits are base 10000, the first one of
- * weight 'weight' (10000^weight), so the digit string read as one integer
- * is the value times 10^(4 * (ndigits - 1 - weight)).  Runs once per row
- * and numeric column of a scan: 64-bit arithmetic with overflow checks,
- * since a value that fits its typmod is below 10^18 at every step but the
- * last digit group's (at most three zero decimals past the scale).
+ * GPUSEL_NUMERIC_NAN.  Runs once per row and numeric column of a scan:
+ * 64-bit arithmetic with overflow checks, since a value that fits its
+ * typmod stays below 10^18 at every step but the last digit group's (at
+ * most three zero decimals past the scale).
  */
 int64
 GpuselNumericToScaled(Datum value, int scale)
 {
-	struct varlena *v = (struct varlena *) DatumGetPointer(value);
-	const char *data;
-	uint16		header;
-	int			header_bytes;
-	int			weight;
-	bool		negative;
-	int			ndigits;
+	NumericStored n;
 	int			shift;
 	uint64		acc = 0;
 
-	if (unlikely(VARATT_IS_EXTERNAL(v) || VARATT_IS_COMPRESSED(v)))
-		v = pg_detoast_datum_packed(v);
-	data = VARDATA_ANY(v);
-	memcpy(&header, data, sizeof(uint16));
-
-	if ((header & STORED_SIGN_MASK) == STORED_SHORT)
+	numeric_stored_decode(value, &n);
+	if (unlikely(n.kind != NUMERIC_STORED_FINITE))
 	{
-		header_bytes = sizeof(uint16);
-		negative = (header & STORED_SHORT_SIGN) != 0;
-		weight = (header & STORED_SHORT_WEIGHT);
-		if (header & STORED_SHORT_WEIGHT_NEG)
-			weight |= ~STORED_SHORT_WEIGHT;
-	}
-	else if ((header & STORED_SIGN_MASK) == STORED_SPECIAL)
-	{
-		if (header != STORED_NAN)
+		if (n.kind != NUMERIC_STORED_IS_NAN)
 			value_out_of_typmod(scale); /* an infinity */
 		return GPUSEL_NUMERIC_NAN;
 	}
-	else
+	shift = scale - NUMERIC_STORED_BASE_DECIMALS * (n.ndigits - 1 - n.weight);
+	if (n.ndigits == 0)
+		return 0;
+	for (int i = 0; i < n.ndigits; i++)
 	{
-		int16		w;
-
-		header_bytes = sizeof(uint16) + sizeof(int16);
-		negative = (header & STORED_SIGN_MASK) == STORED_NEG;
-		memcpy(&w, data + sizeof(uint16), sizeof(int16));
-		weight = w;
-	}
-	ndigits = (VARSIZE_ANY_EXHDR(v) - header_bytes) / sizeof(int16);
-
-	/* acc is the value times 10^(4 * (ndigits - 1 - weight)); make it 10^scale */
-	shift = ndigits == 0 ? 0 : scale - STORED_DIGIT_DECIMALS * (ndigits - 1 - weight);
-	for (int i = 0; i < ndigits; i++)
-	{
-		int16		digit;
-
-		memcpy(&digit, data + header_bytes + i * sizeof(int16), sizeof(int16));
-		if (unlikely(pg_mul_u64_overflow(acc, STORED_DIGIT_BASE, &acc) ||
-					 pg_add_u64_overflow(acc, (uint64) digit, &acc)))
-			return scaled_wide(data + header_bytes, ndigits, shift, negative, scale);
+		if (unlikely(pg_mul_u64_overflow(acc, NUMERIC_STORED_BASE, &acc) ||
+					 pg_add_u64_overflow(acc, (uint64) numeric_stored_digit(&n, i), &acc)))
+			return scaled_wide(&n, shift, scale);
 	}
 	if (shift > 0)
 	{
@@ -203,7 +156,7 @@ GpuselNumericToScaled(Datum value, int scale)
 	}
 	if (unlikely(acc >= (uint64) powers_of_ten[GPUSEL_NUMERIC_DIGITS]))
 		value_out_of_typmod(scale);
-	return negative ? -(int64) acc : (int64) acc;
+	return n.negative ? -(int64) acc : (int64) acc;
 }
 
 /* A scaled value (GpuselNumericToScaled) back as the numeric it came from. */
