@@ -40,7 +40,8 @@ OBJS = \
 	src/groupagg/groupagg_partial.o \
 	src/groupagg/groupagg_device.o \
 	src/groupagg/groupagg_batch.o \
-	src/groupagg/groupagg_native.o
+	src/groupagg/groupagg_native.o \
+	src/groupagg/groupagg_numeric.o
 
 REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric groupagg parallel upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel

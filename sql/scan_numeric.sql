@@ -15,7 +15,8 @@ CREATE TABLE nm (
   m2 numeric(15,2),
   n5 numeric(5,-2),    -- negative scale: stays on the CPU
   u numeric,           -- unconstrained: stays on the CPU
-  big numeric(20,2)    -- more than 18 digits: stays on the CPU
+  big numeric(20,2),   -- more than 18 digits: stays on the CPU
+  g int                -- a group key
 );
 INSERT INTO nm
 SELECT i,
@@ -27,7 +28,8 @@ SELECT i,
        round(((i * 6007) % 200001 - 100000) / 100.0, 2),
        (i % 1000) * 100,
        i / 7.0,
-       i * 1000000000.01
+       i * 1000000000.01,
+       i % 5
 FROM generate_series(1, 5000) i;
 -- the extremes, zeros written in every way, NaN and NULL
 INSERT INTO nm (id, m, w, f, t, o, m2) VALUES
@@ -156,5 +158,72 @@ BEGIN
 END $$;
 SELECT * FROM pg_temp.walk_check();
 DROP TABLE walk;
+
+-- 6. sum(numeric) and avg(numeric) in the grouped scan, exact: the sum of
+-- the inputs at their largest display scale in 256 bits, NaN apart.  Each
+-- result is compared with PostgreSQL's as text (value and display scale).
+CREATE FUNCTION pg_temp.sums_check(aggs text[], grp text, cond text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE a text; q text; got text; want text;
+BEGIN
+  FOREACH a IN ARRAY aggs LOOP
+    q := format('SELECT string_agg(g::text || ''='' || coalesce(v::text, ''NULL''), '','' ORDER BY g) FROM (SELECT %s AS g, %s AS v FROM nm WHERE %s GROUP BY 1) s',
+                grp, a, cond);
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    EXECUTE q INTO got;
+    PERFORM set_config('gpusel.enable_scan', 'off', true);
+    EXECUTE q INTO want;
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    RETURN NEXT format('%s by %s where %s: %s', a, grp, cond,
+                       CASE WHEN got IS NOT DISTINCT FROM want THEN 'same' ELSE 'gpusel ' || coalesce(got, 'NULL') || ', PostgreSQL ' || coalesce(want, 'NULL') END);
+  END LOOP;
+END $$;
+EXPLAIN (COSTS OFF) SELECT id % 7, sum(m * m2), avg(w) FROM nm WHERE gpu_filter(m > 0) GROUP BY 1;
+SELECT * FROM pg_temp.sums_check(ARRAY['sum(m)', 'avg(m)', 'sum(m * m2)', 'avg(m * (1 - t) * (1 + f))',
+  'sum(w)', 'avg(w)', 'sum(w * w)', 'sum(w * w * o)', 'sum(-f)', 'avg(t)', 'sum(big)', 'avg(m2 - 0.005)',
+  'sum(o * 0.5)', 'count(*)'], 'id % 7', 'true');
+SELECT * FROM pg_temp.sums_check(ARRAY['sum(m)', 'avg(m * m2)', 'sum(w * w)'], 'id % 3', 'gpu_filter(m > 10 AND m2 < 500)');
+-- groups whose inputs are all NULL, or hold NaN; no row at all
+SELECT * FROM pg_temp.sums_check(ARRAY['sum(m)', 'avg(m)', 'sum(m * m2)'], 'id % 2', 'gpu_filter(id < 0)');
+SELECT * FROM pg_temp.sums_check(ARRAY['sum(m)', 'avg(m)'], '1', 'gpu_filter(m < -1e20)');
+-- an input that is not bounded (unconstrained numeric) stays with PostgreSQL
+EXPLAIN (COSTS OFF) SELECT sum(u) FROM nm WHERE gpu_filter(m > 0);
+-- under Gather, the workers' sums combine exactly (planned as on a GPU
+-- machine, without gpu_filter: a marked scan replaces the partial paths)
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET gpusel.plan_as_gpu = on;
+SET gpusel.min_rows = 0;
+EXPLAIN (COSTS OFF) SELECT g, sum(m * m2) FROM nm WHERE m > -500 GROUP BY 1;
+SELECT * FROM pg_temp.sums_check(ARRAY['sum(m * m2)', 'avg(w * w)', 'sum(f)', 'avg(m)'], 'g', 'm > -500');
+-- a table large enough that the workers read blocks too (how many depends
+-- on when they start), whose groups the leader merges
+CREATE TABLE nmp AS
+SELECT i % 4 AS g, (((i::int8 * 7919) % 200001 - 100000) / 100.0)::numeric(15,2) AS m,
+       CASE WHEN i % 100000 = 7 THEN 'NaN' ELSE (i % 1000) / 1000.0 END::numeric(6,3) AS d
+FROM generate_series(1, 300000) i;
+ANALYZE nmp;
+CREATE FUNCTION pg_temp.nmp_check() RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE a text; q text; got text; want text;
+BEGIN
+  FOREACH a IN ARRAY ARRAY['sum(m * (1 - d))', 'avg(m)', 'sum(d)', 'avg(m * m * d)'] LOOP
+    q := format('SELECT string_agg(g::text || ''='' || coalesce(v::text, ''NULL''), '','' ORDER BY g) FROM (SELECT g, %s AS v FROM nmp WHERE m > -900 GROUP BY g) s', a);
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    EXECUTE q INTO got;
+    PERFORM set_config('gpusel.enable_scan', 'off', true);
+    EXECUTE q INTO want;
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    RETURN NEXT format('%s: %s', a, CASE WHEN got = want THEN 'same' ELSE 'gpusel ' || got || ', PostgreSQL ' || want END);
+  END LOOP;
+END $$;
+SELECT * FROM pg_temp.nmp_check();
+DROP TABLE nmp;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+RESET gpusel.plan_as_gpu;
+RESET gpusel.min_rows;
+SET max_parallel_workers_per_gather = 0;
 
 DROP TABLE nm;

@@ -41,6 +41,8 @@ typedef enum GroupAggKind
 	GROUPAGG_SUM_FLOAT8,		/* sum(float8) -> float8 */
 	GROUPAGG_AVG_INT,			/* avg(int2|int4|int8) -> numeric */
 	GROUPAGG_AVG_FLOAT,			/* avg(float4|float8) -> float8 */
+	GROUPAGG_SUM_NUMERIC,		/* sum(numeric), exact in 256 bits (groupagg_numeric.c) */
+	GROUPAGG_AVG_NUMERIC,		/* avg(numeric), the same sum over the count */
 	GROUPAGG_MIN,				/* min over a type with keys */
 	GROUPAGG_MAX,				/* max over a type with keys */
 	GROUPAGG_PERCENTILE_DISC,	/* gpu_percentile, float8 or float8[] fraction */
@@ -52,6 +54,9 @@ typedef enum GroupAggKind
 
 /* groupagg_plan.c */
 extern bool GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending);
+
+/* groupagg_numeric.c */
+extern bool GroupAggNumericInputBounded(Expr *input);
 extern void GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel,
 								  RelOptInfo *output_rel, void *extra);
 
@@ -61,7 +66,7 @@ typedef struct GroupAggSink GroupAggSink;
 extern GroupAggSink *GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist,
 										int nkeys, Relation rel, EState *estate);
 extern int	GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos,
-								gs_coltype *coltypes, int max);
+								gs_coltype *coltypes, int16 *numeric_scale, int max);
 extern void GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, int ncols);
 extern bool GroupAggSinkColumnar(GroupAggSink *sink);
 extern bool GroupAggSinkCountOnly(GroupAggSink *sink);

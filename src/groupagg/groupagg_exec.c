@@ -66,7 +66,8 @@ new_input(GroupAggSink *sink, Expr *expr)
 	in->deviceable = GpuselTypeIsDeviceable(in->typid, &in->coltype);
 	in->keytype = KeyTypeLookup(in->typid);
 	in->column = -1;
-	if (IsA(expr, Var) && ((Var *) expr)->varattno > 0)
+	/* a numeric column is read as an expression: its batch column holds scaled integers */
+	if (IsA(expr, Var) && ((Var *) expr)->varattno > 0 && in->typid != NUMERICOID)
 		in->attno = ((Var *) expr)->varattno;
 	return sink->ninputs++;
 }
@@ -252,9 +253,14 @@ add_expr_columns(GroupAggSink *sink, Expr *expr)
 	{
 		Var		   *var = lfirst_node(Var, lc);
 		gs_coltype	coltype;
+		int			numeric_scale = -1;
 		int			c;
 
-		if (var->varattno <= 0 || !GpuselTypeIsDeviceable(var->vartype, &coltype))
+		if (var->varattno <= 0)
+			return false;
+		if (GpuselNumericScale(var->vartype, var->vartypmod, &numeric_scale))
+			coltype = GS_COL_INT8;
+		else if (!GpuselTypeIsDeviceable(var->vartype, &coltype))
 			return false;
 		for (c = 0; c < sink->nexprcols; c++)
 			if (sink->exprcol_attnos[c] == var->varattno)
@@ -263,6 +269,7 @@ add_expr_columns(GroupAggSink *sink, Expr *expr)
 		{
 			sink->exprcol_attnos[c] = var->varattno;
 			sink->exprcol_types[c] = coltype;
+			sink->exprcol_numeric_scale[c] = (int16) numeric_scale;
 			sink->exprcol_columns[c] = -1;
 			sink->nexprcols++;
 		}
@@ -350,6 +357,7 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 	sink->exprcol_attnos = palloc(sizeof(AttrNumber) * RelationGetDescr(rel)->natts);
 	sink->exprcol_columns = palloc(sizeof(int) * RelationGetDescr(rel)->natts);
 	sink->exprcol_types = palloc(sizeof(gs_coltype) * RelationGetDescr(rel)->natts);
+	sink->exprcol_numeric_scale = palloc(sizeof(int16) * RelationGetDescr(rel)->natts);
 	for (i = 0; i < sink->ninputs; i++)
 	{
 		GroupInput *in = &sink->inputs[i];
@@ -412,11 +420,13 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 
 /*
  * The columns a columnar batch must hold: every input's attribute and
- * type, at most 'max' of them (arrays of that size).  Returns their number;
- * 0, and no columnar input, when more are needed.
+ * type, and for a numeric column its scale (-1 for the others), at most
+ * 'max' of them (arrays of that size).  Returns their number; 0, and no
+ * columnar input, when more are needed.
  */
 int
-GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes, int max)
+GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes,
+					int16 *numeric_scale, int max)
 {
 	int			n = 0;
 	int			needed = sink->nexprcols;
@@ -434,12 +444,14 @@ GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes
 			continue;
 		attnos[n] = sink->inputs[i].attno;
 		coltypes[n] = sink->inputs[i].coltype;
+		numeric_scale[n] = -1;
 		n++;
 	}
 	for (int c = 0; c < sink->nexprcols; c++)
 	{
 		attnos[n] = sink->exprcol_attnos[c];
 		coltypes[n] = sink->exprcol_types[c];
+		numeric_scale[n] = sink->exprcol_numeric_scale[c];
 		n++;
 	}
 	return n;

@@ -85,7 +85,8 @@ typedef struct PercentileCollection
 /* Running state of one aggregate in one group. */
 typedef struct GroupCell
 {
-	int128		isum;			/* integer sums, exact */
+	int128		isum;			/* integer sums, exact; numeric sums' low half */
+	int128		ihigh;			/* numeric sums' high half */
 	double		fsum;			/* float sums; avg(float)'s sum(X) */
 	double		sxx;			/* avg(float): float8_accum's Sxx */
 	int64		count;			/* non-NULL inputs (all rows for count(*)) */
@@ -131,6 +132,7 @@ struct GroupAggSink
 	AttrNumber *exprcol_attnos;
 	int		   *exprcol_columns;
 	gs_coltype *exprcol_types;
+	int16	   *exprcol_numeric_scale;	/* a numeric column's scale (scaled int8), else -1 */
 	TupleTableSlot *colslot;
 	/*
 	 * every expression input returns a pass-by-value type: a block of rows
@@ -221,6 +223,12 @@ GroupAggShipIfDue(GroupAggSink *sink)
 			GroupAggShipKeys(sink, pc);
 	}
 }
+
+/* groupagg_numeric.c */
+extern void GroupAggNumericAdd(GroupCell *cell, Datum value);
+extern void GroupAggNumericMerge(GroupCell *dst, const GroupCell *src);
+extern Datum GroupAggNumericSum(const GroupCell *cell);
+extern Datum GroupAggNumericAvg(const GroupCell *cell);
 
 /* groupagg_native.c */
 extern void GroupAggNativeExprInit(GroupAggSink *sink, GroupInput *in);

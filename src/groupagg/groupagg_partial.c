@@ -272,6 +272,10 @@ combine_cell(GroupAggDesc *desc, GroupCell *dst, const GroupCell *src)
 			}
 			dst->count += src->count;
 			break;
+		case GROUPAGG_SUM_NUMERIC:
+		case GROUPAGG_AVG_NUMERIC:
+			GroupAggNumericMerge(dst, src);
+			break;
 		case GROUPAGG_PERCENTILE_DISC:
 		case GROUPAGG_PERCENTILE_CONT:
 			break;				/* their keys come as pairs */

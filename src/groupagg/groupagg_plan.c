@@ -164,6 +164,12 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 		case F_AVG_FLOAT8:
 			*kind = GROUPAGG_AVG_FLOAT;
 			break;
+		case F_SUM_NUMERIC:
+		case F_AVG_NUMERIC:
+			/* exact while the input's values are bounded (groupagg_numeric.c) */
+			*kind = agg->aggfnoid == F_SUM_NUMERIC ? GROUPAGG_SUM_NUMERIC : GROUPAGG_AVG_NUMERIC;
+			return aggref_input(agg) != NULL &&
+				GroupAggNumericInputBounded(aggref_input(agg));
 		case F_MIN_INT2:
 		case F_MIN_INT4:
 		case F_MIN_INT8:

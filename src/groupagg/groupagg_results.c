@@ -249,6 +249,10 @@ final_value(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, int64 g, bo
 			return Float8GetDatum(cell->fsum);
 		case GROUPAGG_AVG_FLOAT:
 			return Float8GetDatum(cell->fsum / (double) cell->count);
+		case GROUPAGG_SUM_NUMERIC:
+			return GroupAggNumericSum(cell);
+		case GROUPAGG_AVG_NUMERIC:
+			return GroupAggNumericAvg(cell);
 		case GROUPAGG_MIN:
 		case GROUPAGG_MAX:
 			return cell->value;

@@ -88,6 +88,10 @@ update_cell(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, Datum v)
 			cell->isum += int_input(v, desc->input_type);
 			cell->count++;
 			break;
+		case GROUPAGG_SUM_NUMERIC:
+		case GROUPAGG_AVG_NUMERIC:
+			GroupAggNumericAdd(cell, v);
+			break;
 		case GROUPAGG_SUM_FLOAT4:
 			{
 				float4		x = DatumGetFloat4(v);
@@ -241,8 +245,11 @@ load_expr_columns(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
 				  const uint8 *has_nulls, int64 row)
 {
 	TupleTableSlot *slot = sink->colslot;
+	MemoryContext old;
 
 	ExecClearTuple(slot);
+	/* numeric columns become numerics again, for this row only */
+	old = MemoryContextSwitchTo(sink->ps->ps_ExprContext->ecxt_per_tuple_memory);
 	for (int e = 0; e < sink->nexprcols; e++)
 	{
 		int			c = sink->exprcol_columns[e];
@@ -250,9 +257,15 @@ load_expr_columns(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
 		bool		isnull = has_nulls[c] && nulls[c][row];
 
 		slot->tts_isnull[a] = isnull;
-		slot->tts_values[a] = isnull ? (Datum) 0 :
-			GpuselLoadValue(values[c], row, sink->exprcol_types[e]);
+		if (isnull)
+			slot->tts_values[a] = (Datum) 0;
+		else if (sink->exprcol_numeric_scale[e] >= 0)
+			slot->tts_values[a] = GpuselScaledToNumeric(((const int64 *) values[c])[row],
+														sink->exprcol_numeric_scale[e]);
+		else
+			slot->tts_values[a] = GpuselLoadValue(values[c], row, sink->exprcol_types[e]);
 	}
+	MemoryContextSwitchTo(old);
 	ExecStoreVirtualTuple(slot);
 	sink->ps->ps_ExprContext->ecxt_scantuple = slot;
 }

@@ -46,8 +46,9 @@ add_group_columns(GpuselScanState *state, GpuselProgram *prog)
 {
 	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
 	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
-	int			n = GroupAggSinkPayload(state->sink, attnos, coltypes,
-											GS_MAX_PROGRAM_LENGTH);
+	int16		numeric_scale[GS_MAX_PROGRAM_LENGTH];
+	int			n = GroupAggSinkPayload(state->sink, attnos, coltypes, numeric_scale,
+										GS_MAX_PROGRAM_LENGTH);
 
 	for (int i = 0; i < n; i++)
 	{
@@ -60,6 +61,8 @@ add_group_columns(GpuselScanState *state, GpuselProgram *prog)
 		{
 			prog->attnos[c] = attnos[i];
 			prog->coltypes[c] = coltypes[i];
+			prog->is_numeric[c] = numeric_scale[i] >= 0;
+			prog->numeric_scale[c] = (int16) Max(numeric_scale[i], 0);
 			prog->ncols++;
 		}
 	}

@@ -1,0 +1,424 @@
+/*
+ * groupagg_numeric.c
+ *	  sum(numeric) and avg(numeric) in the grouped scan, exact.
+ *
+ * PostgreSQL adds numerics in arbitrary precision; the result's display
+ * scale is the largest of the inputs'.  A cell here holds the sum as a
+ * 256-bit integer times 10^scale, the scale being the largest input
+ * display scale so far (the sum is rescaled when a larger one arrives),
+ * and counts NaN and infinities apart, as numeric's accumulator does.  The
+ * planner takes an input only when its values are bounded well inside 256
+ * bits (GroupAggNumericInputBounded), so no sum of 2^63 rows can overflow;
+ * the overflow checks below are a guard, never an answer.
+ *
+ * The cell's int128 fields hold the sum's two halves, its key field the
+ * scale and the specials seen, so cells travel between parallel processes
+ * as they are.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type_d.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
+#include "utils/numeric.h"
+
+#include "groupagg_internal.h"
+#include "numeric_stored.h"
+#include "qual_compile.h"
+
+/* The cell's key field: the sum's scale in the low 16 bits, then what was seen. */
+#define CELL_SCALE_MASK		0xFFFF
+#define CELL_SAW_NAN		(UINT64CONST(1) << 16)
+#define CELL_SAW_PINF		(UINT64CONST(1) << 17)
+#define CELL_SAW_NINF		(UINT64CONST(1) << 18)
+
+/* Input digits (at the input's own scale) the planner allows: 2^256 > 10^77, sums of 2^63 rows add 19. */
+#define MAX_INPUT_DIGITS	57
+
+/* A 256-bit two's complement integer, least significant word first. */
+typedef struct Int256
+{
+	uint64		w[4];
+} Int256;
+
+/* The cell's sum as an Int256. */
+static inline Int256
+cell_sum(const GroupCell *cell)
+{
+	Int256		v;
+	uint128		lo = (uint128) cell->isum;
+	uint128		hi = (uint128) cell->ihigh;
+
+	v.w[0] = (uint64) lo;
+	v.w[1] = (uint64) (lo >> 64);
+	v.w[2] = (uint64) hi;
+	v.w[3] = (uint64) (hi >> 64);
+	return v;
+}
+
+/* Stores an Int256 as the cell's sum. */
+static inline void
+set_cell_sum(GroupCell *cell, Int256 v)
+{
+	cell->isum = (int128) (((uint128) v.w[1] << 64) | v.w[0]);
+	cell->ihigh = (int128) (((uint128) v.w[3] << 64) | v.w[2]);
+}
+
+static inline bool
+int256_negative(Int256 v)
+{
+	return (int64) v.w[3] < 0;
+}
+
+static Int256
+int256_negate(Int256 v)
+{
+	Int256		r;
+	uint64		carry = 1;
+
+	for (int i = 0; i < 4; i++)
+	{
+		uint128		t = (uint128) (~v.w[i]) + carry;
+
+		r.w[i] = (uint64) t;
+		carry = (uint64) (t >> 64);
+	}
+	return r;
+}
+
+/* Raised if a sum leaves 256 bits, which the planner's bound rules out. */
+static void
+sum_overflow(void)
+{
+	ereport(ERROR,
+			(errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+			 errmsg("numeric sum out of gpusel's range"),
+			 errdetail("The sum of the group's values needs more than 256 bits.")));
+}
+
+/* a + b, with the signed overflow check. */
+static Int256
+int256_add(Int256 a, Int256 b)
+{
+	Int256		r;
+	uint64		carry = 0;
+
+	for (int i = 0; i < 4; i++)
+	{
+		uint128		t = (uint128) a.w[i] + b.w[i] + carry;
+
+		r.w[i] = (uint64) t;
+		carry = (uint64) (t >> 64);
+	}
+	if (int256_negative(a) == int256_negative(b) && int256_negative(r) != int256_negative(a))
+		sum_overflow();
+	return r;
+}
+
+/* v * m for a non-negative v and m < 2^64, with the overflow check. */
+static Int256
+magnitude_mul(Int256 v, uint64 m)
+{
+	Int256		r;
+	uint64		carry = 0;
+
+	for (int i = 0; i < 4; i++)
+	{
+		uint128		t = (uint128) v.w[i] * m + carry;
+
+		r.w[i] = (uint64) t;
+		carry = (uint64) (t >> 64);
+	}
+	if (carry != 0 || int256_negative(r))
+		sum_overflow();
+	return r;
+}
+
+/* v * 10^k, any sign. */
+static Int256
+int256_scale_up(Int256 v, int k)
+{
+	bool		neg = int256_negative(v);
+
+	if (neg)
+		v = int256_negate(v);
+	for (; k > 0; k -= 19)
+	{
+		uint64		m = 1;
+
+		for (int i = 0; i < Min(k, 19); i++)
+			m *= 10;
+		v = magnitude_mul(v, m);
+	}
+	return neg ? int256_negate(v) : v;
+}
+
+/* Divides a non-negative v by d in place and returns the remainder. */
+static uint64
+magnitude_divmod(Int256 *v, uint64 d)
+{
+	uint128		rem = 0;
+
+	for (int i = 3; i >= 0; i--)
+	{
+		uint128		cur = (rem << 64) | v->w[i];
+
+		v->w[i] = (uint64) (cur / d);
+		rem = cur % d;
+	}
+	return (uint64) rem;
+}
+
+/*
+ * A finite stored numeric as an integer times 10^dscale: the digit string
+ * times 10^shift, where a negative shift drops zero decimals past the
+ * display scale.
+ */
+static Int256
+stored_to_int256(const NumericStored *n)
+{
+	Int256		v = {{0, 0, 0, 0}};
+	int			shift = numeric_stored_shift(n);
+
+	for (int i = 0; i < n->ndigits; i++)
+	{
+		Int256		d = {{(uint64) numeric_stored_digit(n, i), 0, 0, 0}};
+
+		v = int256_add(magnitude_mul(v, NUMERIC_STORED_BASE), d);
+	}
+	if (shift > 0)
+		v = int256_scale_up(v, shift);
+	for (; shift < 0; shift++)
+		(void) magnitude_divmod(&v, 10);
+	return n->negative ? int256_negate(v) : v;
+}
+
+/* Adds one non-NULL numeric input to a sum(numeric) or avg(numeric) cell. */
+void
+GroupAggNumericAdd(GroupCell *cell, Datum value)
+{
+	NumericStored n;
+	int			scale = (int) (cell->key & CELL_SCALE_MASK);
+	Int256		v;
+
+	numeric_stored_decode(value, &n);
+	cell->count++;
+	switch (n.kind)
+	{
+		case NUMERIC_STORED_IS_NAN:
+			cell->key |= CELL_SAW_NAN;
+			return;
+		case NUMERIC_STORED_IS_PINF:
+			cell->key |= CELL_SAW_PINF;
+			return;
+		case NUMERIC_STORED_IS_NINF:
+			cell->key |= CELL_SAW_NINF;
+			return;
+		default:
+			break;
+	}
+	v = stored_to_int256(&n);
+	if (n.dscale > scale)
+	{
+		set_cell_sum(cell, int256_scale_up(cell_sum(cell), n.dscale - scale));
+		cell->key = (cell->key & ~(uint64) CELL_SCALE_MASK) | (uint64) n.dscale;
+		scale = n.dscale;
+	}
+	else if (n.dscale < scale)
+		v = int256_scale_up(v, scale - n.dscale);
+	set_cell_sum(cell, int256_add(cell_sum(cell), v));
+}
+
+/* Adds the cell of the same aggregate and group from another process. */
+void
+GroupAggNumericMerge(GroupCell *dst, const GroupCell *src)
+{
+	int			ds = (int) (dst->key & CELL_SCALE_MASK);
+	int			ss = (int) (src->key & CELL_SCALE_MASK);
+	Int256		a = cell_sum(dst);
+	Int256		b = cell_sum(src);
+
+	if (ds < ss)
+		a = int256_scale_up(a, ss - ds);
+	else if (ss < ds)
+		b = int256_scale_up(b, ds - ss);
+	set_cell_sum(dst, int256_add(a, b));
+	dst->key = ((dst->key | src->key) & ~(uint64) CELL_SCALE_MASK) | (uint64) Max(ds, ss);
+	dst->count += src->count;
+}
+
+/* The cell's finite sum as a numeric with the sum's display scale. */
+static Datum
+sum_to_numeric(const GroupCell *cell)
+{
+	Int256		v = cell_sum(cell);
+	int			scale = (int) (cell->key & CELL_SCALE_MASK);
+	bool		neg = int256_negative(v);
+	char		digits[96];
+	char		text[112];
+	int			nd = 0;
+	int			pos = 0;
+
+	if (neg)
+		v = int256_negate(v);
+	/* the decimal digits, least significant first */
+	do
+	{
+		digits[nd++] = (char) ('0' + magnitude_divmod(&v, 10));
+	} while (v.w[0] != 0 || v.w[1] != 0 || v.w[2] != 0 || v.w[3] != 0);
+	while (nd <= scale)
+		digits[nd++] = '0';
+	if (neg)
+		text[pos++] = '-';
+	for (int i = nd - 1; i >= 0; i--)
+	{
+		text[pos++] = digits[i];
+		if (i == scale && scale > 0)
+			text[pos++] = '.';
+	}
+	text[pos] = '\0';
+	return DirectFunctionCall3(numeric_in, CStringGetDatum(text),
+							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+/*
+ * The special result the inputs' NaN and infinities give, as numeric's
+ * sum and avg give it; false when they were all finite.
+ */
+static bool
+special_result(const GroupCell *cell, Datum *result)
+{
+	const char *s;
+
+	if ((cell->key & CELL_SAW_NAN) ||
+		((cell->key & CELL_SAW_PINF) && (cell->key & CELL_SAW_NINF)))
+		s = "NaN";
+	else if (cell->key & CELL_SAW_PINF)
+		s = "Infinity";
+	else if (cell->key & CELL_SAW_NINF)
+		s = "-Infinity";
+	else
+		return false;
+	*result = DirectFunctionCall3(numeric_in, CStringGetDatum(s),
+								  ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+	return true;
+}
+
+/* sum(numeric)'s result for a cell with at least one input. */
+Datum
+GroupAggNumericSum(const GroupCell *cell)
+{
+	Datum		result;
+
+	if (special_result(cell, &result))
+		return result;
+	return sum_to_numeric(cell);
+}
+
+/* avg(numeric)'s result: the sum divided by the count, by numeric_div as PostgreSQL does. */
+Datum
+GroupAggNumericAvg(const GroupCell *cell)
+{
+	Datum		result;
+
+	if (special_result(cell, &result))
+		return result;
+	return DirectFunctionCall2(numeric_div, sum_to_numeric(cell),
+							   NumericGetDatum(int64_to_numeric(cell->count)));
+}
+
+/*
+ * The decimal digits a numeric expression's values can have, at their own
+ * display scale, and that scale; false when unknown: a numeric column of
+ * bounded typmod, a numeric constant, and + - * of them.
+ */
+static bool
+numeric_bound(Expr *expr, int *digits, int *scale)
+{
+	if (IsA(expr, Var))
+	{
+		Var		   *var = (Var *) expr;
+		int32		typmod = var->vartypmod;
+
+		if (var->vartype != NUMERICOID || typmod < (int32) VARHDRSZ)
+			return false;
+		*digits = ((typmod - VARHDRSZ) >> 16) & 0xffff;
+		*scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+		if (*scale < 0)
+		{
+			/* numeric(p,-k): integers of p + k digits */
+			*digits -= *scale;
+			*scale = 0;
+		}
+		return true;
+	}
+	if (IsA(expr, Const))
+	{
+		Const	   *c = (Const *) expr;
+		NumericStored n;
+
+		if (c->consttype != NUMERICOID || c->constisnull)
+			return false;
+		numeric_stored_decode(c->constvalue, &n);
+		if (n.kind != NUMERIC_STORED_FINITE)
+			return false;
+		*scale = n.dscale;
+		*digits = Max(0, n.weight + 1) * NUMERIC_STORED_BASE_DECIMALS + n.dscale;
+		return true;
+	}
+	if (IsA(expr, OpExpr) || IsA(expr, FuncExpr))
+	{
+		List	   *args;
+		Oid			funcid;
+		int			d1, s1, d2, s2;
+
+		if (IsA(expr, OpExpr))
+		{
+			args = ((OpExpr *) expr)->args;
+			funcid = OidIsValid(((OpExpr *) expr)->opfuncid) ?
+				((OpExpr *) expr)->opfuncid : get_opcode(((OpExpr *) expr)->opno);
+		}
+		else
+		{
+			args = ((FuncExpr *) expr)->args;
+			funcid = ((FuncExpr *) expr)->funcid;
+		}
+		if (funcid == F_NUMERIC_UMINUS && list_length(args) == 1)
+			return numeric_bound(linitial(args), digits, scale);
+		if (list_length(args) != 2 ||
+			!numeric_bound(linitial(args), &d1, &s1) ||
+			!numeric_bound(lsecond(args), &d2, &s2))
+			return false;
+		switch (funcid)
+		{
+			case F_NUMERIC_ADD:
+			case F_NUMERIC_SUB:
+				*scale = Max(s1, s2);
+				*digits = Max(d1 + *scale - s1, d2 + *scale - s2) + 1;
+				return true;
+			case F_NUMERIC_MUL:
+				*scale = s1 + s2;
+				*digits = d1 + d2;
+				return true;
+			default:
+				return false;
+		}
+	}
+	return false;
+}
+
+/*
+ * Whether sum/avg over this numeric input stays inside the cell's 256 bits
+ * for any rows: its values are bounded (numeric_bound) to MAX_INPUT_DIGITS.
+ */
+bool
+GroupAggNumericInputBounded(Expr *input)
+{
+	int			digits;
+	int			scale;
+
+	return numeric_bound(input, &digits, &scale) && digits <= MAX_INPUT_DIGITS;
+}
