@@ -226,4 +226,45 @@ RESET gpusel.plan_as_gpu;
 RESET gpusel.min_rows;
 SET max_parallel_workers_per_gather = 0;
 
+-- 7. percentile_disc over a numeric(p,s) column in the grouped scan: its
+-- keys are the scaled integers (NaN last), the results numerics again with
+-- the column's display scale.  The oracle runs with gpusel out of the way
+-- (no scan, built-in percentiles not replaced).
+CREATE FUNCTION pg_temp.pct_check(aggs text[], grp text, cond text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE a text; q text; got text; want text;
+BEGIN
+  FOREACH a IN ARRAY aggs LOOP
+    q := format('SELECT string_agg(g::text || ''='' || coalesce(v::text, ''NULL''), '','' ORDER BY g) FROM (SELECT %s AS g, %s AS v FROM nm WHERE %s GROUP BY 1) s',
+                grp, a, cond);
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    PERFORM set_config('gpusel.replace_builtin_percentiles', 'on', true);
+    EXECUTE q INTO got;
+    PERFORM set_config('gpusel.enable_scan', 'off', true);
+    PERFORM set_config('gpusel.replace_builtin_percentiles', 'off', true);
+    EXECUTE q INTO want;
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    PERFORM set_config('gpusel.replace_builtin_percentiles', 'on', true);
+    RETURN NEXT format('%s by %s where %s: %s', a, grp, cond,
+                       CASE WHEN got IS NOT DISTINCT FROM want THEN 'same' ELSE 'gpusel ' || coalesce(got, 'NULL') || ', PostgreSQL ' || coalesce(want, 'NULL') END);
+  END LOOP;
+END $$;
+EXPLAIN (COSTS OFF) SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY m) FROM nm WHERE gpu_filter(m2 > 0) GROUP BY g;
+SELECT * FROM pg_temp.pct_check(ARRAY[
+  'percentile_disc(0.5) WITHIN GROUP (ORDER BY m)',
+  'percentile_disc(ARRAY[0, 0.25, NULL, 0.999, 1]) WITHIN GROUP (ORDER BY m)',
+  'percentile_disc(0.9) WITHIN GROUP (ORDER BY m DESC)',
+  'percentile_disc(1) WITHIN GROUP (ORDER BY w)',
+  'percentile_disc(0) WITHIN GROUP (ORDER BY f)',
+  'percentile_disc(0.5) WITHIN GROUP (ORDER BY t DESC)',
+  'percentile_disc(0.3) WITHIN GROUP (ORDER BY o)',
+  'row(percentile_disc(0.5) WITHIN GROUP (ORDER BY m2), sum(m2), avg(m), count(m))'],
+  'g', 'true');
+SELECT * FROM pg_temp.pct_check(ARRAY['percentile_disc(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY m)',
+  'percentile_disc(1) WITHIN GROUP (ORDER BY m)'], '1', 'gpu_filter(m2 > 100 OR m = ''NaN'')');
+SELECT * FROM pg_temp.pct_check(ARRAY['percentile_disc(0.5) WITHIN GROUP (ORDER BY m)'], 'id % 3', 'gpu_filter(id < 0)');
+SELECT * FROM pg_temp.pct_check(ARRAY['percentile_disc(0.5) WITHIN GROUP (ORDER BY m)'], '1', 'gpu_filter(m < -1e20)');
+-- an unbounded column (unconstrained numeric) stays with PostgreSQL's plan
+EXPLAIN (COSTS OFF) SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY u) FROM nm WHERE gpu_filter(m > 0);
+SELECT * FROM pg_temp.pct_check(ARRAY['percentile_disc(0.5) WITHIN GROUP (ORDER BY u)'], '1', 'gpu_filter(m > 0)');
+
 DROP TABLE nm;

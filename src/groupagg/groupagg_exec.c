@@ -66,9 +66,22 @@ new_input(GroupAggSink *sink, Expr *expr)
 	in->deviceable = GpuselTypeIsDeviceable(in->typid, &in->coltype);
 	in->keytype = KeyTypeLookup(in->typid);
 	in->column = -1;
-	/* a numeric column is read as an expression: its batch column holds scaled integers */
-	if (IsA(expr, Var) && ((Var *) expr)->varattno > 0 && in->typid != NUMERICOID)
-		in->attno = ((Var *) expr)->varattno;
+	in->numeric_scale = -1;
+	if (IsA(expr, Var) && ((Var *) expr)->varattno > 0)
+	{
+		Var		   *var = (Var *) expr;
+
+		/* a numeric(p,s) column is read as int8 times 10^s, keyed as int8 */
+		if (GpuselNumericScale(var->vartype, var->vartypmod, &in->numeric_scale))
+		{
+			in->deviceable = true;
+			in->coltype = GS_COL_INT8;
+			in->keytype = KeyTypeLookup(INT8OID);
+			in->attno = var->varattno;
+		}
+		else if (in->typid != NUMERICOID)
+			in->attno = var->varattno;
+	}
 	return sink->ninputs++;
 }
 
@@ -342,7 +355,9 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 			{
 				sink->collections[c].input = desc->input;
 				sink->collections[c].descending = descending;
-				sink->collections[c].typid = desc->input_type;
+				sink->collections[c].numeric_scale = sink->inputs[desc->input].numeric_scale;
+				sink->collections[c].typid = sink->inputs[desc->input].numeric_scale >= 0 ?
+					INT8OID : desc->input_type;
 				sink->ncollections++;
 			}
 			desc->collection = c;
@@ -444,7 +459,7 @@ GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes
 			continue;
 		attnos[n] = sink->inputs[i].attno;
 		coltypes[n] = sink->inputs[i].coltype;
-		numeric_scale[n] = -1;
+		numeric_scale[n] = sink->inputs[i].numeric_scale;
 		n++;
 	}
 	for (int c = 0; c < sink->nexprcols; c++)

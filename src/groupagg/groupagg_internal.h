@@ -40,6 +40,7 @@ typedef struct GroupInput
 	int			column;			/* columnar input: its batch column, else -1 */
 	const KeyType *keytype;		/* NULL: hashed by its Datum (bool, count's input) */
 	GroupNativeExpr *native;	/* colstate's expression, computed natively by block */
+	int			numeric_scale;	/* a numeric(p,s) column read as int8 times 10^s, else -1 */
 } GroupInput;
 
 /* One aggregate of the query. */
@@ -63,7 +64,8 @@ typedef struct PercentileCollection
 {
 	int			input;
 	bool		descending;
-	Oid			typid;
+	Oid			typid;			/* of the keys: int8 for a numeric column's scaled values */
+	int			numeric_scale;	/* results become numerics of this scale; -1: none */
 	PercentileState *like;		/* type, order and key mapping; holds no keys */
 	const KeyType *keytype;
 	int			key_bytes;
@@ -226,6 +228,8 @@ GroupAggShipIfDue(GroupAggSink *sink)
 
 /* groupagg_numeric.c */
 extern void GroupAggNumericAdd(GroupCell *cell, Datum value);
+extern void GroupAggNumericAddScaled(GroupCell *cell, int64 scaled, int scale);
+extern Datum GroupAggNumericFromScaled(Datum result, int scale, bool is_array);
 extern void GroupAggNumericMerge(GroupCell *dst, const GroupCell *src);
 extern Datum GroupAggNumericSum(const GroupCell *cell);
 extern Datum GroupAggNumericAvg(const GroupCell *cell);

@@ -19,6 +19,7 @@
 
 #include "catalog/pg_type_d.h"
 #include "nodes/nodeFuncs.h"
+#include "utils/array.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
@@ -230,6 +231,62 @@ GroupAggNumericAdd(GroupCell *cell, Datum value)
 	else if (n.dscale < scale)
 		v = int256_scale_up(v, scale - n.dscale);
 	set_cell_sum(cell, int256_add(cell_sum(cell), v));
+}
+
+/*
+ * Adds one value of a numeric(p,s) column, read as int8 times 10^scale
+ * (GPUSEL_NUMERIC_NAN for NaN), to a sum(numeric) or avg(numeric) cell:
+ * the stored value's display scale is the column's.
+ */
+void
+GroupAggNumericAddScaled(GroupCell *cell, int64 scaled, int scale)
+{
+	int			cell_scale = (int) (cell->key & CELL_SCALE_MASK);
+	Int256		v;
+
+	cell->count++;
+	if (scaled == GPUSEL_NUMERIC_NAN)
+	{
+		cell->key |= CELL_SAW_NAN;
+		return;
+	}
+	v.w[0] = (uint64) scaled;
+	v.w[1] = v.w[2] = v.w[3] = scaled < 0 ? ~UINT64CONST(0) : 0;
+	if (scale > cell_scale)
+	{
+		set_cell_sum(cell, int256_scale_up(cell_sum(cell), scale - cell_scale));
+		cell->key = (cell->key & ~(uint64) CELL_SCALE_MASK) | (uint64) scale;
+	}
+	else if (scale < cell_scale)
+		v = int256_scale_up(v, cell_scale - scale);
+	set_cell_sum(cell, int256_add(cell_sum(cell), v));
+}
+
+/*
+ * A percentile's result over a numeric column's scaled values (an int8,
+ * or an int8[] for an array of fractions) as the numerics they are.
+ */
+Datum
+GroupAggNumericFromScaled(Datum result, int scale, bool is_array)
+{
+	ArrayType  *in;
+	Datum	   *elems;
+	bool	   *nulls;
+	int			n;
+
+	if (!is_array)
+		return GpuselScaledToNumeric(DatumGetInt64(result), scale);
+	in = DatumGetArrayTypeP(result);
+	deconstruct_array(in, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &elems, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!nulls[i])
+			elems[i] = GpuselScaledToNumeric(DatumGetInt64(elems[i]), scale);
+	if (ARR_NDIM(in) == 0)
+		return PointerGetDatum(construct_empty_array(NUMERICOID));
+	return PointerGetDatum(construct_md_array(elems, nulls, ARR_NDIM(in), ARR_DIMS(in),
+											  ARR_LBOUND(in), NUMERICOID, -1, false,
+											  TYPALIGN_INT));
 }
 
 /* Adds the cell of the same aggregate and group from another process. */

@@ -107,6 +107,8 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 		TypeCacheEntry *tc;
 		Oid			typid;
 		bool		continuous;
+		bool		numeric_input = false;
+		int			numeric_scale;
 
 		if (input == NULL || list_length(agg->aggorder) != 1 ||
 			list_length(agg->aggdirectargs) != 1)
@@ -117,7 +119,10 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 			 ((Const *) direct)->consttype != FLOAT8ARRAYOID))
 			return false;
 		typid = exprType((Node *) input);
-		if (KeyTypeLookup(typid) == NULL || !GpuselTypeIsDeviceable(typid, NULL))
+		if (IsA(input, Var) &&
+			GpuselNumericScale(typid, ((Var *) input)->vartypmod, &numeric_scale))
+			numeric_input = true;	/* its keys are its values as scaled int8 */
+		else if (KeyTypeLookup(typid) == NULL || !GpuselTypeIsDeviceable(typid, NULL))
 			return false;
 		sortcl = linitial_node(SortGroupClause, agg->aggorder);
 		tc = lookup_type_cache(typid, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
@@ -126,7 +131,7 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 		else if (sortcl->sortop != tc->lt_opr)
 			return false;
 		if (!GpuselIsPercentileAggregate(agg->aggfnoid, &continuous) ||
-			(continuous && typid != FLOAT8OID))
+			(continuous && typid != FLOAT8OID) || (continuous && numeric_input))
 			return false;
 		*kind = continuous ? GROUPAGG_PERCENTILE_CONT : GROUPAGG_PERCENTILE_DISC;
 		return true;

@@ -48,10 +48,11 @@ percentile_value(GroupAggSink *sink, GroupAggDesc *desc, int64 g, bool *isnull)
 {
 	PercentileCollection *pc = &sink->collections[desc->collection];
 	int64		start = pc->counts[g];
+	Datum		result;
 
 	if (pc->picked != NULL)
 		pc->picked->base = start;
-	return GpuselPercentileResultForKeys(pc->like,
+	result = GpuselPercentileResultForKeys(pc->like,
 										 pc->picked != NULL ? NULL :
 										 pc->segments + start * pc->key_bytes,
 										 pc->counts[g + 1] - start,
@@ -63,6 +64,11 @@ percentile_value(GroupAggSink *sink, GroupAggDesc *desc, int64 g, bool *isnull)
 										 desc->fraction->consttype == FLOAT8ARRAYOID,
 										 desc->kind == GROUPAGG_PERCENTILE_CONT,
 										 isnull);
+	/* a numeric column's keys are its scaled values */
+	if (pc->numeric_scale >= 0 && !*isnull)
+		result = GroupAggNumericFromScaled(result, pc->numeric_scale,
+										   desc->fraction->consttype == FLOAT8ARRAYOID);
+	return result;
 }
 
 /*

@@ -90,7 +90,11 @@ update_cell(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, Datum v)
 			break;
 		case GROUPAGG_SUM_NUMERIC:
 		case GROUPAGG_AVG_NUMERIC:
-			GroupAggNumericAdd(cell, v);
+			if (sink->inputs[desc->input].numeric_scale >= 0)
+				GroupAggNumericAddScaled(cell, DatumGetInt64(v),
+										 sink->inputs[desc->input].numeric_scale);
+			else
+				GroupAggNumericAdd(cell, v);
 			break;
 		case GROUPAGG_SUM_FLOAT4:
 			{
@@ -218,7 +222,12 @@ GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot)
 		GroupInput *in = &sink->inputs[i];
 
 		if (in->state == NULL)
+		{
 			sink->values[i] = slot_getattr(slot, in->attno, &sink->nulls[i]);
+			if (in->numeric_scale >= 0 && !sink->nulls[i])
+				sink->values[i] = Int64GetDatum(GpuselNumericToScaled(sink->values[i],
+																	  in->numeric_scale));
+		}
 		else
 			sink->values[i] = ExecEvalExpr(in->state, econtext, &sink->nulls[i]);
 	}
