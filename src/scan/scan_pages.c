@@ -496,7 +496,7 @@ set_walk(GpuselPageReader *reader, TupleDesc desc)
 		return;
 	reader->walk_len = palloc(sizeof(int16) * n);
 	reader->walk_align = palloc(sizeof(char) * n);
-	reader->walk_column = palloc(sizeof(int8) * n);
+	reader->walk_column = palloc(sizeof(int16) * n);
 	for (int a = 0; a < n; a++)
 	{
 		Form_pg_attribute att = TupleDescAttr(desc, a);
@@ -510,7 +510,7 @@ set_walk(GpuselPageReader *reader, TupleDesc desc)
 		int			a = reader->attnos[c] - 1;
 		Form_pg_attribute att = TupleDescAttr(desc, a);
 
-		reader->walk_column[a] = (int8) c;
+		reader->walk_column[a] = (int16) c;
 		if (reader->is_numeric[c] ? att->attlen != -1 :
 			!(att->attbyval && att->attlen == reader->widths[c]))
 			reader->walkable = false;

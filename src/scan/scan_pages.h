@@ -78,7 +78,7 @@ typedef struct GpuselPageReader
 	uint32		walk_start_off; /* ... not at a fixed offset, and where the fixed ones end */
 	int16	   *walk_len;
 	char	   *walk_align;
-	int8	   *walk_column;
+	int16	   *walk_column;
 } GpuselPageReader;
 
 extern void GpuselStagingAlloc(GpuselStaging *staging, int ncols,
