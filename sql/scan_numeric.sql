@@ -267,4 +267,46 @@ SELECT * FROM pg_temp.pct_check(ARRAY['percentile_disc(0.5) WITHIN GROUP (ORDER 
 EXPLAIN (COSTS OFF) SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY u) FROM nm WHERE gpu_filter(m > 0);
 SELECT * FROM pg_temp.pct_check(ARRAY['percentile_disc(0.5) WITHIN GROUP (ORDER BY u)'], '1', 'gpu_filter(m > 0)');
 
+-- 8. char(n) group keys of at most 7 bytes (n characters in the database
+-- encoding; TPC-H's l_returnflag and l_linestatus are char(1)) are keyed by
+-- their bytes without trailing spaces, so that the grouped scan takes them;
+-- numeric expressions over numeric(p,s) columns are computed in C, a row
+-- whose value would leave 128 bits through the executor.
+CREATE TABLE ch (rf char(1), ls char(1), wide char(3), q numeric(15,2), e numeric(15,2),
+                 d numeric(15,2), big numeric(18,0));
+INSERT INTO ch
+SELECT (ARRAY['A', 'N', 'R', NULL, ' ', 'é'])[1 + i % 6], (ARRAY['F', 'O', 'f'])[1 + i % 3],
+       (ARRAY['ab', 'ab ', 'abc', 'x', NULL])[1 + i % 5],
+       1 + i % 50, round(i * 1.37 % 100000, 2), (i % 11) / 100.0,
+       CASE WHEN i % 1000 = 0 THEN 999999999999999999 ELSE i END
+FROM generate_series(1, 6000) i;
+INSERT INTO ch VALUES ('A', 'F', 'ab', 'NaN', 1, 0, 1), ('', '', '', NULL, NULL, NULL, NULL);
+ANALYZE ch;
+EXPLAIN (COSTS OFF)
+SELECT rf, ls, sum(q), sum(e * (1 - d) * (1 + d)), avg(d), count(*),
+       percentile_disc(0.5) WITHIN GROUP (ORDER BY e)
+FROM ch WHERE gpu_filter(q < 40) GROUP BY rf, ls;
+CREATE FUNCTION pg_temp.char_check(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE got text; want text; wq text;
+BEGIN
+  wq := 'SELECT string_agg(s::text, '';'' ORDER BY s::text) FROM (' || q || ') s';
+  PERFORM set_config('gpusel.enable_scan', 'on', true);
+  PERFORM set_config('gpusel.replace_builtin_percentiles', 'on', true);
+  EXECUTE wq INTO got;
+  PERFORM set_config('gpusel.enable_scan', 'off', true);
+  PERFORM set_config('gpusel.replace_builtin_percentiles', 'off', true);
+  EXECUTE replace(wq, 'gpu_filter', '') INTO want;
+  PERFORM set_config('gpusel.enable_scan', 'on', true);
+  PERFORM set_config('gpusel.replace_builtin_percentiles', 'on', true);
+  RETURN CASE WHEN got IS NOT DISTINCT FROM want THEN 'same' ELSE 'gpusel ' || coalesce(got, 'NULL') || ' | PostgreSQL ' || coalesce(want, 'NULL') END;
+END $$;
+SELECT pg_temp.char_check($$SELECT rf, ls, sum(q), sum(e * (1 - d) * (1 + d)), avg(d), count(*),
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY e) FROM ch WHERE gpu_filter(q < 40) GROUP BY rf, ls$$) AS keys_two_char1;
+SELECT pg_temp.char_check($$SELECT rf, count(*), sum(big * big * big), avg(-q + e * 2) FROM ch GROUP BY rf$$) AS wide_products;
+SELECT pg_temp.char_check($$SELECT wide, count(*), sum(q) FROM ch GROUP BY wide$$) AS char3_key;
+SELECT pg_temp.char_check($$SELECT ls, rf, percentile_disc(ARRAY[0.1, 0.9]) WITHIN GROUP (ORDER BY q DESC) FROM ch WHERE gpu_filter(e > 100) GROUP BY ls, rf$$) AS keys_and_pct;
+-- the keys come out as stored: padded to n characters
+SELECT rf, length(rf::text) AS len, octet_length(rf) AS bytes, count(*) FROM ch WHERE gpu_filter(q > 0) GROUP BY rf ORDER BY rf;
+DROP TABLE ch;
+
 DROP TABLE nm;

@@ -66,7 +66,8 @@ typedef struct GroupAggSink GroupAggSink;
 extern GroupAggSink *GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist,
 										int nkeys, Relation rel, EState *estate);
 extern int	GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos,
-								gs_coltype *coltypes, int16 *numeric_scale, int max);
+								gs_coltype *coltypes, uint8 *forms, int16 *form_args,
+								int max);
 extern void GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, int ncols);
 extern bool GroupAggSinkColumnar(GroupAggSink *sink);
 extern bool GroupAggSinkCountOnly(GroupAggSink *sink);

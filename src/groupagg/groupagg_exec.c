@@ -66,14 +66,24 @@ new_input(GroupAggSink *sink, Expr *expr)
 	in->deviceable = GpuselTypeIsDeviceable(in->typid, &in->coltype);
 	in->keytype = KeyTypeLookup(in->typid);
 	in->column = -1;
-	in->numeric_scale = -1;
+	in->form = GPUSEL_FORM_PLAIN;
+	in->form_arg = 0;
 	if (IsA(expr, Var) && ((Var *) expr)->varattno > 0)
 	{
 		Var		   *var = (Var *) expr;
+		int			arg;
 
-		/* a numeric(p,s) column is read as int8 times 10^s, keyed as int8 */
-		if (GpuselNumericScale(var->vartype, var->vartypmod, &in->numeric_scale))
+		/*
+		 * a numeric(p,s) column is read as int8 times 10^s, a short char(n)
+		 * column as its bytes packed in an int8; both are keyed as int8
+		 */
+		if (GpuselNumericScale(var->vartype, var->vartypmod, &arg))
+			in->form = GPUSEL_FORM_NUMERIC;
+		else if (GpuselShortCharLength(var->vartype, var->vartypmod, var->varcollid, &arg))
+			in->form = GPUSEL_FORM_SHORT_CHAR;
+		if (in->form != GPUSEL_FORM_PLAIN)
 		{
+			in->form_arg = (int16) arg;
 			in->deviceable = true;
 			in->coltype = GS_COL_INT8;
 			in->keytype = KeyTypeLookup(INT8OID);
@@ -355,8 +365,10 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 			{
 				sink->collections[c].input = desc->input;
 				sink->collections[c].descending = descending;
-				sink->collections[c].numeric_scale = sink->inputs[desc->input].numeric_scale;
-				sink->collections[c].typid = sink->inputs[desc->input].numeric_scale >= 0 ?
+				sink->collections[c].numeric_scale =
+					sink->inputs[desc->input].form == GPUSEL_FORM_NUMERIC ?
+					sink->inputs[desc->input].form_arg : -1;
+				sink->collections[c].typid = sink->collections[c].numeric_scale >= 0 ?
 					INT8OID : desc->input_type;
 				sink->ncollections++;
 			}
@@ -426,6 +438,10 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 	for (i = 0; i < sink->naggs; i++)
 		if (sink->aggs[i].kind != GROUPAGG_COUNT_STAR)
 			sink->count_only = false;
+	/* numeric expressions over numeric columns, computed in C per row */
+	sink->numvalues = palloc0(sizeof(GroupNumericValue) * Max(sink->ninputs, 1));
+	for (i = 0; i < sink->ninputs; i++)
+		GroupAggNumericExprInit(sink, &sink->inputs[i]);
 	sink->values = palloc(sizeof(Datum) * Max(sink->ninputs, 1));
 	sink->nulls = palloc(sizeof(bool) * Max(sink->ninputs, 1));
 	sink->bits = palloc(sizeof(uint64) * Max(sink->nkeys, 1));
@@ -435,13 +451,13 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 
 /*
  * The columns a columnar batch must hold: every input's attribute and
- * type, and for a numeric column its scale (-1 for the others), at most
+ * type, and the form of its batch values (GpuselColumnForm), at most
  * 'max' of them (arrays of that size).  Returns their number; 0, and no
  * columnar input, when more are needed.
  */
 int
 GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes,
-					int16 *numeric_scale, int max)
+					uint8 *forms, int16 *form_args, int max)
 {
 	int			n = 0;
 	int			needed = sink->nexprcols;
@@ -459,14 +475,16 @@ GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes
 			continue;
 		attnos[n] = sink->inputs[i].attno;
 		coltypes[n] = sink->inputs[i].coltype;
-		numeric_scale[n] = sink->inputs[i].numeric_scale;
+		forms[n] = sink->inputs[i].form;
+		form_args[n] = sink->inputs[i].form_arg;
 		n++;
 	}
 	for (int c = 0; c < sink->nexprcols; c++)
 	{
 		attnos[n] = sink->exprcol_attnos[c];
 		coltypes[n] = sink->exprcol_types[c];
-		numeric_scale[n] = sink->exprcol_numeric_scale[c];
+		forms[n] = sink->exprcol_numeric_scale[c] >= 0 ? GPUSEL_FORM_NUMERIC : GPUSEL_FORM_PLAIN;
+		form_args[n] = (int16) Max(sink->exprcol_numeric_scale[c], 0);
 		n++;
 	}
 	return n;

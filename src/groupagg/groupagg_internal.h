@@ -27,6 +27,17 @@ typedef struct GroupNativeExpr
 	int64		constant;
 } GroupNativeExpr;
 
+/* A numeric expression computed natively (groupagg_numeric.c), and one row's value of it. */
+typedef struct GroupNumericExpr GroupNumericExpr;
+typedef struct GroupNumericValue
+{
+	int128		v;				/* the value times 10^scale */
+	int			scale;
+	bool		isnull;
+	bool		nan;
+	bool		native;			/* this row's value is here, not in the input's Datum */
+} GroupNumericValue;
+
 /* One expression read per row: a group key or an aggregate's input. */
 typedef struct GroupInput
 {
@@ -40,7 +51,9 @@ typedef struct GroupInput
 	int			column;			/* columnar input: its batch column, else -1 */
 	const KeyType *keytype;		/* NULL: hashed by its Datum (bool, count's input) */
 	GroupNativeExpr *native;	/* colstate's expression, computed natively by block */
-	int			numeric_scale;	/* a numeric(p,s) column read as int8 times 10^s, else -1 */
+	GroupNumericExpr *numexpr;	/* colstate's expression, computed natively per row */
+	uint8		form;			/* a plain column read as int8 (GpuselColumnForm) */
+	int16		form_arg;		/* its scale or char length */
 } GroupInput;
 
 /* One aggregate of the query. */
@@ -176,6 +189,7 @@ struct GroupAggSink
 	int			device_key_kind;	/* gs_key_kind of the collection's column */
 	gs_batch_groups *batch_groups;	/* its device tables, made at the first batch */
 	/* one row's inputs */
+	GroupNumericValue *numvalues;	/* per input: a native numeric expression's value */
 	Datum	   *values;
 	bool	   *nulls;
 	uint64	   *bits;
@@ -229,6 +243,11 @@ GroupAggShipIfDue(GroupAggSink *sink)
 /* groupagg_numeric.c */
 extern void GroupAggNumericAdd(GroupCell *cell, Datum value);
 extern void GroupAggNumericAddScaled(GroupCell *cell, int64 scaled, int scale);
+extern void GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value);
+extern void GroupAggNumericExprInit(GroupAggSink *sink, GroupInput *in);
+extern bool GroupAggNumericExprEval(GroupAggSink *sink, GroupInput *in, void *const *values,
+									uint8 *const *nulls, const uint8 *has_nulls, int64 row,
+									GroupNumericValue *out);
 extern Datum GroupAggNumericFromScaled(Datum result, int scale, bool is_array);
 extern void GroupAggNumericMerge(GroupCell *dst, const GroupCell *src);
 extern Datum GroupAggNumericSum(const GroupCell *cell);

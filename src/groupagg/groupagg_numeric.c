@@ -479,3 +479,275 @@ GroupAggNumericInputBounded(Expr *input)
 
 	return numeric_bound(input, &digits, &scale) && digits <= MAX_INPUT_DIGITS;
 }
+
+/*
+ * Native numeric expressions: + - * and unary minus over numeric(p,s)
+ * columns read from a batch as scaled int8 and numeric constants,
+ * evaluated per row in 128 bits with the scale PostgreSQL's numeric
+ * arithmetic gives (max of the operands' for + and -, their sum for *),
+ * so the result is PostgreSQL's exactly.  NULL in gives NULL out, NaN in
+ * gives NaN.  A row whose intermediate value would leave 128 bits is
+ * handed to the executor instead.
+ */
+typedef enum NumericStepOp
+{
+	STEP_COLUMN,				/* push an expression column */
+	STEP_CONST,					/* push a constant */
+	STEP_ADD,
+	STEP_SUB,
+	STEP_MUL,
+	STEP_NEG
+} NumericStepOp;
+
+typedef struct NumericStep
+{
+	NumericStepOp op;
+	int			exprcol;		/* STEP_COLUMN */
+	int64		constant;		/* STEP_CONST: value times 10^scale */
+	int			scale;			/* STEP_CONST */
+} NumericStep;
+
+#define NUMERIC_EXPR_MAX_STEPS	16
+
+struct GroupNumericExpr
+{
+	int			nsteps;
+	NumericStep steps[NUMERIC_EXPR_MAX_STEPS];
+};
+
+/* Appends the steps computing expr; false when some node is not taken. */
+static bool
+compile_numeric_steps(GroupAggSink *sink, Expr *expr, GroupNumericExpr *ne)
+{
+	NumericStep *st;
+
+	if (ne->nsteps >= NUMERIC_EXPR_MAX_STEPS)
+		return false;
+	st = &ne->steps[ne->nsteps];
+	if (IsA(expr, Var))
+	{
+		for (int e = 0; e < sink->nexprcols; e++)
+			if (sink->exprcol_attnos[e] == ((Var *) expr)->varattno &&
+				sink->exprcol_numeric_scale[e] >= 0)
+			{
+				st->op = STEP_COLUMN;
+				st->exprcol = e;
+				ne->nsteps++;
+				return true;
+			}
+		return false;
+	}
+	if (IsA(expr, Const))
+	{
+		Const	   *c = (Const *) expr;
+		NumericStored n;
+		Int256		v;
+
+		if (c->consttype != NUMERICOID || c->constisnull)
+			return false;
+		numeric_stored_decode(c->constvalue, &n);
+		if (n.kind != NUMERIC_STORED_FINITE)
+			return false;
+		v = stored_to_int256(&n);
+		/* a constant that fits 63 bits */
+		if (!((v.w[1] == 0 && v.w[2] == 0 && v.w[3] == 0 && (int64) v.w[0] >= 0) ||
+			  (v.w[1] == ~UINT64CONST(0) && v.w[2] == ~UINT64CONST(0) &&
+			   v.w[3] == ~UINT64CONST(0) && (int64) v.w[0] < 0)))
+			return false;
+		st->op = STEP_CONST;
+		st->constant = (int64) v.w[0];
+		st->scale = n.dscale;
+		ne->nsteps++;
+		return true;
+	}
+	if (IsA(expr, OpExpr) || IsA(expr, FuncExpr))
+	{
+		List	   *args;
+		Oid			funcid;
+		NumericStepOp op;
+		ListCell   *lc;
+
+		if (IsA(expr, OpExpr))
+		{
+			args = ((OpExpr *) expr)->args;
+			funcid = OidIsValid(((OpExpr *) expr)->opfuncid) ?
+				((OpExpr *) expr)->opfuncid : get_opcode(((OpExpr *) expr)->opno);
+		}
+		else
+		{
+			args = ((FuncExpr *) expr)->args;
+			funcid = ((FuncExpr *) expr)->funcid;
+		}
+		switch (funcid)
+		{
+			case F_NUMERIC_ADD:
+				op = STEP_ADD;
+				break;
+			case F_NUMERIC_SUB:
+				op = STEP_SUB;
+				break;
+			case F_NUMERIC_MUL:
+				op = STEP_MUL;
+				break;
+			case F_NUMERIC_UMINUS:
+				op = STEP_NEG;
+				break;
+			default:
+				return false;
+		}
+		if (list_length(args) != (op == STEP_NEG ? 1 : 2))
+			return false;
+		foreach(lc, args)
+			if (!compile_numeric_steps(sink, (Expr *) lfirst(lc), ne))
+				return false;
+		if (ne->nsteps >= NUMERIC_EXPR_MAX_STEPS)
+			return false;
+		ne->steps[ne->nsteps].op = op;
+		ne->nsteps++;
+		return true;
+	}
+	return false;
+}
+
+/* Makes in->numexpr when the input is a numeric expression the steps take. */
+void
+GroupAggNumericExprInit(GroupAggSink *sink, GroupInput *in)
+{
+	GroupNumericExpr *ne;
+
+	in->numexpr = NULL;
+	if (in->typid != NUMERICOID || in->colstate == NULL)
+		return;
+	/* in the query's memory: sink->cxt is reset with the groups */
+	ne = palloc0(sizeof(GroupNumericExpr));
+	if (compile_numeric_steps(sink, in->expr, ne))
+		in->numexpr = ne;
+	else
+		pfree(ne);
+}
+
+/* One value on the evaluation stack. */
+typedef struct NumericSlot
+{
+	int128		v;
+	int			scale;
+	bool		isnull;
+	bool		nan;
+} NumericSlot;
+
+/* v * 10^k in 128 bits; false when it would not fit. */
+static inline bool
+scale_up_128(int128 *v, int k)
+{
+	for (; k > 0; k--)
+		if (__builtin_mul_overflow(*v, 10, v))
+			return false;
+	return true;
+}
+
+/*
+ * Evaluates in->numexpr on row 'row' of a batch into *out; false when a
+ * value would leave 128 bits (then the executor evaluates the row).
+ */
+bool
+GroupAggNumericExprEval(GroupAggSink *sink, GroupInput *in, void *const *values,
+						uint8 *const *nulls, const uint8 *has_nulls, int64 row,
+						GroupNumericValue *out)
+{
+	GroupNumericExpr *ne = in->numexpr;
+	NumericSlot stack[NUMERIC_EXPR_MAX_STEPS];
+	int			sp = 0;
+
+	for (int i = 0; i < ne->nsteps; i++)
+	{
+		NumericStep *st = &ne->steps[i];
+		NumericSlot *a;
+		NumericSlot *b;
+
+		switch (st->op)
+		{
+			case STEP_COLUMN:
+				{
+					int			c = sink->exprcol_columns[st->exprcol];
+					int64		x = ((const int64 *) values[c])[row];
+
+					a = &stack[sp++];
+					a->isnull = has_nulls[c] && nulls[c][row];
+					a->nan = !a->isnull && x == GPUSEL_NUMERIC_NAN;
+					a->v = x;
+					a->scale = sink->exprcol_numeric_scale[st->exprcol];
+					break;
+				}
+			case STEP_CONST:
+				a = &stack[sp++];
+				a->isnull = false;
+				a->nan = false;
+				a->v = st->constant;
+				a->scale = st->scale;
+				break;
+			case STEP_NEG:
+				a = &stack[sp - 1];
+				a->v = -a->v;
+				break;
+			default:
+				b = &stack[--sp];
+				a = &stack[sp - 1];
+				a->isnull |= b->isnull;
+				a->nan |= b->nan;
+				if (a->isnull || a->nan)
+					break;
+				if (st->op == STEP_MUL)
+				{
+					if (__builtin_mul_overflow(a->v, b->v, &a->v))
+						return false;
+					a->scale += b->scale;
+					break;
+				}
+				if (a->scale < b->scale)
+				{
+					if (!scale_up_128(&a->v, b->scale - a->scale))
+						return false;
+					a->scale = b->scale;
+				}
+				else if (b->scale < a->scale && !scale_up_128(&b->v, a->scale - b->scale))
+					return false;
+				if (st->op == STEP_ADD ? __builtin_add_overflow(a->v, b->v, &a->v) :
+					__builtin_sub_overflow(a->v, b->v, &a->v))
+					return false;
+				break;
+		}
+	}
+	out->isnull = stack[0].isnull;
+	out->nan = stack[0].nan;
+	out->v = stack[0].v;
+	out->scale = stack[0].scale;
+	out->native = true;
+	return true;
+}
+
+/* Adds one natively computed numeric input to a sum(numeric) or avg(numeric) cell. */
+void
+GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value)
+{
+	int			cell_scale = (int) (cell->key & CELL_SCALE_MASK);
+	Int256		v;
+	uint128		u = (uint128) value->v;
+
+	cell->count++;
+	if (value->nan)
+	{
+		cell->key |= CELL_SAW_NAN;
+		return;
+	}
+	v.w[0] = (uint64) u;
+	v.w[1] = (uint64) (u >> 64);
+	v.w[2] = v.w[3] = value->v < 0 ? ~UINT64CONST(0) : 0;
+	if (value->scale > cell_scale)
+	{
+		set_cell_sum(cell, int256_scale_up(cell_sum(cell), value->scale - cell_scale));
+		cell->key = (cell->key & ~(uint64) CELL_SCALE_MASK) | (uint64) value->scale;
+	}
+	else if (value->scale < cell_scale)
+		v = int256_scale_up(v, cell_scale - value->scale);
+	set_cell_sum(cell, int256_add(cell_sum(cell), v));
+}

@@ -285,8 +285,14 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 		Expr	   *expr = (Expr *) get_sortgroupclause_expr(sgc, parse->targetList);
 		Oid			typid = exprType((Node *) expr);
 		TypeCacheEntry *tc;
+		int			length;
 
-		if (!GpuselTypeIsDeviceable(typid, NULL) || !input_is_evaluable(expr, rel->relid))
+		/* a key of a device type, or a short char(n) column keyed by its bytes */
+		if (!(GpuselTypeIsDeviceable(typid, NULL) ||
+			  (IsA(expr, Var) &&
+			   GpuselShortCharLength(typid, ((Var *) expr)->vartypmod,
+									 ((Var *) expr)->varcollid, &length))) ||
+			!input_is_evaluable(expr, rel->relid))
 			return false;
 		tc = lookup_type_cache(typid, TYPECACHE_EQ_OPR);
 		if (sgc->eqop != tc->eq_opr)

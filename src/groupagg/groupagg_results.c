@@ -18,6 +18,7 @@
 
 #include "device.h"
 #include "groupagg_internal.h"
+#include "qual_compile.h"
 #include "guc.h"
 
 /* Orders positions ascending. */
@@ -288,12 +289,18 @@ GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot)
 	g = sink->next_group++;
 	sink->groups_total++;
 	ExecClearTuple(scanslot);
+	old = MemoryContextSwitchTo(sink->ps->ps_ExprContext->ecxt_per_tuple_memory);
 	for (int k = 0; k < sink->nkeys; k++)
 	{
+		GroupInput *in = &sink->inputs[k];
+
 		scanslot->tts_values[k] = sink->keyvalues[g * sink->nkeys + k];
 		scanslot->tts_isnull[k] = sink->keynulls[g * sink->nkeys + k];
+		/* a key read as int8 (a short char(n) column) becomes its type again */
+		if (in->form != GPUSEL_FORM_PLAIN && !scanslot->tts_isnull[k])
+			scanslot->tts_values[k] = GpuselFormDecode(in->form, in->form_arg,
+													   DatumGetInt64(scanslot->tts_values[k]));
 	}
-	old = MemoryContextSwitchTo(sink->ps->ps_ExprContext->ecxt_per_tuple_memory);
 	for (int a = 0; a < sink->naggs; a++)
 		scanslot->tts_values[sink->nkeys + a] =
 			final_value(sink, &sink->aggs[a], &sink->cells[g * sink->naggs + a], g,

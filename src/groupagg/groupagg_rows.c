@@ -90,9 +90,11 @@ update_cell(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, Datum v)
 			break;
 		case GROUPAGG_SUM_NUMERIC:
 		case GROUPAGG_AVG_NUMERIC:
-			if (sink->inputs[desc->input].numeric_scale >= 0)
+			if (sink->numvalues[desc->input].native)
+				GroupAggNumericAddNative(cell, &sink->numvalues[desc->input]);
+			else if (sink->inputs[desc->input].form == GPUSEL_FORM_NUMERIC)
 				GroupAggNumericAddScaled(cell, DatumGetInt64(v),
-										 sink->inputs[desc->input].numeric_scale);
+										 sink->inputs[desc->input].form_arg);
 			else
 				GroupAggNumericAdd(cell, v);
 			break;
@@ -221,12 +223,13 @@ GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot)
 	{
 		GroupInput *in = &sink->inputs[i];
 
+		sink->numvalues[i].native = false;
 		if (in->state == NULL)
 		{
 			sink->values[i] = slot_getattr(slot, in->attno, &sink->nulls[i]);
-			if (in->numeric_scale >= 0 && !sink->nulls[i])
-				sink->values[i] = Int64GetDatum(GpuselNumericToScaled(sink->values[i],
-																	  in->numeric_scale));
+			if (in->form != GPUSEL_FORM_PLAIN && !sink->nulls[i])
+				sink->values[i] = Int64GetDatum(GpuselFormEncode(in->form, in->form_arg,
+																 sink->values[i]));
 		}
 		else
 			sink->values[i] = ExecEvalExpr(in->state, econtext, &sink->nulls[i]);
@@ -567,20 +570,34 @@ GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values, uint8 *const *nu
 	for (int64 r = 0; r < nrows; r++)
 	{
 		int64		row = positions != NULL ? (int64) positions[r] : r;
+		bool		loaded = false;
 
 		if ((r & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		/* what an expression input allocates lives for one row */
+
 		if (sink->has_colstates)
 			ResetExprContext(econtext);
-		if (sink->nexprcols > 0)
-			load_expr_columns(sink, values, nulls, has_nulls, row);
 		for (int i = 0; i < sink->ninputs; i++)
 		{
 			GroupInput *in = &sink->inputs[i];
 
-			if (in->colstate != NULL)
+			sink->numvalues[i].native = false;
+			if (in->numexpr != NULL &&
+				GroupAggNumericExprEval(sink, in, values, nulls, has_nulls, row,
+										&sink->numvalues[i]))
+			{
+				sink->nulls[i] = sink->numvalues[i].isnull;
+				sink->values[i] = (Datum) 0;
+			}
+			else if (in->colstate != NULL)
+			{
+				/* the row's columns for the executor, once per row */
+				if (!loaded && sink->nexprcols > 0)
+					load_expr_columns(sink, values, nulls, has_nulls, row);
+				loaded = true;
 				sink->values[i] = ExecEvalExpr(in->colstate, econtext, &sink->nulls[i]);
+			}
 			else
 				load_column_input(sink, i, values, nulls, has_nulls, row);
 		}

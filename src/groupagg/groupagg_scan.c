@@ -46,8 +46,9 @@ add_group_columns(GpuselScanState *state, GpuselProgram *prog)
 {
 	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
 	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
-	int16		numeric_scale[GS_MAX_PROGRAM_LENGTH];
-	int			n = GroupAggSinkPayload(state->sink, attnos, coltypes, numeric_scale,
+	uint8		forms[GS_MAX_PROGRAM_LENGTH];
+	int16		form_args[GS_MAX_PROGRAM_LENGTH];
+	int			n = GroupAggSinkPayload(state->sink, attnos, coltypes, forms, form_args,
 										GS_MAX_PROGRAM_LENGTH);
 
 	for (int i = 0; i < n; i++)
@@ -61,8 +62,8 @@ add_group_columns(GpuselScanState *state, GpuselProgram *prog)
 		{
 			prog->attnos[c] = attnos[i];
 			prog->coltypes[c] = coltypes[i];
-			prog->is_numeric[c] = numeric_scale[i] >= 0;
-			prog->numeric_scale[c] = (int16) Max(numeric_scale[i], 0);
+			prog->form[c] = forms[i];
+			prog->form_arg[c] = form_args[i];
 			prog->ncols++;
 		}
 	}
@@ -147,9 +148,9 @@ row_passes_on_cpu(GpuselScanState *state, GpuselStaging *staging, int64 row)
 		slot->tts_isnull[a] = isnull;
 		if (isnull)
 			slot->tts_values[a] = (Datum) 0;
-		else if (prog->is_numeric[c])
-			slot->tts_values[a] =
-				GpuselScaledToNumeric(((int64 *) staging->values[c])[row], prog->numeric_scale[c]);
+		else if (prog->form[c] != GPUSEL_FORM_PLAIN)
+			slot->tts_values[a] = GpuselFormDecode(prog->form[c], prog->form_arg[c],
+												   ((int64 *) staging->values[c])[row]);
 		else
 			slot->tts_values[a] = GpuselLoadValue(staging->values[c], row, prog->coltypes[c]);
 	}

@@ -160,12 +160,12 @@ make_numeric_test(OpExpr *op, Var *var, Const *cst, bool commuted,
 	int64		bound;
 
 	test->column = column_of(prog, var->varattno);
-	if (opcode < 0 || test->column < 0 || !prog->is_numeric[test->column] ||
+	if (opcode < 0 || test->column < 0 || prog->form[test->column] != GPUSEL_FORM_NUMERIC ||
 		cst->consttype != NUMERICOID || cst->constisnull)
 		return false;
 	if (commuted)
 		opcode = GpuselCommuteOpcode(opcode);
-	GpuselNumericBound(opcode, cst->constvalue, prog->numeric_scale[test->column],
+	GpuselNumericBound(opcode, cst->constvalue, prog->form_arg[test->column],
 					   &bound_opcode, &bound);
 	test->strategy = strategy_of_opcode(bound_opcode);
 	if (test->strategy == InvalidStrategy)

@@ -370,8 +370,8 @@ compile_var(QualCompiler *qc, Var *var)
 		}
 		p->attnos[col] = var->varattno;
 		p->coltypes[col] = t;
-		p->is_numeric[col] = numeric_scale >= 0;
-		p->numeric_scale[col] = (int16) Max(numeric_scale, 0);
+		p->form[col] = numeric_scale >= 0 ? GPUSEL_FORM_NUMERIC : GPUSEL_FORM_PLAIN;
+		p->form_arg[col] = (int16) Max(numeric_scale, 0);
 		p->ncols++;
 	}
 	emit(qc, GS_OP_COLUMN, (int) t, 0, col, 0, 0, 1);

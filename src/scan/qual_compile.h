@@ -17,6 +17,19 @@
 
 #include "gpusel_filter.h"
 
+/*
+ * How a batch column holds values that are not their stored bytes, as
+ * int8: a numeric(p,s) column as v * 10^s (form_arg s, qual_numeric.c), a
+ * char(n) column of at most 7 bytes as its bytes packed (form_arg n,
+ * column_form.c).
+ */
+typedef enum GpuselColumnForm
+{
+	GPUSEL_FORM_PLAIN = 0,
+	GPUSEL_FORM_NUMERIC,
+	GPUSEL_FORM_SHORT_CHAR
+} GpuselColumnForm;
+
 /* A compiled device program with the columns and parameters it reads. */
 typedef struct GpuselProgram
 {
@@ -31,9 +44,9 @@ typedef struct GpuselProgram
 	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
 	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
 
-	/* a numeric column travels as int8: its values times 10^numeric_scale[c] */
-	bool		is_numeric[GS_MAX_PROGRAM_LENGTH];
-	int16		numeric_scale[GS_MAX_PROGRAM_LENGTH];
+	/* a column whose batch values are not its stored bytes (GpuselColumnForm) */
+	uint8		form[GS_MAX_PROGRAM_LENGTH];
+	int16		form_arg[GS_MAX_PROGRAM_LENGTH];
 
 	/* constants filled in at scan start: consts[param_slots[i]] = param_exprs[i] */
 	int			nparams;
@@ -63,6 +76,11 @@ extern void GpuselNumericBound(int opcode, Datum constant, int scale,
 							   int *out_opcode, int64 *bound);
 extern int	GpuselNumericComparison(Oid funcid);
 extern int	GpuselCommuteOpcode(int opcode);
+
+/* column_form.c */
+extern bool GpuselShortCharLength(Oid typid, int32 typmod, Oid collid, int *length);
+extern int64 GpuselFormEncode(int form, int arg, Datum value);
+extern Datum GpuselFormDecode(int form, int arg, int64 value);
 
 /* qual_datetime.c */
 extern bool GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg,

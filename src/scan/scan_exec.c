@@ -551,9 +551,9 @@ fill_from_table_am(GpuselScanState *state, GpuselStaging *staging, int64 max_row
 			staging->nulls[c][n] = isnull;
 			if (isnull)
 				staging->has_nulls[c] = 1;
-			else if (prog->is_numeric[c])
+			else if (prog->form[c] != GPUSEL_FORM_PLAIN)
 				((int64 *) staging->values[c])[n] =
-					GpuselNumericToScaled(slot->tts_values[att], prog->numeric_scale[c]);
+					GpuselFormEncode(prog->form[c], prog->form_arg[c], slot->tts_values[att]);
 			else
 				GpuselStoreValue(staging->values[c], n, prog->coltypes[c],
 								 slot->tts_values[att]);

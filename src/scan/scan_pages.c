@@ -152,8 +152,8 @@ GpuselPagesSetColumns(GpuselPageReader *reader, const GpuselProgram *prog)
 
 		reader->attnos[c] = attno;
 		reader->coltypes[c] = prog->coltypes[c];
-		reader->is_numeric[c] = prog->is_numeric[c];
-		reader->numeric_scale[c] = prog->numeric_scale[c];
+		reader->form[c] = prog->form[c];
+		reader->form_arg[c] = prog->form_arg[c];
 		reader->widths[c] = GpuselColumnWidth(prog->coltypes[c]);
 		reader->offsets[c] = -1;
 		if (attno >= 1 && attno <= nfixed)
@@ -420,9 +420,9 @@ stage_slow(GpuselPageReader *reader, GpuselStaging *staging, int64 row,
 		{
 			if (staging->has_nulls[c])
 				staging->nulls[c][row] = 0;
-			if (reader->is_numeric[c])
+			if (reader->form[c] != GPUSEL_FORM_PLAIN)
 				((int64 *) staging->values[c])[row] =
-					GpuselNumericToScaled(slot->tts_values[att], reader->numeric_scale[c]);
+					GpuselFormEncode(reader->form[c], reader->form_arg[c], slot->tts_values[att]);
 			else
 				GpuselStoreValue(staging->values[c], row, reader->coltypes[c],
 								 slot->tts_values[att]);
@@ -511,7 +511,7 @@ set_walk(GpuselPageReader *reader, TupleDesc desc)
 		Form_pg_attribute att = TupleDescAttr(desc, a);
 
 		reader->walk_column[a] = (int16) c;
-		if (reader->is_numeric[c] ? att->attlen != -1 :
+		if (reader->form[c] != GPUSEL_FORM_PLAIN ? att->attlen != -1 :
 			!(att->attbyval && att->attlen == reader->widths[c]))
 			reader->walkable = false;
 	}
@@ -567,9 +567,13 @@ walk_tuple(GpuselPageReader *reader, GpuselStaging *staging, HeapTupleHeader tup
 		{
 			if (staging->has_nulls[c])
 				staging->nulls[c][row] = 0;
-			if (reader->is_numeric[c])
+			if (reader->form[c] == GPUSEL_FORM_NUMERIC)
 				((int64 *) staging->values[c])[row] =
-					GpuselNumericToScaled(PointerGetDatum(tp + off), reader->numeric_scale[c]);
+					GpuselNumericToScaled(PointerGetDatum(tp + off), reader->form_arg[c]);
+			else if (reader->form[c] != GPUSEL_FORM_PLAIN)
+				((int64 *) staging->values[c])[row] =
+					GpuselFormEncode(reader->form[c], reader->form_arg[c],
+									 PointerGetDatum(tp + off));
 			else if (len == 1)
 				((uint8 *) staging->values[c])[row] =
 					reader->coltypes[c] == GS_COL_BOOL ? (tp[off] != 0) : (uint8) tp[off];

@@ -60,8 +60,8 @@ typedef struct GpuselPageReader
 	AttrNumber	max_attno;
 	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
 	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
-	bool		is_numeric[GS_MAX_PROGRAM_LENGTH];	/* stored as scaled int8 */
-	int16		numeric_scale[GS_MAX_PROGRAM_LENGTH];
+	uint8		form[GS_MAX_PROGRAM_LENGTH];	/* GpuselColumnForm */
+	int16		form_arg[GS_MAX_PROGRAM_LENGTH];
 	int			widths[GS_MAX_PROGRAM_LENGTH];
 	int32		offsets[GS_MAX_PROGRAM_LENGTH];	/* in a tuple without nulls */
 	bool		fixed;			/* every device column has a fixed offset */
