@@ -306,7 +306,7 @@ SELECT pg_temp.char_check($$SELECT rf, count(*), sum(big * big * big), avg(-q + 
 SELECT pg_temp.char_check($$SELECT wide, count(*), sum(q) FROM ch GROUP BY wide$$) AS char3_key;
 SELECT pg_temp.char_check($$SELECT ls, rf, percentile_disc(ARRAY[0.1, 0.9]) WITHIN GROUP (ORDER BY q DESC) FROM ch WHERE gpu_filter(e > 100) GROUP BY ls, rf$$) AS keys_and_pct;
 -- the keys come out as stored: padded to n characters
-SELECT rf, length(rf::text) AS len, octet_length(rf) AS bytes, count(*) FROM ch WHERE gpu_filter(q > 0) GROUP BY rf ORDER BY rf;
+SELECT rf, length(rf::text) AS len, octet_length(rf) AS bytes, count(*) FROM ch WHERE gpu_filter(q > 0) GROUP BY rf ORDER BY rf COLLATE "C";
 DROP TABLE ch;
 
 DROP TABLE nm;
