@@ -161,30 +161,35 @@ DROP TABLE walk;
 
 -- 6. sum(numeric) and avg(numeric) in the grouped scan, exact: the sum of
 -- the inputs at their largest display scale in 256 bits, NaN apart.  Each
--- result is compared with PostgreSQL's as text (value and display scale).
-CREATE FUNCTION pg_temp.sums_check(aggs text[], grp text, cond text) RETURNS SETOF text LANGUAGE plpgsql AS $$
+-- result is compared with PostgreSQL's as text (value and display scale),
+-- the oracle run with gpusel out of the way (no scan, built-in percentiles
+-- not replaced).
+CREATE FUNCTION pg_temp.agg_check(aggs text[], grp text, cond text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE a text; q text; got text; want text;
 BEGIN
   FOREACH a IN ARRAY aggs LOOP
     q := format('SELECT string_agg(g::text || ''='' || coalesce(v::text, ''NULL''), '','' ORDER BY g) FROM (SELECT %s AS g, %s AS v FROM nm WHERE %s GROUP BY 1) s',
                 grp, a, cond);
     PERFORM set_config('gpusel.enable_scan', 'on', true);
+    PERFORM set_config('gpusel.replace_builtin_percentiles', 'on', true);
     EXECUTE q INTO got;
     PERFORM set_config('gpusel.enable_scan', 'off', true);
+    PERFORM set_config('gpusel.replace_builtin_percentiles', 'off', true);
     EXECUTE q INTO want;
     PERFORM set_config('gpusel.enable_scan', 'on', true);
+    PERFORM set_config('gpusel.replace_builtin_percentiles', 'on', true);
     RETURN NEXT format('%s by %s where %s: %s', a, grp, cond,
                        CASE WHEN got IS NOT DISTINCT FROM want THEN 'same' ELSE 'gpusel ' || coalesce(got, 'NULL') || ', PostgreSQL ' || coalesce(want, 'NULL') END);
   END LOOP;
 END $$;
 EXPLAIN (COSTS OFF) SELECT id % 7, sum(m * m2), avg(w) FROM nm WHERE gpu_filter(m > 0) GROUP BY 1;
-SELECT * FROM pg_temp.sums_check(ARRAY['sum(m)', 'avg(m)', 'sum(m * m2)', 'avg(m * (1 - t) * (1 + f))',
+SELECT * FROM pg_temp.agg_check(ARRAY['sum(m)', 'avg(m)', 'sum(m * m2)', 'avg(m * (1 - t) * (1 + f))',
   'sum(w)', 'avg(w)', 'sum(w * w)', 'sum(w * w * o)', 'sum(-f)', 'avg(t)', 'sum(big)', 'avg(m2 - 0.005)',
   'sum(o * 0.5)', 'count(*)'], 'id % 7', 'true');
-SELECT * FROM pg_temp.sums_check(ARRAY['sum(m)', 'avg(m * m2)', 'sum(w * w)'], 'id % 3', 'gpu_filter(m > 10 AND m2 < 500)');
+SELECT * FROM pg_temp.agg_check(ARRAY['sum(m)', 'avg(m * m2)', 'sum(w * w)'], 'id % 3', 'gpu_filter(m > 10 AND m2 < 500)');
 -- groups whose inputs are all NULL, or hold NaN; no row at all
-SELECT * FROM pg_temp.sums_check(ARRAY['sum(m)', 'avg(m)', 'sum(m * m2)'], 'id % 2', 'gpu_filter(id < 0)');
-SELECT * FROM pg_temp.sums_check(ARRAY['sum(m)', 'avg(m)'], '1', 'gpu_filter(m < -1e20)');
+SELECT * FROM pg_temp.agg_check(ARRAY['sum(m)', 'avg(m)', 'sum(m * m2)'], 'id % 2', 'gpu_filter(id < 0)');
+SELECT * FROM pg_temp.agg_check(ARRAY['sum(m)', 'avg(m)'], '1', 'gpu_filter(m < -1e20)');
 -- an input that is not bounded (unconstrained numeric) stays with PostgreSQL
 EXPLAIN (COSTS OFF) SELECT sum(u) FROM nm WHERE gpu_filter(m > 0);
 -- under Gather, the workers' sums combine exactly (planned as on a GPU
@@ -196,7 +201,7 @@ SET max_parallel_workers_per_gather = 2;
 SET gpusel.plan_as_gpu = on;
 SET gpusel.min_rows = 0;
 EXPLAIN (COSTS OFF) SELECT g, sum(m * m2) FROM nm WHERE m > -500 GROUP BY 1;
-SELECT * FROM pg_temp.sums_check(ARRAY['sum(m * m2)', 'avg(w * w)', 'sum(f)', 'avg(m)'], 'g', 'm > -500');
+SELECT * FROM pg_temp.agg_check(ARRAY['sum(m * m2)', 'avg(w * w)', 'sum(f)', 'avg(m)'], 'g', 'm > -500');
 -- a table large enough that the workers read blocks too (how many depends
 -- on when they start), whose groups the leader merges
 CREATE TABLE nmp AS
@@ -228,28 +233,9 @@ SET max_parallel_workers_per_gather = 0;
 
 -- 7. percentile_disc over a numeric(p,s) column in the grouped scan: its
 -- keys are the scaled integers (NaN last), the results numerics again with
--- the column's display scale.  The oracle runs with gpusel out of the way
--- (no scan, built-in percentiles not replaced).
-CREATE FUNCTION pg_temp.pct_check(aggs text[], grp text, cond text) RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE a text; q text; got text; want text;
-BEGIN
-  FOREACH a IN ARRAY aggs LOOP
-    q := format('SELECT string_agg(g::text || ''='' || coalesce(v::text, ''NULL''), '','' ORDER BY g) FROM (SELECT %s AS g, %s AS v FROM nm WHERE %s GROUP BY 1) s',
-                grp, a, cond);
-    PERFORM set_config('gpusel.enable_scan', 'on', true);
-    PERFORM set_config('gpusel.replace_builtin_percentiles', 'on', true);
-    EXECUTE q INTO got;
-    PERFORM set_config('gpusel.enable_scan', 'off', true);
-    PERFORM set_config('gpusel.replace_builtin_percentiles', 'off', true);
-    EXECUTE q INTO want;
-    PERFORM set_config('gpusel.enable_scan', 'on', true);
-    PERFORM set_config('gpusel.replace_builtin_percentiles', 'on', true);
-    RETURN NEXT format('%s by %s where %s: %s', a, grp, cond,
-                       CASE WHEN got IS NOT DISTINCT FROM want THEN 'same' ELSE 'gpusel ' || coalesce(got, 'NULL') || ', PostgreSQL ' || coalesce(want, 'NULL') END);
-  END LOOP;
-END $$;
+-- the column's display scale.
 EXPLAIN (COSTS OFF) SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY m) FROM nm WHERE gpu_filter(m2 > 0) GROUP BY g;
-SELECT * FROM pg_temp.pct_check(ARRAY[
+SELECT * FROM pg_temp.agg_check(ARRAY[
   'percentile_disc(0.5) WITHIN GROUP (ORDER BY m)',
   'percentile_disc(ARRAY[0, 0.25, NULL, 0.999, 1]) WITHIN GROUP (ORDER BY m)',
   'percentile_disc(0.9) WITHIN GROUP (ORDER BY m DESC)',
@@ -259,13 +245,13 @@ SELECT * FROM pg_temp.pct_check(ARRAY[
   'percentile_disc(0.3) WITHIN GROUP (ORDER BY o)',
   'row(percentile_disc(0.5) WITHIN GROUP (ORDER BY m2), sum(m2), avg(m), count(m))'],
   'g', 'true');
-SELECT * FROM pg_temp.pct_check(ARRAY['percentile_disc(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY m)',
+SELECT * FROM pg_temp.agg_check(ARRAY['percentile_disc(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY m)',
   'percentile_disc(1) WITHIN GROUP (ORDER BY m)'], '1', 'gpu_filter(m2 > 100 OR m = ''NaN'')');
-SELECT * FROM pg_temp.pct_check(ARRAY['percentile_disc(0.5) WITHIN GROUP (ORDER BY m)'], 'id % 3', 'gpu_filter(id < 0)');
-SELECT * FROM pg_temp.pct_check(ARRAY['percentile_disc(0.5) WITHIN GROUP (ORDER BY m)'], '1', 'gpu_filter(m < -1e20)');
+SELECT * FROM pg_temp.agg_check(ARRAY['percentile_disc(0.5) WITHIN GROUP (ORDER BY m)'], 'id % 3', 'gpu_filter(id < 0)');
+SELECT * FROM pg_temp.agg_check(ARRAY['percentile_disc(0.5) WITHIN GROUP (ORDER BY m)'], '1', 'gpu_filter(m < -1e20)');
 -- an unbounded column (unconstrained numeric) stays with PostgreSQL's plan
 EXPLAIN (COSTS OFF) SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY u) FROM nm WHERE gpu_filter(m > 0);
-SELECT * FROM pg_temp.pct_check(ARRAY['percentile_disc(0.5) WITHIN GROUP (ORDER BY u)'], '1', 'gpu_filter(m > 0)');
+SELECT * FROM pg_temp.agg_check(ARRAY['percentile_disc(0.5) WITHIN GROUP (ORDER BY u)'], '1', 'gpu_filter(m > 0)');
 
 -- 8. char(n) group keys of at most 7 bytes (n characters in the database
 -- encoding; TPC-H's l_returnflag and l_linestatus are char(1)) are keyed by

@@ -197,13 +197,43 @@ stored_to_int256(const NumericStored *n)
 	return n->negative ? int256_negate(v) : v;
 }
 
+/* A 128-bit integer as an Int256. */
+static inline Int256
+int256_from_int128(int128 x)
+{
+	Int256		v;
+	uint128		u = (uint128) x;
+
+	v.w[0] = (uint64) u;
+	v.w[1] = (uint64) (u >> 64);
+	v.w[2] = v.w[3] = x < 0 ? ~UINT64CONST(0) : 0;
+	return v;
+}
+
+/*
+ * Adds v * 10^-scale to the cell's sum: the sum takes the larger of the
+ * two scales, as numeric addition does.
+ */
+static void
+add_at_scale(GroupCell *cell, Int256 v, int scale)
+{
+	int			cell_scale = (int) (cell->key & CELL_SCALE_MASK);
+
+	if (scale > cell_scale)
+	{
+		set_cell_sum(cell, int256_scale_up(cell_sum(cell), scale - cell_scale));
+		cell->key = (cell->key & ~(uint64) CELL_SCALE_MASK) | (uint64) scale;
+	}
+	else if (scale < cell_scale)
+		v = int256_scale_up(v, cell_scale - scale);
+	set_cell_sum(cell, int256_add(cell_sum(cell), v));
+}
+
 /* Adds one non-NULL numeric input to a sum(numeric) or avg(numeric) cell. */
 void
 GroupAggNumericAdd(GroupCell *cell, Datum value)
 {
 	NumericStored n;
-	int			scale = (int) (cell->key & CELL_SCALE_MASK);
-	Int256		v;
 
 	numeric_stored_decode(value, &n);
 	cell->count++;
@@ -221,16 +251,7 @@ GroupAggNumericAdd(GroupCell *cell, Datum value)
 		default:
 			break;
 	}
-	v = stored_to_int256(&n);
-	if (n.dscale > scale)
-	{
-		set_cell_sum(cell, int256_scale_up(cell_sum(cell), n.dscale - scale));
-		cell->key = (cell->key & ~(uint64) CELL_SCALE_MASK) | (uint64) n.dscale;
-		scale = n.dscale;
-	}
-	else if (n.dscale < scale)
-		v = int256_scale_up(v, scale - n.dscale);
-	set_cell_sum(cell, int256_add(cell_sum(cell), v));
+	add_at_scale(cell, stored_to_int256(&n), n.dscale);
 }
 
 /*
@@ -241,25 +262,13 @@ GroupAggNumericAdd(GroupCell *cell, Datum value)
 void
 GroupAggNumericAddScaled(GroupCell *cell, int64 scaled, int scale)
 {
-	int			cell_scale = (int) (cell->key & CELL_SCALE_MASK);
-	Int256		v;
-
 	cell->count++;
 	if (scaled == GPUSEL_NUMERIC_NAN)
 	{
 		cell->key |= CELL_SAW_NAN;
 		return;
 	}
-	v.w[0] = (uint64) scaled;
-	v.w[1] = v.w[2] = v.w[3] = scaled < 0 ? ~UINT64CONST(0) : 0;
-	if (scale > cell_scale)
-	{
-		set_cell_sum(cell, int256_scale_up(cell_sum(cell), scale - cell_scale));
-		cell->key = (cell->key & ~(uint64) CELL_SCALE_MASK) | (uint64) scale;
-	}
-	else if (scale < cell_scale)
-		v = int256_scale_up(v, cell_scale - scale);
-	set_cell_sum(cell, int256_add(cell_sum(cell), v));
+	add_at_scale(cell, int256_from_int128(scaled), scale);
 }
 
 /*
@@ -387,6 +396,26 @@ GroupAggNumericAvg(const GroupCell *cell)
 							   NumericGetDatum(int64_to_numeric(cell->count)));
 }
 
+/* The function and arguments of an operator or function call; false for other nodes. */
+static bool
+call_parts(Expr *expr, Oid *funcid, List **args)
+{
+	if (IsA(expr, OpExpr))
+	{
+		*args = ((OpExpr *) expr)->args;
+		*funcid = OidIsValid(((OpExpr *) expr)->opfuncid) ?
+			((OpExpr *) expr)->opfuncid : get_opcode(((OpExpr *) expr)->opno);
+		return true;
+	}
+	if (IsA(expr, FuncExpr))
+	{
+		*args = ((FuncExpr *) expr)->args;
+		*funcid = ((FuncExpr *) expr)->funcid;
+		return true;
+	}
+	return false;
+}
+
 /*
  * The decimal digits a numeric expression's values can have, at their own
  * display scale, and that scale; false when unknown: a numeric column of
@@ -395,6 +424,10 @@ GroupAggNumericAvg(const GroupCell *cell)
 static bool
 numeric_bound(Expr *expr, int *digits, int *scale)
 {
+	List	   *args;
+	Oid			funcid;
+	int			d1, s1, d2, s2;
+
 	if (IsA(expr, Var))
 	{
 		Var		   *var = (Var *) expr;
@@ -426,45 +459,28 @@ numeric_bound(Expr *expr, int *digits, int *scale)
 		*digits = Max(0, n.weight + 1) * NUMERIC_STORED_BASE_DECIMALS + n.dscale;
 		return true;
 	}
-	if (IsA(expr, OpExpr) || IsA(expr, FuncExpr))
+	if (!call_parts(expr, &funcid, &args))
+		return false;
+	if (funcid == F_NUMERIC_UMINUS && list_length(args) == 1)
+		return numeric_bound(linitial(args), digits, scale);
+	if (list_length(args) != 2 ||
+		!numeric_bound(linitial(args), &d1, &s1) ||
+		!numeric_bound(lsecond(args), &d2, &s2))
+		return false;
+	switch (funcid)
 	{
-		List	   *args;
-		Oid			funcid;
-		int			d1, s1, d2, s2;
-
-		if (IsA(expr, OpExpr))
-		{
-			args = ((OpExpr *) expr)->args;
-			funcid = OidIsValid(((OpExpr *) expr)->opfuncid) ?
-				((OpExpr *) expr)->opfuncid : get_opcode(((OpExpr *) expr)->opno);
-		}
-		else
-		{
-			args = ((FuncExpr *) expr)->args;
-			funcid = ((FuncExpr *) expr)->funcid;
-		}
-		if (funcid == F_NUMERIC_UMINUS && list_length(args) == 1)
-			return numeric_bound(linitial(args), digits, scale);
-		if (list_length(args) != 2 ||
-			!numeric_bound(linitial(args), &d1, &s1) ||
-			!numeric_bound(lsecond(args), &d2, &s2))
+		case F_NUMERIC_ADD:
+		case F_NUMERIC_SUB:
+			*scale = Max(s1, s2);
+			*digits = Max(d1 + *scale - s1, d2 + *scale - s2) + 1;
+			return true;
+		case F_NUMERIC_MUL:
+			*scale = s1 + s2;
+			*digits = d1 + d2;
+			return true;
+		default:
 			return false;
-		switch (funcid)
-		{
-			case F_NUMERIC_ADD:
-			case F_NUMERIC_SUB:
-				*scale = Max(s1, s2);
-				*digits = Max(d1 + *scale - s1, d2 + *scale - s2) + 1;
-				return true;
-			case F_NUMERIC_MUL:
-				*scale = s1 + s2;
-				*digits = d1 + d2;
-				return true;
-			default:
-				return false;
-		}
 	}
-	return false;
 }
 
 /*
@@ -520,6 +536,10 @@ static bool
 compile_numeric_steps(GroupAggSink *sink, Expr *expr, GroupNumericExpr *ne)
 {
 	NumericStep *st;
+	List	   *args;
+	Oid			funcid;
+	NumericStepOp op;
+	ListCell   *lc;
 
 	if (ne->nsteps >= NUMERIC_EXPR_MAX_STEPS)
 		return false;
@@ -560,53 +580,35 @@ compile_numeric_steps(GroupAggSink *sink, Expr *expr, GroupNumericExpr *ne)
 		ne->nsteps++;
 		return true;
 	}
-	if (IsA(expr, OpExpr) || IsA(expr, FuncExpr))
+	if (!call_parts(expr, &funcid, &args))
+		return false;
+	switch (funcid)
 	{
-		List	   *args;
-		Oid			funcid;
-		NumericStepOp op;
-		ListCell   *lc;
-
-		if (IsA(expr, OpExpr))
-		{
-			args = ((OpExpr *) expr)->args;
-			funcid = OidIsValid(((OpExpr *) expr)->opfuncid) ?
-				((OpExpr *) expr)->opfuncid : get_opcode(((OpExpr *) expr)->opno);
-		}
-		else
-		{
-			args = ((FuncExpr *) expr)->args;
-			funcid = ((FuncExpr *) expr)->funcid;
-		}
-		switch (funcid)
-		{
-			case F_NUMERIC_ADD:
-				op = STEP_ADD;
-				break;
-			case F_NUMERIC_SUB:
-				op = STEP_SUB;
-				break;
-			case F_NUMERIC_MUL:
-				op = STEP_MUL;
-				break;
-			case F_NUMERIC_UMINUS:
-				op = STEP_NEG;
-				break;
-			default:
-				return false;
-		}
-		if (list_length(args) != (op == STEP_NEG ? 1 : 2))
+		case F_NUMERIC_ADD:
+			op = STEP_ADD;
+			break;
+		case F_NUMERIC_SUB:
+			op = STEP_SUB;
+			break;
+		case F_NUMERIC_MUL:
+			op = STEP_MUL;
+			break;
+		case F_NUMERIC_UMINUS:
+			op = STEP_NEG;
+			break;
+		default:
 			return false;
-		foreach(lc, args)
-			if (!compile_numeric_steps(sink, (Expr *) lfirst(lc), ne))
-				return false;
-		if (ne->nsteps >= NUMERIC_EXPR_MAX_STEPS)
-			return false;
-		ne->steps[ne->nsteps].op = op;
-		ne->nsteps++;
-		return true;
 	}
-	return false;
+	if (list_length(args) != (op == STEP_NEG ? 1 : 2))
+		return false;
+	foreach(lc, args)
+		if (!compile_numeric_steps(sink, (Expr *) lfirst(lc), ne))
+			return false;
+	if (ne->nsteps >= NUMERIC_EXPR_MAX_STEPS)
+		return false;
+	ne->steps[ne->nsteps].op = op;
+	ne->nsteps++;
+	return true;
 }
 
 /* Makes in->numexpr when the input is a numeric expression the steps take. */
@@ -729,25 +731,11 @@ GroupAggNumericExprEval(GroupAggSink *sink, GroupInput *in, void *const *values,
 void
 GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value)
 {
-	int			cell_scale = (int) (cell->key & CELL_SCALE_MASK);
-	Int256		v;
-	uint128		u = (uint128) value->v;
-
 	cell->count++;
 	if (value->nan)
 	{
 		cell->key |= CELL_SAW_NAN;
 		return;
 	}
-	v.w[0] = (uint64) u;
-	v.w[1] = (uint64) (u >> 64);
-	v.w[2] = v.w[3] = value->v < 0 ? ~UINT64CONST(0) : 0;
-	if (value->scale > cell_scale)
-	{
-		set_cell_sum(cell, int256_scale_up(cell_sum(cell), value->scale - cell_scale));
-		cell->key = (cell->key & ~(uint64) CELL_SCALE_MASK) | (uint64) value->scale;
-	}
-	else if (value->scale < cell_scale)
-		v = int256_scale_up(v, cell_scale - value->scale);
-	set_cell_sum(cell, int256_add(cell_sum(cell), v));
+	add_at_scale(cell, int256_from_int128(value->v), value->scale);
 }
