@@ -229,6 +229,28 @@ add_at_scale(GroupCell *cell, Int256 v, int scale)
 	set_cell_sum(cell, int256_add(cell_sum(cell), v));
 }
 
+/*
+ * add_at_scale for a 128-bit value: while the sum fits 128 bits (its high
+ * half only repeats the sign) and has the value's scale, one 128-bit
+ * addition; otherwise the 256-bit way.
+ */
+static inline void
+add_int128_at_scale(GroupCell *cell, int128 v, int scale)
+{
+	int			cell_scale = (int) (cell->key & CELL_SCALE_MASK);
+	int128		r;
+
+	if (likely(scale == cell_scale &&
+			   cell->ihigh == (cell->isum < 0 ? -1 : 0) &&
+			   !__builtin_add_overflow(cell->isum, v, &r)))
+	{
+		cell->isum = r;
+		cell->ihigh = r < 0 ? -1 : 0;
+		return;
+	}
+	add_at_scale(cell, int256_from_int128(v), scale);
+}
+
 /* Adds one non-NULL numeric input to a sum(numeric) or avg(numeric) cell. */
 void
 GroupAggNumericAdd(GroupCell *cell, Datum value)
@@ -268,7 +290,7 @@ GroupAggNumericAddScaled(GroupCell *cell, int64 scaled, int scale)
 		cell->key |= CELL_SAW_NAN;
 		return;
 	}
-	add_at_scale(cell, int256_from_int128(scaled), scale);
+	add_int128_at_scale(cell, scaled, scale);
 }
 
 /*
@@ -641,10 +663,13 @@ typedef struct NumericSlot
 static inline bool
 scale_up_128(int128 *v, int k)
 {
-	for (; k > 0; k--)
-		if (__builtin_mul_overflow(*v, 10, v))
-			return false;
-	return true;
+	int128		p = 1;
+
+	if (k > 38)
+		return *v == 0;
+	for (int i = 0; i < k; i++)
+		p *= 10;
+	return !__builtin_mul_overflow(*v, p, v);
 }
 
 /*
@@ -737,5 +762,5 @@ GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value)
 		cell->key |= CELL_SAW_NAN;
 		return;
 	}
-	add_at_scale(cell, int256_from_int128(value->v), value->scale);
+	add_int128_at_scale(cell, value->v, value->scale);
 }
