@@ -50,8 +50,8 @@ GpuselShortCharLength(Oid typid, int32 typmod, Oid collid, int *length)
 }
 
 /* A char(n) value without its trailing spaces, packed in an int8. */
-static int64
-pack_short_char(Datum value, int n)
+int64
+GpuselShortCharPack(Datum value, int n)
 {
 	struct varlena *v = (struct varlena *) DatumGetPointer(value);
 	const char *s;
@@ -92,15 +92,6 @@ unpack_short_char(int64 packed, int n)
 	memcpy(VARDATA(result), buf, len);
 	memset(VARDATA(result) + len, ' ', Max(n - chars, 0));
 	return PointerGetDatum(result);
-}
-
-/* A stored value of a column of the given form as its int8 batch value. */
-int64
-GpuselFormEncode(int form, int arg, Datum value)
-{
-	if (form == GPUSEL_FORM_NUMERIC)
-		return GpuselNumericToScaled(value, arg);
-	return pack_short_char(value, arg);
 }
 
 /* An int8 batch value of a column of the given form as the stored value. */

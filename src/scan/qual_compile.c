@@ -5,8 +5,8 @@
  * Only an explicit allow-list reaches the device: columns, constants and
  * parameters of int2, int4, int8, float4, float8, bool, date, timestamp and
  * timestamptz; numeric(p,s) columns of at most 18 digits, compared with
- * each other or with numeric constants (qual_numeric.c); the comparison and arithmetic functions of those types named
- * by OID below (PostgreSQL's cross-type integer and float variants
+ * each other or with numeric constants (qual_numeric.c); the comparison
+ * and arithmetic functions of those types named by OID below (PostgreSQL's cross-type integer and float variants
  * included); widening casts; AND, OR, NOT, IS [NOT] NULL, IS [NOT]
  * TRUE/FALSE/UNKNOWN; and "x = ANY(constant array)" (IN lists), or
  * "x <> ALL(...)".  Anything else keeps its clause on the CPU.
@@ -448,26 +448,36 @@ find_cast(Oid funcid)
 }
 
 /*
+ * Compares the value on top of the stack, of kind 'kind' (int4 or int8),
+ * with a constant of that kind that the compiler worked out (a bound).
+ */
+static int
+compare_with_bound(QualCompiler *qc, int opcode, int kind, Datum bound)
+{
+	int			slot = new_const(qc);
+
+	if (slot < 0)
+		return -1;
+	GpuselDatumToConst(bound, false, kind == GS_VK_INT4 ? INT4OID : INT8OID,
+					   &qc->prog->consts[slot]);
+	emit(qc, GS_OP_CONST, kind, 0, slot, 0, 0, 1);
+	emit(qc, opcode, kind, 0, 0, 0, 2, 1);
+	return qc->failed ? -1 : GS_VK_BOOL;
+}
+
+/*
  * Compiles a date compared with a timestamp or timestamptz constant as the
  * date compared with a day number (GpuselDateTimestampBound).
  */
 static int
 compile_date_timestamp(QualCompiler *qc, List *args, int date_arg, int opcode, int32 bound)
 {
-	int			slot;
-
 	if (compile_expr(qc, (Expr *) list_nth(args, date_arg)) != GS_VK_INT4)
 	{
 		qc->failed = true;
 		return -1;
 	}
-	slot = new_const(qc);
-	if (slot < 0)
-		return -1;
-	GpuselDatumToConst(Int32GetDatum(bound), false, INT4OID, &qc->prog->consts[slot]);
-	emit(qc, GS_OP_CONST, GS_VK_INT4, 0, slot, 0, 0, 1);
-	emit(qc, opcode, GS_VK_INT4, 0, 0, 0, 2, 1);
-	return qc->failed ? -1 : GS_VK_BOOL;
+	return compare_with_bound(qc, opcode, GS_VK_INT4, Int32GetDatum(bound));
 }
 
 /*
@@ -502,19 +512,15 @@ compile_numeric_comparison(QualCompiler *qc, int opcode, List *args)
 	{
 		int			bound_opcode;
 		int64		bound;
-		int			slot;
 
 		GpuselNumericBound(opcode, ((Const *) right)->constvalue, scale,
 						   &bound_opcode, &bound);
-		if (compile_var(qc, (Var *) left) != GS_VK_INT8 || (slot = new_const(qc)) < 0)
+		if (compile_var(qc, (Var *) left) != GS_VK_INT8)
 		{
 			qc->failed = true;
 			return -1;
 		}
-		GpuselDatumToConst(Int64GetDatum(bound), false, INT8OID, &qc->prog->consts[slot]);
-		emit(qc, GS_OP_CONST, GS_VK_INT8, 0, slot, 0, 0, 1);
-		emit(qc, bound_opcode, GS_VK_INT8, 0, 0, 0, 2, 1);
-		return qc->failed ? -1 : GS_VK_BOOL;
+		return compare_with_bound(qc, bound_opcode, GS_VK_INT8, Int64GetDatum(bound));
 	}
 	if (IsA(right, Var) &&
 		GpuselNumericScale(((Var *) right)->vartype, ((Var *) right)->vartypmod, &right_scale) &&

@@ -79,8 +79,20 @@ extern int	GpuselCommuteOpcode(int opcode);
 
 /* column_form.c */
 extern bool GpuselShortCharLength(Oid typid, int32 typmod, Oid collid, int *length);
-extern int64 GpuselFormEncode(int form, int arg, Datum value);
+extern int64 GpuselShortCharPack(Datum value, int length);
 extern Datum GpuselFormDecode(int form, int arg, int64 value);
+
+/*
+ * A stored value of a column of a non-plain form as its int8 batch value
+ * (inline: once per row and such column).
+ */
+static inline int64
+GpuselFormEncode(int form, int arg, Datum value)
+{
+	if (form == GPUSEL_FORM_NUMERIC)
+		return GpuselNumericToScaled(value, arg);
+	return GpuselShortCharPack(value, arg);
+}
 
 /* qual_datetime.c */
 extern bool GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg,

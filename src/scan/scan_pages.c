@@ -518,6 +518,23 @@ set_walk(GpuselPageReader *reader, TupleDesc desc)
 }
 
 /*
+ * Stores the value of device column c at 'src' as row 'row': an encoded
+ * numeric or char(n), or the stored bytes (a bool as exactly 0 or 1).
+ */
+static inline void
+store_walked(GpuselPageReader *reader, GpuselStaging *staging, int c, int64 row,
+			 const char *src)
+{
+	if (reader->form[c] != GPUSEL_FORM_PLAIN)
+		((int64 *) staging->values[c])[row] =
+			GpuselFormEncode(reader->form[c], reader->form_arg[c], PointerGetDatum(src));
+	else if (reader->coltypes[c] == GS_COL_BOOL)
+		((uint8 *) staging->values[c])[row] = *src != 0;
+	else
+		memcpy((char *) staging->values[c] + row * reader->widths[c], src, reader->widths[c]);
+}
+
+/*
  * Stores row 'row' of the staging from a tuple that has at least
  * max_attno attributes, walking them as heap_deform_tuple does (nulls from
  * the bitmap, alignment, variable lengths) but keeping only the device
@@ -536,15 +553,8 @@ walk_tuple(GpuselPageReader *reader, GpuselStaging *staging, HeapTupleHeader tup
 	if (bits == NULL)
 	{
 		for (int c = 0; c < reader->ncols; c++)
-		{
-			if (reader->attnos[c] > reader->walk_start)
-				continue;
-			if (reader->coltypes[c] == GS_COL_BOOL)
-				((uint8 *) staging->values[c])[row] = tp[reader->offsets[c]] != 0;
-			else
-				memcpy((char *) staging->values[c] + row * reader->widths[c],
-					   tp + reader->offsets[c], reader->widths[c]);
-		}
+			if (reader->attnos[c] <= reader->walk_start)
+				store_walked(reader, staging, c, row, tp + reader->offsets[c]);
 		a = reader->walk_start;
 		off = reader->walk_start_off;
 	}
@@ -567,18 +577,7 @@ walk_tuple(GpuselPageReader *reader, GpuselStaging *staging, HeapTupleHeader tup
 		{
 			if (staging->has_nulls[c])
 				staging->nulls[c][row] = 0;
-			if (reader->form[c] == GPUSEL_FORM_NUMERIC)
-				((int64 *) staging->values[c])[row] =
-					GpuselNumericToScaled(PointerGetDatum(tp + off), reader->form_arg[c]);
-			else if (reader->form[c] != GPUSEL_FORM_PLAIN)
-				((int64 *) staging->values[c])[row] =
-					GpuselFormEncode(reader->form[c], reader->form_arg[c],
-									 PointerGetDatum(tp + off));
-			else if (len == 1)
-				((uint8 *) staging->values[c])[row] =
-					reader->coltypes[c] == GS_COL_BOOL ? (tp[off] != 0) : (uint8) tp[off];
-			else
-				memcpy((char *) staging->values[c] + row * len, tp + off, len);
+			store_walked(reader, staging, c, row, tp + off);
 		}
 		off = att_addlength_pointer(off, len, tp + off);
 	}
