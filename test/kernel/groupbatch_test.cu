@@ -67,30 +67,16 @@
 
 #include "gpusel_cuda.h"
 #include "gpusel_filter.h"
+#include "test_harness.h"
 
 namespace
 {
 
-int			g_passed = 0;
-int			g_failed = 0;
-bool		g_verbose = false;
 uint64_t	g_seed = 1;
 
 /* Failed checks whose details are printed; later ones print their line only. */
 constexpr int kMaxDetailed = 40;
 int			g_detailed = 0;
-
-/* Counts one check and prints it when it failed (or always, verbose). */
-void report(bool ok, const std::string &what)
-{
-	if (ok)
-		g_passed++;
-	else
-		g_failed++;
-	if (!ok || g_verbose)
-		printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
-	fflush(stdout);
-}
 
 /* Appends a detail of a failure to *why, for the first failures only. */
 void note(std::string *why, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -108,22 +94,7 @@ void note(std::string *why, const char *fmt, ...)
 	*why = std::string(": ") + buf;
 }
 
-/* splitmix64: a deterministic generator, one stream per seed. */
-struct Rng
-{
-	uint64_t	state;
-
-	explicit Rng(uint64_t seed) : state(seed) {}
-	uint64_t next()
-	{
-		uint64_t	z = (state += 0x9e3779b97f4a7c15ull);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		return z ^ (z >> 31);
-	}
-	uint64_t below(uint64_t n) { return n > 0 ? next() % n : 0; }
-};
+using Rng = SplitMix64;
 
 /* Seed of one generated thing: the run's seed mixed with a case number and a tag. */
 uint64_t case_seed(int case_no, int tag)

@@ -51,13 +51,11 @@
 #include <vector>
 
 #include "gpusel_cuda.h"
+#include "test_harness.h"
 
 namespace
 {
 
-int			g_passed = 0;
-int			g_failed = 0;
-bool		g_verbose = false;
 uint64_t	g_seed = 1;
 
 /* Failed cases whose details are printed; later ones print their line only. */
@@ -68,33 +66,7 @@ int			g_detailed = 0;
 constexpr int64_t kGuard = 4;
 constexpr unsigned char kGuardByte = 0xA5;
 
-/* Counts one check and prints it when it failed (or always, verbose). */
-void report(bool ok, const std::string &what)
-{
-	if (ok)
-		g_passed++;
-	else
-		g_failed++;
-	if (!ok || g_verbose)
-		printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
-	fflush(stdout);
-}
-
-/* splitmix64: a deterministic generator, one stream per seed. */
-struct Rng
-{
-	uint64_t	state;
-
-	explicit Rng(uint64_t seed) : state(seed) {}
-	uint64_t next()
-	{
-		uint64_t	z = (state += 0x9e3779b97f4a7c15ull);
-
-		z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-		z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-		return z ^ (z >> 31);
-	}
-};
+using Rng = SplitMix64;
 
 /* Seed of one case's stream: the run's seed mixed with the case and a stream tag. */
 uint64_t case_seed(int case_no, int stream)

@@ -33,24 +33,10 @@
 #include "gpusel_cuda.h"
 #include "sampleselect.cuh"
 #include "sampleselect_kernels.cuh"
+#include "test_harness.h"
 
 namespace
 {
-
-int			g_passed = 0;
-int			g_failed = 0;
-bool		g_verbose = false;
-
-/* Counts one check and prints it when it failed (or always, verbose). */
-void report(bool ok, const std::string &what)
-{
-	if (ok)
-		g_passed++;
-	else
-		g_failed++;
-	if (!ok || g_verbose)
-		printf("%s %s\n", ok ? "PASS" : "FAIL", what.c_str());
-}
 
 /* A small, fast, deterministic random generator (xorshift64*). */
 struct Rng
