@@ -44,7 +44,7 @@ OBJS = \
 	src/groupagg/groupagg_native.o \
 	src/groupagg/groupagg_numeric.o
 
-REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric groupagg parallel upgrade
+REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric groupagg parallel tpch upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel
 
 CUDA_HOME ?= /usr/local/cuda

@@ -260,9 +260,18 @@ SELECT * FROM ga_check($$SELECT k, sum(1000 / i4) AS q FROM ga WHERE i4 <> 0 GRO
 SELECT * FROM ga_check($$SELECT b, count(*) AS c, avg(i8) AS a FROM ga
   WHERE id BETWEEN 100 AND 900 AND (ts < '2020-01-05' OR d IS NULL) GROUP BY b$$);
 SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(i4) AS s, avg(i4) AS a FROM ga WHERE i4 > 400 GROUP BY k$$);
--- system columns and an initplan in the WHERE clause
+-- system columns and an initplan in the WHERE clause (a TID range scan,
+-- which reads only the blocks from 20 on, would otherwise be cheaper than
+-- the grouped scan's read of every block)
+SET enable_tidscan = off;
 SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s FROM ga
   WHERE ctid >= '(20,0)' AND tableoid = 'ga'::regclass AND xmin::text <> '0' GROUP BY k$$);
+RESET enable_tidscan;
+-- an index scan that reads a handful of rows is cheaper than the grouped
+-- scan's read of every block, and keeps PostgreSQL's plan
+CREATE INDEX ga_id_idx ON ga (id);
+SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(i4) AS s FROM ga WHERE id = 500 GROUP BY k$$);
+DROP INDEX ga_id_idx;
 SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s FROM ga
   WHERE i4 > (SELECT avg(i4) FROM ga) GROUP BY k$$);
 

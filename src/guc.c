@@ -4,6 +4,7 @@
  */
 #include "postgres.h"
 
+#include <float.h>
 #include <limits.h>
 
 #include "utils/guc.h"
@@ -16,6 +17,7 @@ bool		gpusel_enable_scan = true;
 bool		gpusel_enable_groupagg = true;
 bool		gpusel_enable_parallel = true;
 int			gpusel_batch_rows = 1048576;
+double		gpusel_device_setup_cost = 2000.0;
 bool		gpusel_explain_device_details = true;
 bool		gpusel_group_on_device = true;
 bool		gpusel_plan_as_gpu = false;
@@ -95,6 +97,18 @@ GpuselGucInit(void)
 							PGC_USERSET,
 							0,
 							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpusel.device_setup_cost",
+							 "Sets the planner's estimate of the cost of starting a GPU scan.",
+							 "Device buffers and pinned staging memory, a few milliseconds, in the "
+							 "planner's units (one sequential page read).  Like parallel_setup_cost, "
+							 "it keeps small tables off the GPU; 0 plans a small table as a large one.",
+							 &gpusel_device_setup_cost,
+							 2000.0,
+							 0.0, DBL_MAX,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusel.explain_device_details",
 							 "Shows hardware-specific figures (device name, device time) in EXPLAIN ANALYZE.",

@@ -19,6 +19,7 @@ extern bool gpusel_enable_scan;
 extern bool gpusel_enable_groupagg;
 extern bool gpusel_enable_parallel;
 extern int	gpusel_batch_rows;
+extern double gpusel_device_setup_cost;
 extern bool gpusel_explain_device_details;
 extern bool gpusel_group_on_device;
 extern bool gpusel_plan_as_gpu;

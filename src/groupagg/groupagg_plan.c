@@ -348,30 +348,6 @@ counts_only(GroupAggShape *shape)
 }
 
 /*
- * The cost of the relation's cheapest scan in one process: the cheapest
- * path may be a Gather, whose reading the serial grouped scan cannot share.
- */
-static Cost
-cheapest_serial_cost(RelOptInfo *rel)
-{
-	Cost		best = rel->cheapest_total_path->total_cost;
-	bool		found = false;
-	ListCell   *lc;
-
-	foreach(lc, rel->pathlist)
-	{
-		Path	   *path = lfirst(lc);
-
-		if (IsA(path, GatherPath) || IsA(path, GatherMergePath) || path->param_info != NULL)
-			continue;
-		if (!found || path->total_cost < best)
-			best = path->total_cost;
-		found = true;
-	}
-	return best;
-}
-
-/*
  * The grouped scan's path for 'shape', answering the grouping step whole;
  * nothing comes out before the whole relation is read.
  */
@@ -467,10 +443,12 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
  * From the create_upper_paths_hook at the grouping step of a query over
  * one base relation: offers the scan that answers the whole query.
  *
- * Its cost is the relation's cheapest scan plus, per row that passes the
- * WHERE clause, the grouping and the aggregate updates, plus the
- * percentile selection; PostgreSQL's paths pay a sort or a hash table and
- * a function call per aggregate and row instead.
+ * Its cost is reading the whole relation with its quals as the scan does
+ * (the device quals on the GPU where the planner plans for one) plus, per
+ * row that passes the WHERE clause, the grouping and the aggregate updates,
+ * plus the percentile selection; PostgreSQL's paths pay a sort or a hash
+ * table and a function call per aggregate and row instead.  An index scan
+ * that PostgreSQL would use instead competes against that whole read.
  */
 void
 GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
@@ -517,7 +495,8 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		row_cost = rows * cpu_operator_cost *
 			(GROUPAGG_KEY_FACTOR * list_length(shape.keys) +
 			 GROUPAGG_AGG_FACTOR * list_length(shape.aggs));
-	cost = cheapest_serial_cost(input_rel) + row_cost + groups * cpu_tuple_cost;
+	cost = GpuselFilteredReadCost(root, input_rel, quals, flags) + row_cost +
+		groups * cpu_tuple_cost;
 
 	cpath = make_groupagg_path(root, output_rel, &shape, gextra->havingQual, groups, cost);
 	/* before add_path, which may free the serial path it is copied from */

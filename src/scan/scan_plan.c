@@ -66,7 +66,6 @@
  * as much as one comparison on the CPU, so the device only pays where the
  * predicate does more work per row than reading its columns.
  */
-#define GPUSEL_SETUP_COST		2000.0	/* device buffers, pinned staging: a few ms */
 #define GPUSEL_BATCH_COST		50.0	/* submit, synchronise, result copy per batch */
 #define GPUSEL_BYTE_COST		0.00002 /* host-to-device copy, ~25 GB/s pinned */
 #define GPUSEL_INSTR_COST		0.00001 /* one program instruction for one row */
@@ -344,20 +343,20 @@ item_exprs(List *items, bool device)
 }
 
 /*
- * Costs the path.  Both sides read every page and pay for every tuple the
- * table access method returns.  On the GPU a row then costs the stores of
- * its device columns, their bytes over the bus and the program's
- * instructions, plus a setup and a per-batch charge, instead of evaluating
- * the device quals; surviving rows are re-read when a column is needed
- * above the scan, and pay for the host quals.  The CPU path evaluates all
- * quals per row, as a sequential scan does.
+ * The cost of reading every tuple of the relation and filtering it.  Both
+ * sides read every page and pay for every tuple the table access method
+ * returns.  On the GPU a row then costs the stores of its device columns,
+ * their bytes over the bus and the program's instructions, plus a setup and
+ * a per-batch charge, instead of evaluating the device quals; surviving rows
+ * are re-read when a column is needed above the scan, and pay for the host
+ * quals.  The CPU path evaluates all quals per row, as a sequential scan
+ * does.
  */
 static void
-cost_gpusel_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
-				 List *device_quals, List *host_quals, bool on_gpu,
-				 bool needs_tuples)
+cost_filtered_read(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
+				   List *host_quals, bool on_gpu, bool needs_tuples,
+				   Cost *startup_cost, Cost *run_cost)
 {
-	Path	   *path = &cpath->path;
 	double		tuples = rel->tuples;
 	double		spc_seq_page_cost;
 	QualCost	dcost;
@@ -374,7 +373,7 @@ cost_gpusel_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
 	survivors = clamp_row_est(tuples * sel);
 
 	run = spc_seq_page_cost * rel->pages + cpu_tuple_cost * tuples;
-	if (on_gpu)
+	if (on_gpu && device_quals != NIL)
 	{
 		GpuselProgram *prog = GpuselCompileQuals(device_quals, rel->relid);
 		double		row_bytes = 0;
@@ -383,7 +382,7 @@ cost_gpusel_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
 		Assert(prog != NULL);
 		for (int c = 0; c < prog->ncols; c++)
 			row_bytes += GpuselColumnWidth(prog->coltypes[c]) + 1;
-		startup += GPUSEL_SETUP_COST;
+		startup += gpusel_device_setup_cost;
 		run += tuples * (prog->ncols * GPUSEL_COLUMN_FACTOR * cpu_operator_cost +
 						 (row_bytes + sel * sizeof(uint32)) * GPUSEL_BYTE_COST +
 						 prog->ncode * GPUSEL_INSTR_COST);
@@ -400,11 +399,65 @@ cost_gpusel_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
 	}
 	startup += hcost.startup;
 	run += survivors * hcost.per_tuple;
+	*startup_cost = startup;
+	*run_cost = run;
+}
 
+/* Costs the scan's path: the filtered read, then its projection. */
+static void
+cost_gpusel_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *cpath,
+				 List *device_quals, List *host_quals, bool on_gpu,
+				 bool needs_tuples)
+{
+	Path	   *path = &cpath->path;
+	Cost		startup;
+	Cost		run;
+
+	cost_filtered_read(root, rel, device_quals, host_quals, on_gpu, needs_tuples,
+					   &startup, &run);
 	startup += path->pathtarget->cost.startup;
 	run += path->pathtarget->cost.per_tuple * path->rows;
 	path->startup_cost = startup;
 	path->total_cost = startup + run;
+}
+
+/*
+ * The cost of the grouped scan's read of the whole relation with 'quals',
+ * those flagged in 'device_flags' running as device quals and the rest on
+ * the host per surviving row.  The grouped scan decides at execution
+ * whether a batch goes to the GPU (gpusel.min_rows), so where the planner
+ * plans for a GPU the read costs the cheaper of the two paths: a small
+ * table does not pay the device's setup.
+ */
+Cost
+GpuselFilteredReadCost(PlannerInfo *root, RelOptInfo *rel, List *quals,
+					   List *device_flags)
+{
+	List	   *device_quals = NIL;
+	List	   *host_quals = NIL;
+	ListCell   *lq;
+	ListCell   *lf;
+	Cost		startup;
+	Cost		run;
+	Cost		best;
+
+	forboth(lq, quals, lf, device_flags)
+	{
+		if (lfirst_int(lf))
+			device_quals = lappend(device_quals, lfirst(lq));
+		else
+			host_quals = lappend(host_quals, lfirst(lq));
+	}
+	cost_filtered_read(root, rel, device_quals, host_quals, false, host_quals != NIL,
+					   &startup, &run);
+	best = startup + run;
+	if (GpuselPlanForGpu(rel->tuples))
+	{
+		cost_filtered_read(root, rel, device_quals, host_quals, true, host_quals != NIL,
+						   &startup, &run);
+		best = Min(best, startup + run);
+	}
+	return best;
 }
 
 /* Whether any column of the relation is read above the device filter. */

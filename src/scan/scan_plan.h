@@ -43,6 +43,8 @@ extern void GpuselScanInit(void);
 extern bool GpuselRelIsReadable(RelOptInfo *rel, RangeTblEntry *rte);
 extern bool GpuselUpperQuals(PlannerInfo *root, RelOptInfo *rel, List **exprs,
 							 List **device_flags, bool *any_marked);
+extern Cost GpuselFilteredReadCost(PlannerInfo *root, RelOptInfo *rel, List *quals,
+								   List *device_flags);
 
 /* scan_exec.c */
 extern CustomScanMethods gpusel_scan_methods;
