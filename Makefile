@@ -41,6 +41,7 @@ OBJS = \
 	src/groupagg/groupagg_partial.o \
 	src/groupagg/groupagg_device.o \
 	src/groupagg/groupagg_batch.o \
+	src/groupagg/groupagg_devsum.o \
 	src/groupagg/groupagg_native.o \
 	src/groupagg/groupagg_numeric.o
 
@@ -61,7 +62,7 @@ NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden $(CU
 # CUDA objects are linked through SHLIB_LINK, not OBJS: PGXS would want an
 # LLVM bitcode file for every member of OBJS.
 ifeq ($(WITH_CUDA),1)
-CUDA_OBJS = cuda/device.o cuda/sampleselect.o cuda/filter.o cuda/groupsort.o cuda/groupbatch.o
+CUDA_OBJS = cuda/device.o cuda/sampleselect.o cuda/filter.o cuda/groupsort.o cuda/groupbatch.o cuda/batchsum.o
 SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 else
 CUDA_OBJS = cuda/nocuda.o cuda/nocuda_filter.o

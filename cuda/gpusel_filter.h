@@ -240,6 +240,72 @@ gs_status	gs_batch_groups_add(gs_batch_groups *groups, gs_filter *filter,
 /* Frees everything; safe on NULL. */
 void		gs_batch_groups_destroy(gs_batch_groups *groups);
 
+/*
+ * Sums over a filtered batch's passing rows on the device (batchsum.cu),
+ * after the batch is waited for: each sum's input is a short stack program
+ * of exact integer arithmetic over INT8 columns that hold scaled numerics
+ * (v * 10^scale; GS_NUMERIC_NAN for NaN), evaluated per row in 128 bits.
+ * Only the sums cross to the host.
+ */
+typedef struct gs_batch_sums gs_batch_sums;
+
+#define GS_NUMERIC_NAN		INT64_MAX	/* a numeric NaN in a scaled int8 column */
+#define GS_SUM_MAX_CODE		16
+#define GS_SUM_MAX_EXPRS	4
+
+/* Opcodes of a sum's program. */
+typedef enum gs_sum_opcode
+{
+	GS_SUM_COLUMN = 0,			/* push column col's value (NULL, NaN or v * 10^scale) */
+	GS_SUM_CONST,				/* push constant */
+	GS_SUM_ADD,					/* pop b, a; push a * 10^shift_a + b * 10^shift_b */
+	GS_SUM_SUB,					/* pop b, a; push a * 10^shift_a - b * 10^shift_b */
+	GS_SUM_MUL,					/* pop b, a; push a * b */
+	GS_SUM_NEG					/* negate the top */
+} gs_sum_opcode;
+
+/* One instruction of a sum's program. */
+typedef struct gs_sum_instr
+{
+	int32_t		op;				/* gs_sum_opcode */
+	int32_t		col;			/* GS_SUM_COLUMN: an INT8 column the device holds */
+	int32_t		shift_a;		/* GS_SUM_ADD/SUB: powers of ten that bring the */
+	int32_t		shift_b;		/* operands to one scale (0..38) */
+	int64_t		constant;		/* GS_SUM_CONST */
+} gs_sum_instr;
+
+/* One sum's program. */
+typedef struct gs_sum_expr
+{
+	int			ncode;
+	gs_sum_instr code[GS_SUM_MAX_CODE];
+} gs_sum_expr;
+
+/* One sum over a batch's passing rows. */
+typedef struct gs_sum_result
+{
+	uint64_t	lo;				/* the sum of the non-NULL, non-NaN values: */
+	uint64_t	hi;				/* 128-bit two's complement, low and high words */
+	uint64_t	values;			/* rows whose value is not NULL, NaN ones included */
+	uint64_t	nans;			/* of them, NaN */
+	uint32_t	overflow;		/* a value or the sum left 128 bits: lo and hi mean nothing */
+	uint32_t	pad;
+} gs_sum_result;
+
+/* The device's summing buffers for one scan. */
+gs_status	gs_batch_sums_create(gs_batch_sums **sums, char *errbuf, size_t errlen);
+
+/*
+ * Evaluates exprs[0 .. nexprs-1] on the passing rows of slot 'slot' from the
+ * from-th on and sums each into results[e]; waits for the device.
+ */
+gs_status	gs_batch_sums_run(gs_batch_sums *sums, gs_filter *filter, int slot, int64_t from,
+							  int nexprs, const gs_sum_expr *exprs, gs_sum_result *results,
+							  char *errbuf, size_t errlen);
+
+/* Frees everything; safe on NULL. */
+void		gs_batch_sums_destroy(gs_batch_sums *sums);
+
 #ifdef __cplusplus
 }
 #endif

@@ -143,3 +143,32 @@ gs_batch_groups_destroy(gs_batch_groups *groups)
 {
 	(void) groups;
 }
+
+gs_status
+gs_batch_sums_create(gs_batch_sums **sums, char *errbuf, size_t errlen)
+{
+	if (sums != NULL)
+		*sums = NULL;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+gs_status
+gs_batch_sums_run(gs_batch_sums *sums, gs_filter *filter, int slot, int64_t from,
+				  int nexprs, const gs_sum_expr *exprs, gs_sum_result *results,
+				  char *errbuf, size_t errlen)
+{
+	(void) sums;
+	(void) filter;
+	(void) slot;
+	(void) from;
+	(void) nexprs;
+	(void) exprs;
+	(void) results;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+void
+gs_batch_sums_destroy(gs_batch_sums *sums)
+{
+	(void) sums;
+}

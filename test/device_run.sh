@@ -2,7 +2,7 @@
 # GPU machine only (the device tool), from the repository root, with the
 # extension staged by `make install DESTDIR=$PWD/.device/stage` and the
 # kernel binaries built in test/kernel/bin.  Phases: tests, bench (default both).
-#   bash test/device_run.sh tests|suites|bench|groupbench|parbench|tpch|all
+#   bash test/device_run.sh tests|kernels|suites|bench|groupbench|parbench|tpch|all
 set -uo pipefail
 phase=${1:-all}
 out=${OUT:-/tmp/gpusel-out}
@@ -17,11 +17,15 @@ if [ "$phase" = suites ]; then
   grep -E "^(ok|not ok)|tests passed|failed|FAILED|passed|Result|SKIP" "$out/suites.log" | tail -25
 fi
 
-if [ "$phase" = tests ] || [ "$phase" = all ]; then
+if [ "$phase" = tests ] || [ "$phase" = kernels ] || [ "$phase" = all ]; then
   echo "== kernel tests"
-  for t in test/kernel/bin/select_test test/kernel/bin/filter_test test/kernel/bin/groupsort_test test/kernel/bin/groupbatch_test; do
+  for t in test/kernel/bin/select_test test/kernel/bin/filter_test test/kernel/bin/groupsort_test \
+           test/kernel/bin/groupbatch_test test/kernel/bin/batchsum_test; do
     [ -x "$t" ] && { "$t" --quick 2>&1 | tail -3 || status=1; }
   done
+fi
+
+if [ "$phase" = tests ] || [ "$phase" = all ]; then
   echo "== SQL suites with gpusel.device = gpu, gpusel.min_rows = 0"
   GPUSEL_TEST_EXISTING=1 GPUSEL_TEST_DEVICE=gpu GPUSEL_TEST_KERNELS=0 bash test/run_all.sh >"$out/suites.log" 2>&1 || status=1
   grep -E "^(ok|not ok)|tests passed|failed|FAILED|passed|Result|SKIP" "$out/suites.log" | tail -25

@@ -88,6 +88,10 @@ extern bool GroupAggSinkDeviceColumns(GroupAggSink *sink, uint8 *ship, int ncols
 extern void GroupAggSinkNoDeviceGroups(GroupAggSink *sink);
 extern bool GroupAggSinkAddDeviceBatch(GroupAggSink *sink, struct gs_filter *filter, int slot,
 									   int64 from, int64 max_rows);
+extern bool GroupAggSinkDeviceSumColumns(GroupAggSink *sink, uint8 *ship, int ncols);
+extern void GroupAggSinkNoDeviceSums(GroupAggSink *sink);
+extern bool GroupAggSinkAddDeviceSums(GroupAggSink *sink, struct gs_filter *filter, int slot,
+									  int64 from, int64 npositions);
 extern bool GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot);
 extern void GroupAggSinkReset(GroupAggSink *sink);
 extern void GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix,

@@ -231,6 +231,7 @@ start_groups(GroupAggSink *sink)
 	sink->buckets = NULL;
 	sink->keyslots = NULL;
 	sink->batch_groups = NULL;	/* freed by the reset's callback */
+	sink->batch_sums = NULL;	/* likewise */
 	sink->next_group = 0;
 	sink->maps = NULL;			/* they lived in the context just reset */
 	sink->nmaps = 0;

@@ -188,6 +188,13 @@ struct GroupAggSink
 	int			device_groups;	/* 0: not decided yet; 1: it can; -1: it cannot */
 	int			device_key_kind;	/* gs_key_kind of the collection's column */
 	gs_batch_groups *batch_groups;	/* its device tables, made at the first batch */
+	/* sums over a device batch's rows on the device (groupagg_devsum.c) */
+	int			device_sums;	/* 0: not decided yet; 1: it can; -1: it cannot */
+	int			nsums;
+	gs_sum_expr *sum_exprs;		/* nsums programs */
+	int		   *sum_aggs;		/* the aggregate each one's sum goes to */
+	int		   *sum_scales;		/* the scale of its values */
+	gs_batch_sums *batch_sums;	/* its device buffers, made at the first batch */
 	/* one row's inputs */
 	GroupNumericValue *numvalues;	/* per input: a native numeric expression's value */
 	Datum	   *values;
@@ -205,6 +212,7 @@ struct GroupAggSink
 	int64		rows_aggregated;
 	int64		rows_from_columns;	/* of them, read from a batch's columns */
 	int64		rows_on_device;	/* of them, put into groups on the device */
+	int64		rows_summed_on_device;	/* of them, summed on the device */
 };
 
 /*
@@ -245,6 +253,10 @@ extern void GroupAggNumericAdd(GroupCell *cell, Datum value);
 extern void GroupAggNumericAddScaled(GroupCell *cell, int64 scaled, int scale);
 extern void GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value);
 extern void GroupAggNumericExprInit(GroupAggSink *sink, GroupInput *in);
+extern bool GroupAggNumericDeviceSum(GroupAggSink *sink, GroupInput *in, gs_sum_expr *out,
+									 int *scale);
+extern void GroupAggNumericAddBatchSum(GroupCell *cell, int128 sum, int scale, int64 values,
+									   int64 nans);
 extern bool GroupAggNumericExprEval(GroupAggSink *sink, GroupInput *in, void *const *values,
 									uint8 *const *nulls, const uint8 *has_nulls, int64 row,
 									GroupNumericValue *out);

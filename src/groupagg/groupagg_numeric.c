@@ -764,3 +764,87 @@ GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value)
 	}
 	add_int128_at_scale(cell, value->v, value->scale);
 }
+
+/*
+ * Writes a numeric input as a program of the device's batch sums
+ * (cuda/batchsum.cu): a numeric(p,s) column read as int8, or in->numexpr's
+ * steps with the scales they meet at worked out here, as
+ * GroupAggNumericExprEval works them out per row.  *scale is the scale of
+ * the values.  False when the input is neither.
+ */
+bool
+GroupAggNumericDeviceSum(GroupAggSink *sink, GroupInput *in, gs_sum_expr *out, int *scale)
+{
+	int			scales[GS_SUM_MAX_CODE];
+	int			sp = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (in->colstate == NULL)
+	{
+		if (in->form != GPUSEL_FORM_NUMERIC || in->column < 0)
+			return false;
+		out->ncode = 1;
+		out->code[0].op = GS_SUM_COLUMN;
+		out->code[0].col = in->column;
+		*scale = in->form_arg;
+		return true;
+	}
+	if (in->numexpr == NULL || in->numexpr->nsteps > GS_SUM_MAX_CODE)
+		return false;
+	for (int i = 0; i < in->numexpr->nsteps; i++)
+	{
+		const NumericStep *st = &in->numexpr->steps[i];
+		gs_sum_instr *ins = &out->code[i];
+
+		switch (st->op)
+		{
+			case STEP_COLUMN:
+				ins->op = GS_SUM_COLUMN;
+				ins->col = sink->exprcol_columns[st->exprcol];
+				scales[sp++] = sink->exprcol_numeric_scale[st->exprcol];
+				break;
+			case STEP_CONST:
+				ins->op = GS_SUM_CONST;
+				ins->constant = st->constant;
+				scales[sp++] = st->scale;
+				break;
+			case STEP_NEG:
+				ins->op = GS_SUM_NEG;
+				break;
+			case STEP_MUL:
+				ins->op = GS_SUM_MUL;
+				sp--;
+				scales[sp - 1] += scales[sp];
+				break;
+			case STEP_ADD:
+			case STEP_SUB:
+				ins->op = st->op == STEP_ADD ? GS_SUM_ADD : GS_SUM_SUB;
+				sp--;
+				ins->shift_a = Max(scales[sp] - scales[sp - 1], 0);
+				ins->shift_b = Max(scales[sp - 1] - scales[sp], 0);
+				scales[sp - 1] = Max(scales[sp - 1], scales[sp]);
+				break;
+		}
+		/* a scale beyond 38 digits would need more than 128 bits for 1 */
+		if (sp > 0 && scales[sp - 1] > 38)
+			return false;
+	}
+	out->ncode = in->numexpr->nsteps;
+	*scale = scales[0];
+	return true;
+}
+
+/*
+ * Adds what the device summed over a batch (values non-NULL inputs, nans of
+ * them NaN, the rest summing to 'sum' at 'scale') to a sum(numeric) or
+ * avg(numeric) cell.
+ */
+void
+GroupAggNumericAddBatchSum(GroupCell *cell, int128 sum, int scale, int64 values, int64 nans)
+{
+	cell->count += values;
+	if (nans > 0)
+		cell->key |= CELL_SAW_NAN;
+	if (values > nans)
+		add_int128_at_scale(cell, sum, scale);
+}

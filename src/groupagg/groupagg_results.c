@@ -338,6 +338,10 @@ GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix, Expla
 			/* of them, how many the GPU put into groups itself (groupagg_batch.c) */
 			if (sink->rows_on_device > 0)
 				ExplainPropertyInteger("Rows Grouped on Device", NULL, sink->rows_on_device, es);
+			/* or summed there (groupagg_devsum.c) */
+			if (sink->rows_summed_on_device > 0)
+				ExplainPropertyInteger("Rows Summed on Device", NULL,
+									   sink->rows_summed_on_device, es);
 		}
 	}
 }

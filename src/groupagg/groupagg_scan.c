@@ -94,8 +94,9 @@ GpuselGroupScanBegin(GpuselScanState *state, GpuselProgram *prog, EState *estate
 
 /*
  * After the device filter is made: when the sink can group the rows on the
- * device, the columns it reads go there too.  Without room for them the
- * rows are grouped on the host.
+ * device (groupagg_batch.c) or sum them there (groupagg_devsum.c), the
+ * columns it reads go there too.  Without room for them the rows are
+ * aggregated on the host.
  */
 void
 GpuselGroupScanFilterReady(GpuselScanState *state)
@@ -106,16 +107,18 @@ GpuselGroupScanFilterReady(GpuselScanState *state)
 	gs_status	status;
 
 	memset(ship, 0, sizeof(ship));
-	if (!GroupAggSinkDeviceColumns(state->sink, ship, prog->ncols))
+	if (!GroupAggSinkDeviceColumns(state->sink, ship, prog->ncols) &&
+		!GroupAggSinkDeviceSumColumns(state->sink, ship, prog->ncols))
 		return;
 	errbuf[0] = '\0';
 	status = gs_filter_ship_columns(state->filter, ship, errbuf, sizeof(errbuf));
 	if (status == GS_OUT_OF_MEMORY)
 	{
 		ereport(DEBUG1,
-				(errmsg("gpusel: no GPU memory for the grouped columns, grouping rows on the host"),
+				(errmsg("gpusel: no GPU memory for the grouped columns, aggregating rows on the host"),
 				 errdetail("%s", errbuf)));
 		GroupAggSinkNoDeviceGroups(state->sink);
+		GroupAggSinkNoDeviceSums(state->sink);
 		return;
 	}
 	GpuselCheckStatus(status, errbuf, "the GPU scan setup");
@@ -403,7 +406,9 @@ fill_groups(GpuselScanState *state)
 			int			s = state->out_slot;
 
 			if (!GroupAggSinkAddDeviceBatch(state->sink, state->filter, s, state->out_next,
-											state->batch_rows))
+											state->batch_rows) &&
+				!GroupAggSinkAddDeviceSums(state->sink, state->filter, s, state->out_next,
+										   state->npositions))
 			{
 				for (int c = 0; c < prog->ncols; c++)
 				{

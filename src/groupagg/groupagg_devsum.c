@@ -1,0 +1,193 @@
+/*
+ * groupagg_devsum.c
+ *	  Sums on the GPU: a grouped scan without group keys whose aggregates
+ *	  are sums and averages of numerics (numeric(p,s) columns, and + - *
+ *	  over them and constants) and count(*) adds a filtered device batch's
+ *	  rows where they lie (cuda/batchsum.cu).  The device evaluates each
+ *	  input per passing row in 128 bits and returns one sum per aggregate;
+ *	  no row is touched on the host.  TPC-H Q6 has this shape.
+ *
+ * Exact as the host's sums are: where a value or a batch's sum would leave
+ * 128 bits the device says so, and the host adds that batch's rows itself
+ * (groupagg_rows.c), which widens to 256 bits or hands the row to the
+ * executor.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "device.h"
+#include "groupagg_internal.h"
+
+/*
+ * Whether the device can sum this sink's aggregates, decided once: no group
+ * keys, no percentiles, and every aggregate count(*) or a sum or average
+ * of a numeric input the device's programs take (at most GS_SUM_MAX_EXPRS
+ * of them).  count(*) alone is counted whole already.
+ */
+static bool
+device_sums_fit(GroupAggSink *sink)
+{
+	MemoryContext old;
+	int			nsums = 0;
+
+	if (sink->device_sums != 0)
+		return sink->device_sums > 0;
+	sink->device_sums = -1;
+	if (sink->nkeys > 0 || sink->ncollections > 0 || sink->count_only)
+		return false;
+	for (int a = 0; a < sink->naggs; a++)
+	{
+		GroupAggKind kind = sink->aggs[a].kind;
+
+		if (kind == GROUPAGG_COUNT_STAR)
+			continue;
+		if (kind != GROUPAGG_SUM_NUMERIC && kind != GROUPAGG_AVG_NUMERIC)
+			return false;
+		nsums++;
+	}
+	if (nsums == 0 || nsums > GS_SUM_MAX_EXPRS)
+		return false;
+
+	/* the query's memory: sink->cxt is reset with the groups */
+	old = MemoryContextSwitchTo(sink->ps->state->es_query_cxt);
+	sink->sum_exprs = palloc0(sizeof(gs_sum_expr) * nsums);
+	sink->sum_aggs = palloc(sizeof(int) * nsums);
+	sink->sum_scales = palloc(sizeof(int) * nsums);
+	MemoryContextSwitchTo(old);
+	sink->nsums = 0;
+	for (int a = 0; a < sink->naggs; a++)
+	{
+		GroupAggDesc *desc = &sink->aggs[a];
+		int			e = sink->nsums;
+
+		if (desc->kind == GROUPAGG_COUNT_STAR)
+			continue;
+		if (!GroupAggNumericDeviceSum(sink, &sink->inputs[desc->input], &sink->sum_exprs[e],
+									  &sink->sum_scales[e]))
+			return false;
+		sink->sum_aggs[e] = a;
+		sink->nsums++;
+	}
+	sink->device_sums = 1;
+	return true;
+}
+
+/* Marks the batch columns the device must hold to sum the rows (ship[column] = 1). */
+bool
+GroupAggSinkDeviceSumColumns(GroupAggSink *sink, uint8 *ship, int ncols)
+{
+	if (!device_sums_fit(sink))
+		return false;
+	for (int e = 0; e < sink->nsums; e++)
+		for (int i = 0; i < sink->sum_exprs[e].ncode; i++)
+		{
+			const gs_sum_instr *ins = &sink->sum_exprs[e].code[i];
+
+			if (ins->op != GS_SUM_COLUMN)
+				continue;
+			if (ins->col >= ncols)
+			{
+				sink->device_sums = -1;
+				return false;
+			}
+			ship[ins->col] = 1;
+		}
+	return true;
+}
+
+/* Stops summing on the device for this scan: the columns did not go there. */
+void
+GroupAggSinkNoDeviceSums(GroupAggSink *sink)
+{
+	sink->device_sums = -1;
+}
+
+/* Frees the device's summing buffers with the sink's memory (reset, end, error). */
+static void
+release_batch_sums(void *arg)
+{
+	GroupAggSink *sink = (GroupAggSink *) arg;
+
+	gs_batch_sums_destroy(sink->batch_sums);
+	sink->batch_sums = NULL;
+}
+
+/* The device's summing buffers, made once per scan; NULL when short of memory. */
+static gs_batch_sums *
+batch_sums(GroupAggSink *sink)
+{
+	MemoryContextCallback *cb;
+	char		errbuf[512];
+	gs_status	status;
+
+	if (sink->batch_sums != NULL)
+		return sink->batch_sums;
+	cb = MemoryContextAllocZero(sink->cxt, sizeof(MemoryContextCallback));
+	cb->func = release_batch_sums;
+	cb->arg = sink;
+	MemoryContextRegisterResetCallback(sink->cxt, cb);
+	errbuf[0] = '\0';
+	status = gs_batch_sums_create(&sink->batch_sums, errbuf, sizeof(errbuf));
+	if (status == GS_OUT_OF_MEMORY)
+	{
+		ereport(DEBUG1,
+				(errmsg("gpusel: no GPU memory to sum rows there, summing them on the host"),
+				 errdetail("%s", errbuf)));
+		sink->batch_sums = NULL;
+		sink->device_sums = -1;	/* not again for this scan */
+		return NULL;
+	}
+	GpuselCheckStatus(status, errbuf, "summing rows on the GPU");
+	return sink->batch_sums;
+}
+
+/*
+ * Sums the passing rows of device batch 'slot' (npositions of them), from
+ * its from-th on, where they lie.  False, with nothing added, when this sink's shape or the
+ * device's memory does not allow it or some value left 128 bits: the
+ * caller adds the rows on the host then.
+ */
+bool
+GroupAggSinkAddDeviceSums(GroupAggSink *sink, gs_filter *filter, int slot, int64 from,
+						  int64 npositions)
+{
+	gs_sum_result results[GS_SUM_MAX_EXPRS];
+	gs_batch_sums *bs;
+	char		errbuf[512];
+	gs_status	status;
+	int64		rows;
+
+	if (!device_sums_fit(sink))
+		return false;
+	bs = batch_sums(sink);
+	if (bs == NULL)
+		return false;
+	CHECK_FOR_INTERRUPTS();
+
+	errbuf[0] = '\0';
+	status = gs_batch_sums_run(bs, filter, slot, from, sink->nsums, sink->sum_exprs, results,
+							   errbuf, sizeof(errbuf));
+	GpuselCheckStatus(status, errbuf, "summing rows on the GPU");
+	for (int e = 0; e < sink->nsums; e++)
+		if (results[e].overflow)
+			return false;
+
+	rows = npositions - from;
+	for (int e = 0; e < sink->nsums; e++)
+	{
+		uint128		bits = ((uint128) results[e].hi << 64) | results[e].lo;
+
+		GroupAggNumericAddBatchSum(&sink->cells[sink->sum_aggs[e]], (int128) bits,
+								   sink->sum_scales[e], (int64) results[e].values,
+								   (int64) results[e].nans);
+	}
+	for (int a = 0; a < sink->naggs; a++)
+		if (sink->aggs[a].kind == GROUPAGG_COUNT_STAR)
+			sink->cells[a].count += rows;
+	sink->rows_aggregated += rows;
+	sink->rows_from_columns += rows;
+	sink->rows_summed_on_device += rows;
+	return true;
+}
