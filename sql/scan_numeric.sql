@@ -211,7 +211,7 @@ SELECT pg_temp.sum_check(a, c) FROM unnest(ARRAY[
   'sum(w * w), avg(m2 - 0.005), sum(o * 0.5)', 'sum(w * w * o), count(*)', 'sum(w * w * w)',
   'sum(m * m2), sum(m), sum(t), sum(f)']) a,
   unnest(ARRAY['gpu_filter(m > 0)', 'gpu_filter(id < 0)', 'gpu_filter(m BETWEEN -50 AND 50 AND o >= 0)']) c
-ORDER BY 1;
+ORDER BY 1 COLLATE "C";
 -- an input that is not bounded (unconstrained numeric) stays with PostgreSQL
 EXPLAIN (COSTS OFF) SELECT sum(u) FROM nm WHERE gpu_filter(m > 0);
 -- under Gather, the workers' sums combine exactly (planned as on a GPU
