@@ -206,12 +206,12 @@ BEGIN
                 CASE WHEN got IS NOT DISTINCT FROM want THEN 'same' ELSE 'gpusel ' || coalesce(got, 'NULL') || ', PostgreSQL ' || coalesce(want, 'NULL') END);
 END $$;
 EXPLAIN (COSTS OFF) SELECT sum(m * m2), count(*) FROM nm WHERE gpu_filter(m > 0);
-SELECT pg_temp.sum_check(a, c) FROM unnest(ARRAY[
+SELECT s AS sum_check FROM (SELECT pg_temp.sum_check(a, c) AS s FROM unnest(ARRAY[
   'sum(m * m2), count(*)', 'sum(m), avg(m), count(*)', 'avg(m * (1 - t) * (1 + f)), sum(-f)',
   'sum(w * w), avg(m2 - 0.005), sum(o * 0.5)', 'sum(w * w * o), count(*)', 'sum(w * w * w)',
   'sum(m * m2), sum(m), sum(t), sum(f)']) a,
-  unnest(ARRAY['gpu_filter(m > 0)', 'gpu_filter(id < 0)', 'gpu_filter(m BETWEEN -50 AND 50 AND o >= 0)']) c
-ORDER BY 1 COLLATE "C";
+  unnest(ARRAY['gpu_filter(m > 0)', 'gpu_filter(id < 0)', 'gpu_filter(m BETWEEN -50 AND 50 AND o >= 0)']) c) x
+ORDER BY s COLLATE "C";
 -- an input that is not bounded (unconstrained numeric) stays with PostgreSQL
 EXPLAIN (COSTS OFF) SELECT sum(u) FROM nm WHERE gpu_filter(m > 0);
 -- under Gather, the workers' sums combine exactly (planned as on a GPU
