@@ -120,6 +120,7 @@ GpuselNumericToScaled(Datum value, int scale)
 	NumericStored n;
 	int			shift;
 	uint64		acc = 0;
+	uint32		last;
 
 	numeric_stored_decode(value, &n);
 	if (unlikely(n.kind != NUMERIC_STORED_FINITE))
@@ -131,28 +132,67 @@ GpuselNumericToScaled(Datum value, int scale)
 	shift = scale - NUMERIC_STORED_BASE_DECIMALS * (n.ndigits - 1 - n.weight);
 	if (n.ndigits == 0)
 		return 0;
-	for (int i = 0; i < n.ndigits; i++)
+	for (int i = 0; i < n.ndigits - 1; i++)
 	{
 		if (unlikely(pg_mul_u64_overflow(acc, NUMERIC_STORED_BASE, &acc) ||
 					 pg_add_u64_overflow(acc, (uint64) numeric_stored_digit(&n, i), &acc)))
 			return scaled_wide(&n, shift, scale);
 	}
-	if (shift > 0)
+	last = (uint32) numeric_stored_digit(&n, n.ndigits - 1);
+	if (likely(shift < 0 && shift >= -3))
 	{
-		if (unlikely(shift > GPUSEL_NUMERIC_DIGITS ||
-					 pg_mul_u64_overflow(acc, (uint64) powers_of_ten[shift], &acc)))
-			value_out_of_typmod(scale);
-	}
-	else if (shift < 0)
-	{
-		uint64		divisor;
+		/*
+		 * The last group's last -shift decimals lie past the column's scale
+		 * (zeros in a value of the typmod): the group alone is divided, by a
+		 * constant, rather than the whole value (TPC-H's 24710.35 is stored
+		 * as 2 4710 3500).
+		 */
+		uint32		kept;
+		uint64		base;
 
-		if (unlikely(-shift > GPUSEL_NUMERIC_DIGITS))
+		switch (shift)
+		{
+			case -1:
+				kept = last / 10;
+				base = 1000;
+				break;
+			case -2:
+				kept = last / 100;
+				base = 100;
+				break;
+			default:
+				kept = last / 1000;
+				base = 10;
+				break;
+		}
+		if (unlikely(kept * (NUMERIC_STORED_BASE / base) != last))
 			value_out_of_typmod(scale);
-		divisor = (uint64) powers_of_ten[-shift];
-		if (unlikely(acc % divisor != 0))
-			value_out_of_typmod(scale);
-		acc /= divisor;
+		if (unlikely(pg_mul_u64_overflow(acc, base, &acc) ||
+					 pg_add_u64_overflow(acc, kept, &acc)))
+			return scaled_wide(&n, shift, scale);
+	}
+	else
+	{
+		if (unlikely(pg_mul_u64_overflow(acc, NUMERIC_STORED_BASE, &acc) ||
+					 pg_add_u64_overflow(acc, last, &acc)))
+			return scaled_wide(&n, shift, scale);
+		if (shift > 0)
+		{
+			if (unlikely(shift > GPUSEL_NUMERIC_DIGITS ||
+						 pg_mul_u64_overflow(acc, (uint64) powers_of_ten[shift], &acc)))
+				value_out_of_typmod(scale);
+		}
+		else if (shift < 0)
+		{
+			uint64		divisor;
+
+			if (unlikely(-shift > GPUSEL_NUMERIC_DIGITS))
+				value_out_of_typmod(scale);
+			divisor = (uint64) powers_of_ten[-shift];
+			if (unlikely(acc % divisor != 0))
+				value_out_of_typmod(scale);
+			acc /= divisor;
+		}
 	}
 	if (unlikely(acc >= (uint64) powers_of_ten[GPUSEL_NUMERIC_DIGITS]))
 		value_out_of_typmod(scale);

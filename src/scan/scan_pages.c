@@ -531,7 +531,26 @@ store_walked(GpuselPageReader *reader, GpuselStaging *staging, int c, int64 row,
 	else if (reader->coltypes[c] == GS_COL_BOOL)
 		((uint8 *) staging->values[c])[row] = *src != 0;
 	else
-		memcpy((char *) staging->values[c] + row * reader->widths[c], src, reader->widths[c]);
+	{
+		char	   *dst = (char *) staging->values[c] + row * reader->widths[c];
+
+		/* a fixed-size copy per width, not a call to memcpy per value */
+		switch (reader->widths[c])
+		{
+			case 2:
+				memcpy(dst, src, 2);
+				break;
+			case 4:
+				memcpy(dst, src, 4);
+				break;
+			case 8:
+				memcpy(dst, src, 8);
+				break;
+			default:
+				memcpy(dst, src, reader->widths[c]);
+				break;
+		}
+	}
 }
 
 /*
