@@ -24,6 +24,7 @@ OBJS = \
 	src/scan/qual_compile.o \
 	src/scan/qual_datetime.o \
 	src/scan/qual_numeric.o \
+	src/scan/qual_numeric_compile.o \
 	src/scan/column_form.o \
 	src/scan/filter_sql.o \
 	src/scan/scan_plan.o \

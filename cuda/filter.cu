@@ -329,6 +329,17 @@ gs_compile_program(const gs_program *p, int ncols, const gs_coltype *coltypes,
 				pops = 1;
 				result = GS_VK_BOOL;
 				break;
+			case GS_OP_RANGE_GUARD:
+				if (!gs_kind_is_int(kind) || !gs_kind_fits(top, kind))
+					GS_BAD("gpusel filter: pc %d: range guard of kind %d on a kind %d value", pc, kind, top);
+				if (ins->arg < 0 || ins->arg >= p->nconsts || ins->arg2 < 0 || ins->arg2 >= p->nconsts ||
+					p->consts[ins->arg].isnull || p->consts[ins->arg2].isnull ||
+					!gs_const_fits(&p->consts[ins->arg], kind) || !gs_const_fits(&p->consts[ins->arg2], kind))
+					GS_BAD("gpusel filter: pc %d: range guard bounds %d, %d are not constants of kind %d",
+						   pc, ins->arg, ins->arg2, kind);
+				pops = 1;
+				result = kind;
+				break;
 			case GS_OP_IN_CONSTS:
 				if (kind < GS_VK_BOOL || kind > GS_VK_FLOAT8 || !gs_kind_fits(top, kind))
 					GS_BAD("gpusel filter: pc %d: IN list of kind %d on a kind %d value", pc, kind, top);

@@ -84,6 +84,8 @@ typedef enum gs_opcode
 	GS_OP_JUMP_IF_FALSE,		/* short-circuit: if top is non-NULL false, jump to arg (leaving it) */
 	GS_OP_JUMP_IF_TRUE,			/* if top is non-NULL true, jump to arg (leaving it) */
 	GS_OP_JUMP_IF_NOT_TRUE,		/* if top is false or NULL, jump to arg (leaving it): ExecQual's rule between quals */
+	GS_OP_RANGE_GUARD,			/* a non-NULL integer top outside consts[arg] .. consts[arg2] raises a row
+								 * error (the CPU then evaluates the batch); the value stays */
 	GS_OP_COUNT
 } gs_opcode;
 

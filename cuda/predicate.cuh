@@ -586,6 +586,18 @@ struct gs_program_predicate
 			case GS_OP_IN_CONSTS:
 				in_consts(s, d, ins.kind, ins.arg, ins.arg2);
 				break;
+			case GS_OP_RANGE_GUARD:
+				if (!is_null(s, d - 1))
+				{
+					bool		lonull;
+					bool		hinull;
+					long long	lo = gs_load_const(consts + ins.arg, ins.kind, lonull);
+					long long	hi = gs_load_const(consts + ins.arg2, ins.kind, hinull);
+
+					if (s.top < lo || s.top > hi)
+						s.err = true;
+				}
+				break;
 			case GS_OP_JUMP_IF_FALSE:
 				if (!is_null(s, d - 1) && s.top == 0)
 					s.skip_to = ins.arg;

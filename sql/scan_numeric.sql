@@ -109,6 +109,37 @@ BEGIN
 END $$;
 SELECT * FROM pg_temp.column_pairs();
 
+-- 3b. + - * and unary minus over these columns and numeric constants, on
+-- the device as scaled int8 at numeric's result scale (qual_numeric_compile.c):
+-- a step that leaves int8, a NaN taken into arithmetic, or a result beyond
+-- +-(10^18 - 1) makes the executor evaluate the batch (w * w overflows,
+-- the NaN rows meet every expression).  t * f (scale 24) stays on the CPU.
+EXPLAIN (COSTS OFF) SELECT count(*) FROM nm
+  WHERE gpu_filter(m * (1 - t) > 1000 AND -m < w - 5 AND m * m2 <= f * 2 AND t * f > 0);
+TRUNCATE checked;
+SELECT * FROM pg_temp.mismatches(ARRAY['(m * m2)', '(m * (1 - t))', '(m - m2)', '(m + w)', '(-m)',
+  '(w * w)', '(w * o)', '(f * 2)', '(m * 0.5 + 1)', '(o - m * 3)', '(m * m2 * o)', '(-(m - 0.001))'],
+  ARRAY['0', '1000', '-1000.005', '0.5', '1e17', '-1e18', '999999999999999999.5', 'NaN', '1e-9', '-24']);
+SELECT sum(n) AS cases_checked FROM checked;
+CREATE FUNCTION pg_temp.expr_pairs() RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE pair text; op text; got text; want text;
+  q text := 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM nm WHERE ';
+BEGIN
+  FOREACH pair IN ARRAY ARRAY['m * m2 %s w', 'm - m2 %s 0 * w', 'm * 2 %s m + m', 'm %s w',
+                              'f %s m * m2', 'o * 1000 %s m', '-m %s m2 * 1.5'] LOOP
+    FOREACH op IN ARRAY ARRAY['<', '=', '>='] LOOP
+      PERFORM set_config('gpusel.enable_scan', 'on', true);
+      EXECUTE q || 'gpu_filter(' || format(pair, op) || ')' INTO got;
+      PERFORM set_config('gpusel.enable_scan', 'off', true);
+      EXECUTE q || format(pair, op) INTO want;
+      PERFORM set_config('gpusel.enable_scan', 'on', true);
+      RETURN NEXT format(pair, op) || ': ' ||
+        CASE WHEN got = want THEN 'same' ELSE 'gpusel ' || got || ', PostgreSQL ' || want END;
+    END LOOP;
+  END LOOP;
+END $$;
+SELECT * FROM pg_temp.expr_pairs();
+
 -- 4. The TPC-H Q6 shape, with a numeric sum of the rows that pass, and the
 -- columns that stay on the CPU beside device quals.
 SELECT sum(m * m2) AS revenue, count(*) FROM nm

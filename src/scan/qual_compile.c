@@ -4,8 +4,9 @@
  *
  * Only an explicit allow-list reaches the device: columns, constants and
  * parameters of int2, int4, int8, float4, float8, bool, date, timestamp and
- * timestamptz; numeric(p,s) columns of at most 18 digits, compared with
- * each other or with numeric constants (qual_numeric.c); the comparison
+ * timestamptz; numeric(p,s) columns of at most 18 digits, and + - * over
+ * them and numeric constants, compared with each other or with numeric
+ * constants (qual_numeric_compile.c); the comparison
  * and arithmetic functions of those types named by OID below (PostgreSQL's cross-type integer and float variants
  * included); widening casts; AND, OR, NOT, IS [NOT] NULL, IS [NOT]
  * TRUE/FALSE/UNKNOWN; and "x = ANY(constant array)" (IN lists), or
@@ -36,6 +37,7 @@
 #include "utils/timestamp.h"
 
 #include "qual_compile.h"
+#include "qual_compiler.h"
 
 /* One allowed operator function and its device opcode. */
 typedef struct DeviceOp
@@ -169,16 +171,8 @@ static const DeviceCast device_casts[] = {
 };
 
 /* State of one compilation. */
-typedef struct QualCompiler
-{
-	GpuselProgram *prog;
-	Index		relid;			/* Vars must belong to it; 0 accepts any */
-	Oid			marker;			/* gpu_filter's OID, or InvalidOid */
-	int			depth;			/* values on the stack now */
-	bool		failed;			/* something is not on the allow-list */
-} QualCompiler;
 
-static int	compile_expr(QualCompiler *qc, Expr *expr);
+
 
 /* Maps a SQL type to the device column type holding it, if any. */
 bool
@@ -280,8 +274,8 @@ kind_fits(int have, int want)
 }
 
 /* Appends one instruction; pops and pushes keep the stack depth. */
-static int
-emit(QualCompiler *qc, int op, int kind, int kind2, int arg, int arg2,
+int
+GpuselQualEmit(QualCompiler *qc, int op, int kind, int kind2, int arg, int arg2,
 	 int pops, int pushes)
 {
 	GpuselProgram *p = qc->prog;
@@ -308,8 +302,8 @@ emit(QualCompiler *qc, int op, int kind, int kind2, int arg, int arg2,
 }
 
 /* Reserves a constant slot; -1 when the program has no room left. */
-static int
-new_const(QualCompiler *qc)
+int
+GpuselQualNewConst(QualCompiler *qc)
 {
 	GpuselProgram *p = qc->prog;
 
@@ -337,8 +331,8 @@ kind_of_type(Oid typid)
  * Pushes a column of the scanned relation: one of the device types, or a
  * numeric(p,s) column that fits the device as scaled int8 (qual_numeric.c).
  */
-static int
-compile_var(QualCompiler *qc, Var *var)
+int
+GpuselQualCompileVar(QualCompiler *qc, Var *var)
 {
 	GpuselProgram *p = qc->prog;
 	gs_coltype	t;
@@ -374,7 +368,7 @@ compile_var(QualCompiler *qc, Var *var)
 		p->form_arg[col] = (int16) Max(numeric_scale, 0);
 		p->ncols++;
 	}
-	emit(qc, GS_OP_COLUMN, (int) t, 0, col, 0, 0, 1);
+	GpuselQualEmit(qc, GS_OP_COLUMN, (int) t, 0, col, 0, 0, 1);
 	return (int) t;
 }
 
@@ -390,12 +384,12 @@ compile_const(QualCompiler *qc, Const *c)
 		qc->failed = true;
 		return -1;
 	}
-	slot = new_const(qc);
+	slot = GpuselQualNewConst(qc);
 	if (slot < 0)
 		return -1;
 	GpuselDatumToConst(c->constvalue, c->constisnull, c->consttype,
 					   &qc->prog->consts[slot]);
-	emit(qc, GS_OP_CONST, kind, 0, slot, 0, 0, 1);
+	GpuselQualEmit(qc, GS_OP_CONST, kind, 0, slot, 0, 0, 1);
 	return kind;
 }
 
@@ -416,14 +410,14 @@ compile_param(QualCompiler *qc, Param *param)
 		qc->failed = true;
 		return -1;
 	}
-	slot = new_const(qc);
+	slot = GpuselQualNewConst(qc);
 	if (slot < 0)
 		return -1;
 	p->consts[slot].isnull = 1;
 	p->param_slots[p->nparams] = slot;
 	p->param_exprs[p->nparams] = (Expr *) param;
 	p->nparams++;
-	emit(qc, GS_OP_CONST, kind, 0, slot, 0, 0, 1);
+	GpuselQualEmit(qc, GS_OP_CONST, kind, 0, slot, 0, 0, 1);
 	return kind;
 }
 
@@ -451,17 +445,17 @@ find_cast(Oid funcid)
  * Compares the value on top of the stack, of kind 'kind' (int4 or int8),
  * with a constant of that kind that the compiler worked out (a bound).
  */
-static int
-compare_with_bound(QualCompiler *qc, int opcode, int kind, Datum bound)
+int
+GpuselQualCompareWithBound(QualCompiler *qc, int opcode, int kind, Datum bound)
 {
-	int			slot = new_const(qc);
+	int			slot = GpuselQualNewConst(qc);
 
 	if (slot < 0)
 		return -1;
 	GpuselDatumToConst(bound, false, kind == GS_VK_INT4 ? INT4OID : INT8OID,
 					   &qc->prog->consts[slot]);
-	emit(qc, GS_OP_CONST, kind, 0, slot, 0, 0, 1);
-	emit(qc, opcode, kind, 0, 0, 0, 2, 1);
+	GpuselQualEmit(qc, GS_OP_CONST, kind, 0, slot, 0, 0, 1);
+	GpuselQualEmit(qc, opcode, kind, 0, 0, 0, 2, 1);
 	return qc->failed ? -1 : GS_VK_BOOL;
 }
 
@@ -472,67 +466,12 @@ compare_with_bound(QualCompiler *qc, int opcode, int kind, Datum bound)
 static int
 compile_date_timestamp(QualCompiler *qc, List *args, int date_arg, int opcode, int32 bound)
 {
-	if (compile_expr(qc, (Expr *) list_nth(args, date_arg)) != GS_VK_INT4)
+	if (GpuselQualCompileExpr(qc, (Expr *) list_nth(args, date_arg)) != GS_VK_INT4)
 	{
 		qc->failed = true;
 		return -1;
 	}
-	return compare_with_bound(qc, opcode, GS_VK_INT4, Int32GetDatum(bound));
-}
-
-/*
- * Compiles a comparison of a numeric(p,s) column that fits the device with
- * a numeric constant (as the column compared with an integer bound), or
- * with another such column of the same scale.  Returns -1 for any other
- * numeric comparison, which then stays on the CPU.
- */
-static int
-compile_numeric_comparison(QualCompiler *qc, int opcode, List *args)
-{
-	Expr	   *left = (Expr *) linitial(args);
-	Expr	   *right = (Expr *) lsecond(args);
-	int			scale;
-	int			right_scale;
-
-	if (IsA(left, Const) && IsA(right, Var))
-	{
-		Expr	   *swap = left;
-
-		left = right;
-		right = swap;
-		opcode = GpuselCommuteOpcode(opcode);
-	}
-	if (!IsA(left, Var) ||
-		!GpuselNumericScale(((Var *) left)->vartype, ((Var *) left)->vartypmod, &scale))
-	{
-		qc->failed = true;
-		return -1;
-	}
-	if (IsA(right, Const) && !((Const *) right)->constisnull)
-	{
-		int			bound_opcode;
-		int64		bound;
-
-		GpuselNumericBound(opcode, ((Const *) right)->constvalue, scale,
-						   &bound_opcode, &bound);
-		if (compile_var(qc, (Var *) left) != GS_VK_INT8)
-		{
-			qc->failed = true;
-			return -1;
-		}
-		return compare_with_bound(qc, bound_opcode, GS_VK_INT8, Int64GetDatum(bound));
-	}
-	if (IsA(right, Var) &&
-		GpuselNumericScale(((Var *) right)->vartype, ((Var *) right)->vartypmod, &right_scale) &&
-		right_scale == scale)
-	{
-		compile_var(qc, (Var *) left);
-		compile_var(qc, (Var *) right);
-		emit(qc, opcode, GS_VK_INT8, 0, 0, 0, 2, 1);
-		return qc->failed ? -1 : GS_VK_BOOL;
-	}
-	qc->failed = true;
-	return -1;
+	return GpuselQualCompareWithBound(qc, opcode, GS_VK_INT4, Int32GetDatum(bound));
 }
 
 /* Compiles a call of an allowed operator or cast function. */
@@ -549,7 +488,7 @@ compile_call(QualCompiler *qc, Oid funcid, List *args)
 		GpuselDateTimestampBound(funcid, args, &date_arg, &date_opcode, &bound))
 		return compile_date_timestamp(qc, args, date_arg, date_opcode, bound);
 	if (op == NULL && GpuselNumericComparison(funcid) >= 0 && list_length(args) == 2)
-		return compile_numeric_comparison(qc, GpuselNumericComparison(funcid), args);
+		return GpuselQualCompileNumericComparison(qc, GpuselNumericComparison(funcid), args);
 
 	if (op != NULL && list_length(args) == op->nargs)
 	{
@@ -558,7 +497,7 @@ compile_call(QualCompiler *qc, Oid funcid, List *args)
 
 		foreach(lc, args)
 		{
-			int			k = compile_expr(qc, (Expr *) lfirst(lc));
+			int			k = GpuselQualCompileExpr(qc, (Expr *) lfirst(lc));
 
 			if (k < 0 || !kind_fits(k, op->kind))
 			{
@@ -566,21 +505,21 @@ compile_call(QualCompiler *qc, Oid funcid, List *args)
 				return -1;
 			}
 		}
-		emit(qc, op->opcode, op->kind, 0, 0, 0, op->nargs, 1);
+		GpuselQualEmit(qc, op->opcode, op->kind, 0, 0, 0, op->nargs, 1);
 		return is_cmp ? GS_VK_BOOL : op->kind;
 	}
 
 	cast = find_cast(funcid);
 	if (cast != NULL && list_length(args) == 1)
 	{
-		int			k = compile_expr(qc, (Expr *) linitial(args));
+		int			k = GpuselQualCompileExpr(qc, (Expr *) linitial(args));
 
 		if (k != cast->from)
 		{
 			qc->failed = true;
 			return -1;
 		}
-		emit(qc, GS_OP_CAST, cast->from, cast->to, 0, 0, 1, 1);
+		GpuselQualEmit(qc, GS_OP_CAST, cast->from, cast->to, 0, 0, 1, 1);
 		return cast->to;
 	}
 
@@ -614,16 +553,16 @@ compile_and_or(QualCompiler *qc, BoolExpr *b)
 
 	foreach(lc, b->args)
 	{
-		if (compile_expr(qc, (Expr *) lfirst(lc)) != GS_VK_BOOL)
+		if (GpuselQualCompileExpr(qc, (Expr *) lfirst(lc)) != GS_VK_BOOL)
 		{
 			qc->failed = true;
 			break;
 		}
 		if (i > 0)
-			emit(qc, b->boolop == AND_EXPR ? GS_OP_AND : GS_OP_OR,
+			GpuselQualEmit(qc, b->boolop == AND_EXPR ? GS_OP_AND : GS_OP_OR,
 				 GS_VK_BOOL, 0, 2, 0, 2, 1);
 		if (i < nargs - 1)
-			jumps[njumps++] = emit(qc,
+			jumps[njumps++] = GpuselQualEmit(qc,
 								   b->boolop == AND_EXPR ? GS_OP_JUMP_IF_FALSE : GS_OP_JUMP_IF_TRUE,
 								   GS_VK_BOOL, 0, 0, 0, 1, 1);
 		i++;
@@ -663,7 +602,7 @@ compile_array_op(QualCompiler *qc, ScalarArrayOpExpr *saop)
 	if (kind_of_type(elemtype) < 0 || !kind_fits(kind_of_type(elemtype), op->kind))
 		goto fail;
 
-	k = compile_expr(qc, (Expr *) linitial(saop->args));
+	k = GpuselQualCompileExpr(qc, (Expr *) linitial(saop->args));
 	if (k < 0 || !kind_fits(k, op->kind))
 		goto fail;
 
@@ -674,15 +613,15 @@ compile_array_op(QualCompiler *qc, ScalarArrayOpExpr *saop)
 	first = qc->prog->nconsts;
 	for (int i = 0; i < nelems; i++)
 	{
-		int			slot = new_const(qc);
+		int			slot = GpuselQualNewConst(qc);
 
 		if (slot < 0)
 			goto fail;
 		GpuselDatumToConst(elems[i], nulls[i], elemtype, &qc->prog->consts[slot]);
 	}
-	emit(qc, GS_OP_IN_CONSTS, op->kind, 0, first, nelems, 1, 1);
+	GpuselQualEmit(qc, GS_OP_IN_CONSTS, op->kind, 0, first, nelems, 1, 1);
 	if (!saop->useOr)
-		emit(qc, GS_OP_NOT, GS_VK_BOOL, 0, 0, 0, 1, 1);
+		GpuselQualEmit(qc, GS_OP_NOT, GS_VK_BOOL, 0, 0, 0, 1, 1);
 	return qc->failed ? -1 : GS_VK_BOOL;
 
 fail:
@@ -691,8 +630,8 @@ fail:
 }
 
 /* Compiles one expression; returns the kind it leaves on the stack or -1. */
-static int
-compile_expr(QualCompiler *qc, Expr *expr)
+int
+GpuselQualCompileExpr(QualCompiler *qc, Expr *expr)
 {
 	check_stack_depth();
 	if (qc->failed || expr == NULL)
@@ -704,7 +643,7 @@ compile_expr(QualCompiler *qc, Expr *expr)
 	switch (nodeTag(expr))
 	{
 		case T_Var:
-			return compile_var(qc, (Var *) expr);
+			return GpuselQualCompileVar(qc, (Var *) expr);
 		case T_Const:
 			return compile_const(qc, (Const *) expr);
 		case T_Param:
@@ -723,7 +662,7 @@ compile_expr(QualCompiler *qc, Expr *expr)
 				/* gpu_filter(x) is x: it only marks the clause */
 				if (OidIsValid(qc->marker) && f->funcid == qc->marker &&
 					list_length(f->args) == 1)
-					return compile_expr(qc, (Expr *) linitial(f->args));
+					return GpuselQualCompileExpr(qc, (Expr *) linitial(f->args));
 				return compile_call(qc, f->funcid, f->args);
 			}
 		case T_BoolExpr:
@@ -732,9 +671,9 @@ compile_expr(QualCompiler *qc, Expr *expr)
 
 				if (b->boolop == NOT_EXPR)
 				{
-					if (compile_expr(qc, (Expr *) linitial(b->args)) != GS_VK_BOOL)
+					if (GpuselQualCompileExpr(qc, (Expr *) linitial(b->args)) != GS_VK_BOOL)
 						break;
-					emit(qc, GS_OP_NOT, GS_VK_BOOL, 0, 0, 0, 1, 1);
+					GpuselQualEmit(qc, GS_OP_NOT, GS_VK_BOOL, 0, 0, 0, 1, 1);
 					return qc->failed ? -1 : GS_VK_BOOL;
 				}
 				return compile_and_or(qc, b);
@@ -743,9 +682,9 @@ compile_expr(QualCompiler *qc, Expr *expr)
 			{
 				NullTest   *nt = (NullTest *) expr;
 
-				if (nt->argisrow || compile_expr(qc, nt->arg) < 0)
+				if (nt->argisrow || GpuselQualCompileExpr(qc, nt->arg) < 0)
 					break;
-				emit(qc, nt->nulltesttype == IS_NULL ? GS_OP_IS_NULL : GS_OP_IS_NOT_NULL,
+				GpuselQualEmit(qc, nt->nulltesttype == IS_NULL ? GS_OP_IS_NULL : GS_OP_IS_NOT_NULL,
 					 GS_VK_BOOL, 0, 0, 0, 1, 1);
 				return qc->failed ? -1 : GS_VK_BOOL;
 			}
@@ -754,7 +693,7 @@ compile_expr(QualCompiler *qc, Expr *expr)
 				BooleanTest *bt = (BooleanTest *) expr;
 				int			op;
 
-				if (compile_expr(qc, bt->arg) != GS_VK_BOOL)
+				if (GpuselQualCompileExpr(qc, bt->arg) != GS_VK_BOOL)
 					break;
 				switch (bt->booltesttype)
 				{
@@ -777,7 +716,7 @@ compile_expr(QualCompiler *qc, Expr *expr)
 						op = GS_OP_IS_NOT_NULL;
 						break;
 				}
-				emit(qc, op, GS_VK_BOOL, 0, 0, 0, 1, 1);
+				GpuselQualEmit(qc, op, GS_VK_BOOL, 0, 0, 0, 1, 1);
 				return qc->failed ? -1 : GS_VK_BOOL;
 			}
 		case T_ScalarArrayOpExpr:
@@ -808,6 +747,7 @@ GpuselCompileQuals(List *quals, Index relid)
 	if (nquals == 0)
 		return NULL;
 	memset(&qc, 0, sizeof(qc));
+	qc.guard_lo = qc.guard_hi = -1;
 	qc.prog = palloc0(sizeof(GpuselProgram));
 	qc.relid = relid;
 	qc.marker = GpuselFilterFuncOid();
@@ -815,15 +755,15 @@ GpuselCompileQuals(List *quals, Index relid)
 
 	foreach(lc, quals)
 	{
-		if (compile_expr(&qc, (Expr *) lfirst(lc)) != GS_VK_BOOL)
+		if (GpuselQualCompileExpr(&qc, (Expr *) lfirst(lc)) != GS_VK_BOOL)
 		{
 			qc.failed = true;
 			break;
 		}
 		if (i > 0)
-			emit(&qc, GS_OP_AND, GS_VK_BOOL, 0, 2, 0, 2, 1);
+			GpuselQualEmit(&qc, GS_OP_AND, GS_VK_BOOL, 0, 2, 0, 2, 1);
 		if (i < nquals - 1)
-			jumps[njumps++] = emit(&qc, GS_OP_JUMP_IF_NOT_TRUE, GS_VK_BOOL, 0, 0, 0, 1, 1);
+			jumps[njumps++] = GpuselQualEmit(&qc, GS_OP_JUMP_IF_NOT_TRUE, GS_VK_BOOL, 0, 0, 0, 1, 1);
 		i++;
 	}
 	if (qc.failed || qc.depth != 1)
@@ -850,7 +790,8 @@ GpuselProgramCanError(const GpuselProgram *prog)
 		int			op = prog->code[pc].op;
 
 		if (op == GS_OP_ADD || op == GS_OP_SUB || op == GS_OP_MUL ||
-			op == GS_OP_DIV || op == GS_OP_MOD || op == GS_OP_NEG)
+			op == GS_OP_DIV || op == GS_OP_MOD || op == GS_OP_NEG ||
+			op == GS_OP_RANGE_GUARD)
 			return true;
 	}
 	return false;

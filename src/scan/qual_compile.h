@@ -69,6 +69,9 @@ extern int	GpuselColumnWidth(gs_coltype type);
 
 /* qual_numeric.c: numeric(p,s) columns as scaled int8 */
 #define GPUSEL_NUMERIC_NAN	PG_INT64_MAX	/* NaN's stand-in, above every value */
+#define GPUSEL_NUMERIC_DIGITS	18	/* digits a scaled value holds: |v| < 10^18 */
+extern int64 GpuselPowerOfTen(int k);
+extern bool GpuselNumericConstScaled(Datum value, int *scale, int64 *scaled);
 extern bool GpuselNumericScale(Oid typid, int32 typmod, int *scale);
 extern int64 GpuselNumericToScaled(Datum value, int scale);
 extern Datum GpuselScaledToNumeric(int64 scaled, int scale);

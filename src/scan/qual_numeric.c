@@ -31,7 +31,6 @@
 #include "qual_compile.h"
 
 /* The digits a scaled column may hold: |v * 10^s| < 10^GPUSEL_NUMERIC_DIGITS. */
-#define GPUSEL_NUMERIC_DIGITS	18
 
 static const int64 powers_of_ten[GPUSEL_NUMERIC_DIGITS + 1] = {
 	1LL, 10LL, 100LL, 1000LL, 10000LL, 100000LL, 1000000LL, 10000000LL,
@@ -59,6 +58,57 @@ GpuselNumericScale(Oid typid, int32 typmod, int *scale)
 		s < 0 || s > GPUSEL_NUMERIC_DIGITS)
 		return false;
 	*scale = s;
+	return true;
+}
+
+/* 10^k, for 0 <= k <= GPUSEL_NUMERIC_DIGITS. */
+int64
+GpuselPowerOfTen(int k)
+{
+	Assert(k >= 0 && k <= GPUSEL_NUMERIC_DIGITS);
+	return powers_of_ten[k];
+}
+
+/*
+ * A numeric constant as v * 10^scale in an int8, at its own display scale
+ * (the scale numeric arithmetic gives it): false for NaN, the infinities,
+ * a display scale above 18 or a scaled value of 18 digits or more.
+ */
+bool
+GpuselNumericConstScaled(Datum value, int *scale, int64 *scaled)
+{
+	NumericStored n;
+	int128		acc = 0;
+	int			shift;
+
+	numeric_stored_decode(value, &n);
+	if (n.kind != NUMERIC_STORED_FINITE || n.dscale > GPUSEL_NUMERIC_DIGITS)
+		return false;
+	if (n.ndigits == 0)
+	{
+		*scale = n.dscale;
+		*scaled = 0;
+		return true;
+	}
+	/* six groups of four digits cover every value of 18 digits */
+	if (n.ndigits > 6)
+		return false;
+	for (int i = 0; i < n.ndigits; i++)
+		acc = acc * NUMERIC_STORED_BASE + numeric_stored_digit(&n, i);
+	/* the last group's decimals past the display scale are zeros */
+	shift = n.dscale - NUMERIC_STORED_BASE_DECIMALS * (n.ndigits - 1 - n.weight);
+	for (; shift < 0; shift++)
+	{
+		if (acc % 10 != 0)
+			return false;
+		acc /= 10;
+	}
+	for (; shift > 0 && acc < (int128) powers_of_ten[GPUSEL_NUMERIC_DIGITS]; shift--)
+		acc *= 10;
+	if (shift > 0 || acc >= (int128) powers_of_ten[GPUSEL_NUMERIC_DIGITS])
+		return false;
+	*scale = n.dscale;
+	*scaled = n.negative ? -(int64) acc : (int64) acc;
 	return true;
 }
 

@@ -70,6 +70,14 @@ struct Prog
 	Prog	   &cast(int from, int to) { return emit(GS_OP_CAST, from, 0, 0, 0, to); }
 	Prog	   &andn(int n) { return emit(GS_OP_AND, 0, n, 0, 1 - n); }
 	Prog	   &orn(int n) { return emit(GS_OP_OR, 0, n, 0, 1 - n); }
+	/* a row error for a non-NULL integer top outside lo .. hi */
+	Prog	   &guard(int kind, int64_t lo, int64_t hi)
+	{
+		int			l = addc(lo, 0, false, false);
+		int			h = addc(hi, 0, false, false);
+
+		return emit(GS_OP_RANGE_GUARD, kind, l, h, 0);
+	}
 	/* IN list: ints in iv (isf false) or doubles in fv; nulls[i] marks a NULL element. */
 	Prog	   &in(int kind, std::vector<double> fv, std::vector<int64_t> iv, std::vector<int> nulls)
 	{
@@ -394,6 +402,12 @@ ref_eval(const Prog &p, Table &t, int64_t r, bool &err)
 				break;
 			case GS_OP_JUMP_IF_NOT_TRUE:
 				if (stk[sp - 1].null || !stk[sp - 1].i) { pc = in.arg; continue; }
+				break;
+			case GS_OP_RANGE_GUARD:
+				if (!stk[sp - 1].null &&
+					(stk[sp - 1].i < ref_const(p.consts[in.arg], in.kind).i ||
+					 stk[sp - 1].i > ref_const(p.consts[in.arg2], in.kind).i))
+					err = true;
 				break;
 		}
 		if (err)

@@ -406,6 +406,20 @@ test_arithmetic(Table &t)
 		q.col(C_I2, GS_VK_INT2).un(GS_OP_NEG, GS_VK_INT4).ci(GS_VK_INT4, 32767).bin(GS_OP_GT, GS_VK_INT4);
 		check_program(q, t, "neg");
 	}
+	/* range guards: a row error outside the bounds, NULL passing, the value unchanged */
+	{
+		Prog		a("guard(i8, -5e8 .. 5e8) > 0"), b("guard(i4n, -100 .. 100) <= 7"),
+					c("guard(i2 in int8, min .. max) < 50"), d("guard(i8 * 3, -1e9 .. 2e9) = 0 or i4 > 0");
+
+		a.col(C_I8, GS_VK_INT8).guard(GS_VK_INT8, -500000000, 500000000).ci(GS_VK_INT8, 0).bin(GS_OP_GT, GS_VK_INT8);
+		b.col(C_I4N, GS_VK_INT4).guard(GS_VK_INT4, -100, 100).ci(GS_VK_INT4, 7).bin(GS_OP_LE, GS_VK_INT4);
+		c.col(C_I2, GS_VK_INT2).guard(GS_VK_INT8, INT64_MIN, INT64_MAX).ci(GS_VK_INT8, 50).bin(GS_OP_LT, GS_VK_INT8);
+		d.col(C_I8, GS_VK_INT8).ci(GS_VK_INT8, 3).bin(GS_OP_MUL, GS_VK_INT8)
+			.guard(GS_VK_INT8, -1000000000, 2000000000).ci(GS_VK_INT8, 0).bin(GS_OP_EQ, GS_VK_INT8)
+			.col(C_I4, GS_VK_INT4).ci(GS_VK_INT4, 0).bin(GS_OP_GT, GS_VK_INT4).orn(2);
+		for (Prog *p : {&a, &b, &c, &d})
+			check_program(*p, t, "guard");
+	}
 }
 
 static void
@@ -664,6 +678,9 @@ test_validation(void)
 	{ Prog p("far jump"); p.col(2, GS_VK_BOOL).emit(GS_OP_JUMP_IF_FALSE, 0, 9, 0, 0); expect_invalid("jump past the end", p, 3, ty); }
 	{ Prog p("join"); p.col(2, GS_VK_BOOL); int j = p.jump(GS_OP_JUMP_IF_FALSE); p.col(2, GS_VK_BOOL).land(j).andn(2); expect_invalid("stack differs at jump target", p, 3, ty); }
 	{ Prog p("in range"); p.col(0, GS_VK_INT4).emit(GS_OP_IN_CONSTS, GS_VK_INT4, 0, 3, 0); expect_invalid("IN list out of range", p, 3, ty); }
+	{ Prog p("guard float"); p.col(1, GS_VK_FLOAT8).guard(GS_VK_FLOAT8, 0, 1).cf(GS_VK_FLOAT8, 1).bin(GS_OP_LT, GS_VK_FLOAT8); expect_invalid("range guard of a float", p, 3, ty); }
+	{ Prog p("guard const"); p.col(0, GS_VK_INT4).emit(GS_OP_RANGE_GUARD, GS_VK_INT4, 0, 9, 0).ci(GS_VK_INT4, 1).bin(GS_OP_LT, GS_VK_INT4); expect_invalid("range guard bound out of range", p, 3, ty); }
+	{ Prog p("guard null"); int l = p.addc(0, 0, false, true); int h = p.addc(5, 0, false, false); p.col(0, GS_VK_INT4).emit(GS_OP_RANGE_GUARD, GS_VK_INT4, l, h, 0).ci(GS_VK_INT4, 1).bin(GS_OP_LT, GS_VK_INT4); expect_invalid("range guard with a NULL bound", p, 3, ty); }
 	{ Prog p("max_stack"); p.col(0, GS_VK_INT4).ci(GS_VK_INT4, 1).bin(GS_OP_LT, GS_VK_INT4); p.maxd = 1; expect_invalid("max_stack too small", p, 3, ty); }
 	{ Prog p("deep"); for (int k = 0; k < 33; ++k) p.col(2, GS_VK_BOOL); p.andn(33); p.maxd = 32; expect_invalid("stack deeper than 32", p, 3, ty); }
 	{ Prog p("ok"); p.col(2, GS_VK_BOOL); expect_invalid("nslots 3", p, 3, ty, 100, 3); expect_invalid("max_rows -1", p, 3, ty, -1, 1); }

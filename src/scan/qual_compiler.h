@@ -1,0 +1,35 @@
+/*
+ * qual_compiler.h
+ *	  The predicate compiler's state and emitters, shared by the files that
+ *	  compile parts of a WHERE clause (qual_compile.c, qual_numeric_compile.c).
+ *	  Not used outside the compiler.
+ */
+#ifndef GPUSEL_QUAL_COMPILER_H
+#define GPUSEL_QUAL_COMPILER_H
+
+#include "qual_compile.h"
+
+/* One compilation: the program being written and where it stands. */
+typedef struct QualCompiler
+{
+	GpuselProgram *prog;
+	Index		relid;			/* Vars must belong to it; 0 accepts any */
+	Oid			marker;			/* gpu_filter's OID, or InvalidOid */
+	int			depth;			/* values on the stack now */
+	bool		failed;			/* something is not on the allow-list */
+	int			guard_lo;		/* constant slots of the numeric range guard, -1 until made */
+	int			guard_hi;
+} QualCompiler;
+
+/* qual_compile.c */
+extern int	GpuselQualEmit(QualCompiler *qc, int op, int kind, int kind2, int arg, int arg2,
+						   int pops, int pushes);
+extern int	GpuselQualNewConst(QualCompiler *qc);
+extern int	GpuselQualCompileVar(QualCompiler *qc, Var *var);
+extern int	GpuselQualCompareWithBound(QualCompiler *qc, int opcode, int kind, Datum bound);
+extern int	GpuselQualCompileExpr(QualCompiler *qc, Expr *expr);
+
+/* qual_numeric_compile.c */
+extern int	GpuselQualCompileNumericComparison(QualCompiler *qc, int opcode, List *args);
+
+#endif							/* GPUSEL_QUAL_COMPILER_H */

@@ -1,0 +1,289 @@
+/*
+ * qual_numeric_compile.c
+ *	  Numeric comparisons in the device's predicate program: numeric(p,s)
+ *	  columns that fit the device (qual_numeric.c), numeric constants, and
+ *	  + - * and unary minus over them, compared with a numeric constant or
+ *	  with each other (TPC-H's "l_extendedprice * (1 - l_discount) > 1000").
+ *
+ * Every value is an int8 holding v * 10^scale with its scale known when
+ * compiling, as numeric arithmetic gives it: a sum or difference at the
+ * larger of its operands' scales (the other operand multiplied up), a
+ * product at the sum of theirs.  A comparison with a constant becomes one
+ * with an integer bound at the value's scale; two values meet at the
+ * larger scale.  The results are exact:
+ *	- a step that would leave int8 raises a row error, and the executor
+ *	  evaluates that batch with PostgreSQL's numerics;
+ *	- a column taken into arithmetic, and every arithmetic result, passes
+ *	  a range guard (GS_OP_RANGE_GUARD) that raises a row error outside
+ *	  +-(10^18 - 1): NaN's stand-in (INT64_MAX) is outside, so NaN never
+ *	  enters arithmetic on the device, and a value compared with a bound
+ *	  stays within the range GpuselNumericBound answers for.
+ * A column compared as it is needs no guard: its NaN orders as PostgreSQL
+ * orders NaN.
+ */
+#include "postgres.h"
+
+#include "catalog/pg_type_d.h"
+#include "nodes/nodeFuncs.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+
+#include "qual_compiler.h"
+
+/* The arithmetic of numeric that the device takes. */
+typedef enum NumericArith
+{
+	NUMERIC_ARITH_NONE,
+	NUMERIC_ARITH_ADD,
+	NUMERIC_ARITH_SUB,
+	NUMERIC_ARITH_MUL,
+	NUMERIC_ARITH_NEG
+} NumericArith;
+
+/* Which arithmetic expr is, with its arguments; NUMERIC_ARITH_NONE for anything else. */
+static NumericArith
+arith_of(Expr *expr, List **args)
+{
+	Oid			funcid;
+
+	if (IsA(expr, OpExpr))
+	{
+		OpExpr	   *op = (OpExpr *) expr;
+
+		funcid = OidIsValid(op->opfuncid) ? op->opfuncid : get_opcode(op->opno);
+		*args = op->args;
+	}
+	else if (IsA(expr, FuncExpr))
+	{
+		funcid = ((FuncExpr *) expr)->funcid;
+		*args = ((FuncExpr *) expr)->args;
+	}
+	else
+		return NUMERIC_ARITH_NONE;
+	switch (funcid)
+	{
+		case F_NUMERIC_ADD:
+			return list_length(*args) == 2 ? NUMERIC_ARITH_ADD : NUMERIC_ARITH_NONE;
+		case F_NUMERIC_SUB:
+			return list_length(*args) == 2 ? NUMERIC_ARITH_SUB : NUMERIC_ARITH_NONE;
+		case F_NUMERIC_MUL:
+			return list_length(*args) == 2 ? NUMERIC_ARITH_MUL : NUMERIC_ARITH_NONE;
+		case F_NUMERIC_UMINUS:
+			return list_length(*args) == 1 ? NUMERIC_ARITH_NEG : NUMERIC_ARITH_NONE;
+		default:
+			return NUMERIC_ARITH_NONE;
+	}
+}
+
+/*
+ * The scale of a numeric expression the device can compute, as numeric
+ * arithmetic gives it; -1 when it cannot (another node, a column that does
+ * not fit, a constant of 18 digits or more, a scale above 18).
+ */
+static int
+value_scale(Expr *expr)
+{
+	List	   *args;
+	int			scale;
+	int			a;
+	int			b;
+	int64		scaled;
+
+	if (IsA(expr, Var))
+		return GpuselNumericScale(((Var *) expr)->vartype, ((Var *) expr)->vartypmod, &scale) ?
+			scale : -1;
+	if (IsA(expr, Const))
+	{
+		Const	   *c = (Const *) expr;
+
+		if (c->consttype != NUMERICOID || c->constisnull ||
+			!GpuselNumericConstScaled(c->constvalue, &scale, &scaled))
+			return -1;
+		return scale;
+	}
+	switch (arith_of(expr, &args))
+	{
+		case NUMERIC_ARITH_NEG:
+			return value_scale((Expr *) linitial(args));
+		case NUMERIC_ARITH_ADD:
+		case NUMERIC_ARITH_SUB:
+			a = value_scale((Expr *) linitial(args));
+			b = value_scale((Expr *) lsecond(args));
+			return a < 0 || b < 0 ? -1 : Max(a, b);
+		case NUMERIC_ARITH_MUL:
+			a = value_scale((Expr *) linitial(args));
+			b = value_scale((Expr *) lsecond(args));
+			return a < 0 || b < 0 || a + b > GPUSEL_NUMERIC_DIGITS ? -1 : a + b;
+		default:
+			return -1;
+	}
+}
+
+/* Raises a row error for a value on top outside +-(10^18 - 1), NaN's stand-in included. */
+static void
+emit_range_guard(QualCompiler *qc)
+{
+	if (qc->guard_lo < 0)
+	{
+		int64		limit = GpuselPowerOfTen(GPUSEL_NUMERIC_DIGITS) - 1;
+
+		qc->guard_lo = GpuselQualNewConst(qc);
+		qc->guard_hi = GpuselQualNewConst(qc);
+		if (qc->failed)
+			return;
+		GpuselDatumToConst(Int64GetDatum(-limit), false, INT8OID, &qc->prog->consts[qc->guard_lo]);
+		GpuselDatumToConst(Int64GetDatum(limit), false, INT8OID, &qc->prog->consts[qc->guard_hi]);
+	}
+	GpuselQualEmit(qc, GS_OP_RANGE_GUARD, GS_VK_INT8, 0, qc->guard_lo, qc->guard_hi, 1, 1);
+}
+
+/* Multiplies the value on top by 10^k (k > 0): a step of arithmetic, guarded. */
+static void
+emit_scale_up(QualCompiler *qc, int k)
+{
+	int			slot;
+
+	if (k <= 0)
+		return;
+	slot = GpuselQualNewConst(qc);
+	if (slot < 0)
+		return;
+	GpuselDatumToConst(Int64GetDatum(GpuselPowerOfTen(k)), false, INT8OID, &qc->prog->consts[slot]);
+	GpuselQualEmit(qc, GS_OP_CONST, GS_VK_INT8, 0, slot, 0, 0, 1);
+	GpuselQualEmit(qc, GS_OP_MUL, GS_VK_INT8, 0, 0, 0, 2, 1);
+	emit_range_guard(qc);
+}
+
+static void compile_value(QualCompiler *qc, Expr *expr, bool operand);
+
+/*
+ * Pushes an operand of arithmetic at scale 'scale' (at least its own):
+ * guarded when it is a column, multiplied up to the scale.
+ */
+static void
+compile_operand(QualCompiler *qc, Expr *expr, int scale)
+{
+	compile_value(qc, expr, true);
+	emit_scale_up(qc, scale - value_scale(expr));
+}
+
+/*
+ * Pushes a numeric expression that value_scale() takes as an int8 at its
+ * scale; 'operand' when it is an operand of arithmetic.
+ */
+static void
+compile_value(QualCompiler *qc, Expr *expr, bool operand)
+{
+	List	   *args;
+	int			scale;
+	int64		scaled;
+	int			slot;
+
+	if (IsA(expr, Var))
+	{
+		if (GpuselQualCompileVar(qc, (Var *) expr) != GS_VK_INT8)
+			qc->failed = true;
+		else if (operand)
+			emit_range_guard(qc);
+		return;
+	}
+	if (IsA(expr, Const))
+	{
+		if (!GpuselNumericConstScaled(((Const *) expr)->constvalue, &scale, &scaled) ||
+			(slot = GpuselQualNewConst(qc)) < 0)
+		{
+			qc->failed = true;
+			return;
+		}
+		GpuselDatumToConst(Int64GetDatum(scaled), false, INT8OID, &qc->prog->consts[slot]);
+		GpuselQualEmit(qc, GS_OP_CONST, GS_VK_INT8, 0, slot, 0, 0, 1);
+		return;
+	}
+	scale = value_scale(expr);
+	switch (arith_of(expr, &args))
+	{
+		case NUMERIC_ARITH_NEG:
+			compile_operand(qc, (Expr *) linitial(args), scale);
+			GpuselQualEmit(qc, GS_OP_NEG, GS_VK_INT8, 0, 0, 0, 1, 1);
+			break;
+		case NUMERIC_ARITH_ADD:
+		case NUMERIC_ARITH_SUB:
+			compile_operand(qc, (Expr *) linitial(args), scale);
+			compile_operand(qc, (Expr *) lsecond(args), scale);
+			GpuselQualEmit(qc, arith_of(expr, &args) == NUMERIC_ARITH_ADD ? GS_OP_ADD : GS_OP_SUB,
+						   GS_VK_INT8, 0, 0, 0, 2, 1);
+			break;
+		case NUMERIC_ARITH_MUL:
+			compile_operand(qc, (Expr *) linitial(args), value_scale((Expr *) linitial(args)));
+			compile_operand(qc, (Expr *) lsecond(args), value_scale((Expr *) lsecond(args)));
+			GpuselQualEmit(qc, GS_OP_MUL, GS_VK_INT8, 0, 0, 0, 2, 1);
+			break;
+		default:
+			qc->failed = true;
+			return;
+	}
+	emit_range_guard(qc);
+}
+
+/*
+ * Compiles "left OP right" for numeric's comparison functions: a numeric
+ * expression compared with a numeric constant (as the expression compared
+ * with an integer bound at its scale), or two such expressions at the
+ * larger of their scales.  Returns -1 (and fails the compilation) for any
+ * other numeric comparison, which then stays on the CPU.
+ */
+int
+GpuselQualCompileNumericComparison(QualCompiler *qc, int opcode, List *args)
+{
+	Expr	   *left = (Expr *) linitial(args);
+	Expr	   *right = (Expr *) lsecond(args);
+	int			lscale;
+	int			rscale;
+
+	if (IsA(left, Const) && !IsA(right, Const))
+	{
+		Expr	   *swap = left;
+
+		left = right;
+		right = swap;
+		opcode = GpuselCommuteOpcode(opcode);
+	}
+	lscale = value_scale(left);
+	if (lscale < 0)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	if (IsA(right, Const) && ((Const *) right)->consttype == NUMERICOID &&
+		!((Const *) right)->constisnull)
+	{
+		int			bound_opcode;
+		int64		bound;
+
+		GpuselNumericBound(opcode, ((Const *) right)->constvalue, lscale,
+						   &bound_opcode, &bound);
+		compile_value(qc, left, false);
+		if (qc->failed)
+			return -1;
+		return GpuselQualCompareWithBound(qc, bound_opcode, GS_VK_INT8, Int64GetDatum(bound));
+	}
+	rscale = value_scale(right);
+	if (rscale < 0)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	/* values of one scale compare as they are; otherwise the smaller scale's is multiplied up */
+	if (lscale == rscale)
+	{
+		compile_value(qc, left, false);
+		compile_value(qc, right, false);
+	}
+	else
+	{
+		compile_operand(qc, left, Max(lscale, rscale));
+		compile_operand(qc, right, Max(lscale, rscale));
+	}
+	GpuselQualEmit(qc, opcode, GS_VK_INT8, 0, 0, 0, 2, 1);
+	return qc->failed ? -1 : GS_VK_BOOL;
+}
