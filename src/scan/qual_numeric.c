@@ -41,7 +41,8 @@ static const int64 powers_of_ten[GPUSEL_NUMERIC_DIGITS + 1] = {
 
 /*
  * Whether a column of this type and typmod fits the device as scaled
- * integers; sets *scale to the typmod's scale.
+ * integers; sets *scale to the scale its values travel at (the typmod's,
+ * or 0 for a negative one).
  */
 bool
 GpuselNumericScale(Oid typid, int32 typmod, int *scale)
@@ -54,8 +55,21 @@ GpuselNumericScale(Oid typid, int32 typmod, int *scale)
 	precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
 	/* the scale is an 11-bit signed field since PostgreSQL 15 */
 	s = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
-	if (precision < 1 || precision > GPUSEL_NUMERIC_DIGITS ||
-		s < 0 || s > GPUSEL_NUMERIC_DIGITS)
+	if (precision < 1 || s > GPUSEL_NUMERIC_DIGITS)
+		return false;
+	if (s < 0)
+	{
+		/*
+		 * A negative scale rounds to a multiple of 10^-s: whole numbers of
+		 * up to precision - s digits, stored with display scale 0, so they
+		 * travel at scale 0.
+		 */
+		if (precision - s > GPUSEL_NUMERIC_DIGITS)
+			return false;
+		*scale = 0;
+		return true;
+	}
+	if (precision > GPUSEL_NUMERIC_DIGITS)
 		return false;
 	*scale = s;
 	return true;
