@@ -13,7 +13,7 @@ CREATE TABLE nm (
   t numeric(4,6),      -- scale above precision: |v| < 0.01
   o numeric(1,0),
   m2 numeric(15,2),
-  n5 numeric(5,-2),    -- negative scale: stays on the CPU
+  n5 numeric(5,-2),    -- negative scale: whole numbers, at scale 0
   u numeric,           -- unconstrained: stays on the CPU
   big numeric(20,2),   -- more than 18 digits: stays on the CPU
   g int                -- a group key
