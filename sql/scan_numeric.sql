@@ -227,13 +227,13 @@ BEGIN
                        CASE WHEN got IS NOT DISTINCT FROM want THEN 'same' ELSE 'gpusel ' || coalesce(got, 'NULL') || ', PostgreSQL ' || coalesce(want, 'NULL') END);
   END LOOP;
 END $$;
-EXPLAIN (COSTS OFF) SELECT id % 7, sum(m * m2), avg(w) FROM nm WHERE gpu_filter(m > 0) GROUP BY 1;
+EXPLAIN (COSTS OFF) SELECT id % 7, sum(m * m2), avg(w), min(m), max(f) FROM nm WHERE gpu_filter(m > 0) GROUP BY 1;
 SELECT * FROM pg_temp.agg_check(ARRAY['sum(m)', 'avg(m)', 'sum(m * m2)', 'avg(m * (1 - t) * (1 + f))',
   'sum(w)', 'avg(w)', 'sum(w * w)', 'sum(w * w * o)', 'sum(-f)', 'avg(t)', 'sum(big)', 'avg(m2 - 0.005)',
-  'sum(o * 0.5)', 'count(*)'], 'id % 7', 'true');
+  'sum(o * 0.5)', 'count(*)', 'min(m)', 'max(m)', 'max(w)', 'min(f)', 'max(t)', 'min(o)', 'max(m2)'], 'id % 7', 'true');
 SELECT * FROM pg_temp.agg_check(ARRAY['sum(m)', 'avg(m * m2)', 'sum(w * w)'], 'id % 3', 'gpu_filter(m > 10 AND m2 < 500)');
 -- groups whose inputs are all NULL, or hold NaN; no row at all
-SELECT * FROM pg_temp.agg_check(ARRAY['sum(m)', 'avg(m)', 'sum(m * m2)'], 'id % 2', 'gpu_filter(id < 0)');
+SELECT * FROM pg_temp.agg_check(ARRAY['sum(m)', 'avg(m)', 'sum(m * m2)', 'min(m)', 'max(w)'], 'id % 2', 'gpu_filter(id < 0)');
 SELECT * FROM pg_temp.agg_check(ARRAY['sum(m)', 'avg(m)'], '1', 'gpu_filter(m < -1e20)');
 -- Without group keys (TPC-H Q6's shape) a GPU sums the numerics on the
 -- device, one sum per aggregate and batch (groupagg_devsum.c); a batch
@@ -279,7 +279,7 @@ ANALYZE nmp;
 CREATE FUNCTION pg_temp.nmp_check() RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE a text; q text; got text; want text;
 BEGIN
-  FOREACH a IN ARRAY ARRAY['sum(m * (1 - d))', 'avg(m)', 'sum(d)', 'avg(m * m * d)'] LOOP
+  FOREACH a IN ARRAY ARRAY['sum(m * (1 - d))', 'avg(m)', 'sum(d)', 'avg(m * m * d)', 'min(m)', 'max(d)'] LOOP
     q := format('SELECT string_agg(g::text || ''='' || coalesce(v::text, ''NULL''), '','' ORDER BY g) FROM (SELECT g, %s AS v FROM nmp WHERE m > -900 GROUP BY g) s', a);
     PERFORM set_config('gpusel.enable_scan', 'on', true);
     EXECUTE q INTO got;
@@ -386,7 +386,7 @@ EXPLAIN (COSTS OFF) SELECT id % 3, sum(a), avg(b), sum(f * a), count(*), percent
   FROM nneg WHERE gpu_filter(a > -5000000) GROUP BY 1;
 SELECT pg_temp.rows_check($$SELECT id % 3, sum(a), avg(b), sum(f * a), count(*), percentile_disc(0.5) WITHIN GROUP (ORDER BY a)
   FROM nneg WHERE gpu_filter(a > -5000000) GROUP BY 1$$) AS negative_scales;
-SELECT pg_temp.rows_check($$SELECT sum(a), sum(b * f), avg(f) FROM nneg WHERE gpu_filter(b > 0)$$) AS negative_scale_sums;
+SELECT pg_temp.rows_check($$SELECT sum(a), sum(b * f), avg(f), min(a), max(b), max(f) FROM nneg WHERE gpu_filter(b > 0)$$) AS negative_scale_sums;
 SELECT pg_temp.rows_check($$SELECT id % 3, sum(d), avg(e), min(d), max(e), percentile_disc(0.25) WITHIN GROUP (ORDER BY e)
   FROM nneg GROUP BY 1$$) AS wide_precisions;
 DROP TABLE nneg;

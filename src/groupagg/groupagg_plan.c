@@ -175,6 +175,18 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 			*kind = agg->aggfnoid == F_SUM_NUMERIC ? GROUPAGG_SUM_NUMERIC : GROUPAGG_AVG_NUMERIC;
 			return aggref_input(agg) != NULL &&
 				GroupAggNumericInputBounded(aggref_input(agg));
+		case F_MIN_NUMERIC:
+		case F_MAX_NUMERIC:
+			{
+				/* over a numeric(p,s) column read as scaled int8 (its keys order its values) */
+				Expr	   *input = aggref_input(agg);
+				int			scale;
+
+				*kind = agg->aggfnoid == F_MIN_NUMERIC ? GROUPAGG_MIN : GROUPAGG_MAX;
+				return input != NULL && IsA(input, Var) && ((Var *) input)->varattno > 0 &&
+					GpuselNumericScale(((Var *) input)->vartype, ((Var *) input)->vartypmod,
+									   &scale);
+			}
 		case F_MIN_INT2:
 		case F_MIN_INT4:
 		case F_MIN_INT8:

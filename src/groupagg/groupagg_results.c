@@ -262,6 +262,10 @@ final_value(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, int64 g, bo
 			return GroupAggNumericAvg(cell);
 		case GROUPAGG_MIN:
 		case GROUPAGG_MAX:
+			/* a numeric(p,s) column's extreme was kept as its scaled int8 */
+			if (sink->inputs[desc->input].form == GPUSEL_FORM_NUMERIC)
+				return GroupAggNumericFromScaled(cell->value, sink->inputs[desc->input].form_arg,
+												 false);
 			return cell->value;
 		default:
 			elog(ERROR, "gpusel: unexpected aggregate kind %d", (int) desc->kind);
