@@ -142,4 +142,44 @@ SELECT count(*) FROM dt WHERE gpu_filter(x >= 0 AND 1 / (id - 3) > 0);
 -- an OR is one qual, as before
 EXPLAIN (COSTS OFF) SELECT count(*) FROM dt WHERE gpu_filter(x > 100 OR extract(year FROM d) >= 2003);
 
+-- 7. date + integer, integer + date and date - integer run on the device
+-- as day arithmetic (the constant folds first where both sides are
+-- constants).  An infinite date, which PostgreSQL leaves as it is, or a
+-- result outside the dates sends its batch to the executor, which gives
+-- PostgreSQL's value or its error.
+CREATE TABLE dta AS SELECT id, d, (id % 200) - 100 AS n FROM dt WHERE id >= -13 AND id NOT IN (-5, -6, -7, -8, -1, -2);
+INSERT INTO dta VALUES (-20, '2000-02-28', NULL), (-21, '2000-03-01', 2147483647);
+ANALYZE dta;
+EXPLAIN (COSTS OFF)
+SELECT count(*) FROM dta WHERE gpu_filter(d + 30 < date '2000-01-01' AND n + d >= date '1996-01-01' AND d - n > '1999-01-01'::timestamp);
+CREATE FUNCTION pg_temp.date_arith() RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE pred text; got text; want text;
+  q text := 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM dta WHERE ';
+BEGIN
+  FOREACH pred IN ARRAY ARRAY['d + 30 < date ''2000-01-01''', 'd - 7 >= date ''1995-03-01''',
+    '10 + d = date ''1996-01-11''', 'd + n > date ''1998-06-01''', 'n + d <> date ''1996-02-29''',
+    'd - n <= ''2001-01-01''::timestamp', 'd + 1 > ''2000-01-01 12:00''::timestamp',
+    'd - 1 < ''2000-03-01 00:00+05''::timestamptz', 'd + (n % 7) = d', 'd - n * 2 > d + n',
+    'd + 0 IS NULL', 'd - 36500 < date ''1900-01-01''']
+  LOOP
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    EXECUTE q || 'gpu_filter(' || pred || ') AND id <> -21' INTO got;
+    PERFORM set_config('gpusel.enable_scan', 'off', true);
+    EXECUTE q || pred || ' AND id <> -21' INTO want;
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    RETURN NEXT pred || ': ' || CASE WHEN got = want THEN 'same' ELSE 'gpusel ' || got || ', PostgreSQL ' || want END;
+  END LOOP;
+END $$;
+SELECT * FROM pg_temp.date_arith();
+-- infinities stay infinite: -infinity - 5 is before every date, infinity + 5 after
+SELECT id, d FROM dta WHERE gpu_filter(d - 5 < date '1000-01-01' OR d + 5 > date '200000-01-01') ORDER BY id;
+-- a result outside the dates raises PostgreSQL's error, on either path
+SELECT count(*) FROM dt WHERE gpu_filter(d + 1 > date '2000-01-01');
+SET gpusel.enable_scan = off;
+SELECT count(*) FROM dt WHERE d + 1 > date '2000-01-01';
+SET gpusel.enable_scan = on;
+-- an int4 overflow of the day number (2147483647 days) is the same error
+SELECT count(*) FROM dta WHERE gpu_filter(d + n > date '2000-01-01');
+DROP TABLE dta;
+
 DROP TABLE dt;

@@ -18,7 +18,8 @@
  * batch with PostgreSQL itself.  A date compared with a timestamp or
  * timestamptz constant becomes a date comparison (qual_datetime.c);
  * timestamp against timestamptz, or a date against a timestamp that is not
- * a constant, stays on the CPU.
+ * a constant, stays on the CPU; date +- integer runs as int4 arithmetic
+ * with range guards (compile_date_arith).
  *
  * AND and OR short-circuit as PostgreSQL's ExecInterpExpr does, and the
  * list of quals stops at the first that is not true, as ExecQual does, so
@@ -460,6 +461,63 @@ GpuselQualCompareWithBound(QualCompiler *qc, int opcode, int kind, Datum bound)
 }
 
 /*
+ * Raises a row error for an integer of kind 'kind' on top outside lo .. hi
+ * (GS_OP_RANGE_GUARD): the executor then evaluates the batch.  The value
+ * stays on the stack.
+ */
+void
+GpuselQualEmitRangeGuard(QualCompiler *qc, int kind, int64 lo, int64 hi)
+{
+	Oid			typid = kind == GS_VK_INT4 ? INT4OID : INT8OID;
+	int			lo_slot = GpuselQualNewConst(qc);
+	int			hi_slot = GpuselQualNewConst(qc);
+
+	if (qc->failed)
+		return;
+	GpuselDatumToConst(kind == GS_VK_INT4 ? Int32GetDatum((int32) lo) : Int64GetDatum(lo),
+					   false, typid, &qc->prog->consts[lo_slot]);
+	GpuselDatumToConst(kind == GS_VK_INT4 ? Int32GetDatum((int32) hi) : Int64GetDatum(hi),
+					   false, typid, &qc->prog->consts[hi_slot]);
+	GpuselQualEmit(qc, GS_OP_RANGE_GUARD, kind, 0, lo_slot, hi_slot, 1, 1);
+}
+
+/*
+ * Compiles date + integer, integer + date and date - integer (date_pli,
+ * integer_pl_date, date_mii) as int4 arithmetic on day numbers.
+ * PostgreSQL leaves an infinite date as it is and raises "date out of
+ * range" for a result outside the dates: the date and the result each pass
+ * a range guard of the finite dates, so an infinite date, or a result out
+ * of range (int4 overflow included), makes the executor evaluate the batch
+ * and give PostgreSQL's value or its error.
+ */
+static int
+compile_date_arith(QualCompiler *qc, Oid funcid, List *args)
+{
+	bool		days_first = funcid == F_INTEGER_PL_DATE;
+	Expr	   *date = (Expr *) (days_first ? lsecond(args) : linitial(args));
+	Expr	   *days = (Expr *) (days_first ? linitial(args) : lsecond(args));
+	int64		first_day = DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE;
+	int64		last_day = DATE_END_JULIAN - POSTGRES_EPOCH_JDATE - 1;
+	int			k;
+
+	if (exprType((Node *) date) != DATEOID || GpuselQualCompileExpr(qc, date) != GS_VK_INT4)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	GpuselQualEmitRangeGuard(qc, GS_VK_INT4, first_day, last_day);
+	k = GpuselQualCompileExpr(qc, days);
+	if (k < 0 || !kind_fits(k, GS_VK_INT4))
+	{
+		qc->failed = true;
+		return -1;
+	}
+	GpuselQualEmit(qc, funcid == F_DATE_MII ? GS_OP_SUB : GS_OP_ADD, GS_VK_INT4, 0, 0, 0, 2, 1);
+	GpuselQualEmitRangeGuard(qc, GS_VK_INT4, first_day, last_day);
+	return qc->failed ? -1 : GS_VK_INT4;
+}
+
+/*
  * Compiles a date compared with a timestamp or timestamptz constant as the
  * date compared with a day number (GpuselDateTimestampBound).
  */
@@ -487,6 +545,9 @@ compile_call(QualCompiler *qc, Oid funcid, List *args)
 	if (op == NULL &&
 		GpuselDateTimestampBound(funcid, args, &date_arg, &date_opcode, &bound))
 		return compile_date_timestamp(qc, args, date_arg, date_opcode, bound);
+	if ((funcid == F_DATE_PLI || funcid == F_DATE_MII || funcid == F_INTEGER_PL_DATE) &&
+		list_length(args) == 2)
+		return compile_date_arith(qc, funcid, args);
 	if (op == NULL && GpuselNumericComparison(funcid) >= 0 && list_length(args) == 2)
 		return GpuselQualCompileNumericComparison(qc, GpuselNumericComparison(funcid), args);
 
@@ -747,7 +808,6 @@ GpuselCompileQuals(List *quals, Index relid)
 	if (nquals == 0)
 		return NULL;
 	memset(&qc, 0, sizeof(qc));
-	qc.guard_lo = qc.guard_hi = -1;
 	qc.prog = palloc0(sizeof(GpuselProgram));
 	qc.relid = relid;
 	qc.marker = GpuselFilterFuncOid();

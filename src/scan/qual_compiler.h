@@ -17,8 +17,6 @@ typedef struct QualCompiler
 	Oid			marker;			/* gpu_filter's OID, or InvalidOid */
 	int			depth;			/* values on the stack now */
 	bool		failed;			/* something is not on the allow-list */
-	int			guard_lo;		/* constant slots of the numeric range guard, -1 until made */
-	int			guard_hi;
 } QualCompiler;
 
 /* qual_compile.c */
@@ -28,6 +26,7 @@ extern int	GpuselQualNewConst(QualCompiler *qc);
 extern int	GpuselQualCompileVar(QualCompiler *qc, Var *var);
 extern int	GpuselQualCompareWithBound(QualCompiler *qc, int opcode, int kind, Datum bound);
 extern int	GpuselQualCompileExpr(QualCompiler *qc, Expr *expr);
+extern void GpuselQualEmitRangeGuard(QualCompiler *qc, int kind, int64 lo, int64 hi);
 
 /* qual_numeric_compile.c */
 extern int	GpuselQualCompileNumericComparison(QualCompiler *qc, int opcode, List *args);

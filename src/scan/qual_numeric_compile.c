@@ -123,18 +123,9 @@ value_scale(Expr *expr)
 static void
 emit_range_guard(QualCompiler *qc)
 {
-	if (qc->guard_lo < 0)
-	{
-		int64		limit = GpuselPowerOfTen(GPUSEL_NUMERIC_DIGITS) - 1;
+	int64		limit = GpuselPowerOfTen(GPUSEL_NUMERIC_DIGITS) - 1;
 
-		qc->guard_lo = GpuselQualNewConst(qc);
-		qc->guard_hi = GpuselQualNewConst(qc);
-		if (qc->failed)
-			return;
-		GpuselDatumToConst(Int64GetDatum(-limit), false, INT8OID, &qc->prog->consts[qc->guard_lo]);
-		GpuselDatumToConst(Int64GetDatum(limit), false, INT8OID, &qc->prog->consts[qc->guard_hi]);
-	}
-	GpuselQualEmit(qc, GS_OP_RANGE_GUARD, GS_VK_INT8, 0, qc->guard_lo, qc->guard_hi, 1, 1);
+	GpuselQualEmitRangeGuard(qc, GS_VK_INT8, -limit, limit);
 }
 
 /* Multiplies the value on top by 10^k (k > 0): a step of arithmetic, guarded. */
