@@ -302,6 +302,30 @@ add_expr_columns(GroupAggSink *sink, Expr *expr)
 }
 
 /*
+ * Whether input i is a numeric expression computed in C (numexpr) that no
+ * key or percentile reads, and that only sum(numeric), avg(numeric) and
+ * count(x) aggregate: a block of rows can then hold its values.
+ */
+static bool
+numeric_input_blockable(GroupAggSink *sink, int i)
+{
+	if (sink->inputs[i].numexpr == NULL || i < sink->nkeys)
+		return false;
+	for (int c = 0; c < sink->ncollections; c++)
+		if (sink->collections[c].input == i)
+			return false;
+	for (int a = 0; a < sink->naggs; a++)
+	{
+		GroupAggKind kind = sink->aggs[a].kind;
+
+		if (sink->aggs[a].input == i && kind != GROUPAGG_SUM_NUMERIC &&
+			kind != GROUPAGG_AVG_NUMERIC && kind != GROUPAGG_COUNT)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Creates the sink for a grouped GpuSelScan: the first nkeys entries of
  * custom_scan_tlist are the keys, the next ones the aggregates; the
  * expressions read tuples of rel in a buffer heap slot.
@@ -413,20 +437,32 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		memset(sink->colslot->tts_isnull, true,
 			   sizeof(bool) * RelationGetDescr(rel)->natts);
 	}
+	/* numeric expressions over numeric columns, computed in C per row */
+	sink->numvalues = palloc0(sizeof(GroupNumericValue) * Max(sink->ninputs, 1));
+	for (i = 0; i < sink->ninputs; i++)
+		GroupAggNumericExprInit(sink, &sink->inputs[i]);
+	/*
+	 * A block of rows evaluates the expression inputs first when each
+	 * returns a pass-by-value type, or is a numeric expression computed in
+	 * C that only sums, averages or counts read (its values wait in
+	 * numblock, not as Datums)
+	 */
 	sink->exprs_by_block = sink->has_colstates;
 	for (i = 0; i < sink->ninputs; i++)
-		if (sink->inputs[i].colstate != NULL && !get_typbyval(sink->inputs[i].typid))
+		if (sink->inputs[i].colstate != NULL && !get_typbyval(sink->inputs[i].typid) &&
+			!numeric_input_blockable(sink, i))
 			sink->exprs_by_block = false;
 	if (sink->exprs_by_block)
 	{
 		sink->exprvalues = palloc(sizeof(Datum) * sink->ninputs * KEYS_BLOCK);
 		sink->exprnulls = palloc(sizeof(bool) * sink->ninputs * KEYS_BLOCK);
+		sink->numblock = palloc0(sizeof(GroupNumericValue) * sink->ninputs * KEYS_BLOCK);
 		/* <integer column> <op> <constant> in C; the others through their ExprState */
 		for (i = 0; i < sink->ninputs; i++)
 		{
 			GroupInput *in = &sink->inputs[i];
 
-			if (in->colstate == NULL)
+			if (in->colstate == NULL || in->numexpr != NULL)
 				continue;
 			GroupAggNativeExprInit(sink, in);
 			if (in->native == NULL)
@@ -439,10 +475,6 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 	for (i = 0; i < sink->naggs; i++)
 		if (sink->aggs[i].kind != GROUPAGG_COUNT_STAR)
 			sink->count_only = false;
-	/* numeric expressions over numeric columns, computed in C per row */
-	sink->numvalues = palloc0(sizeof(GroupNumericValue) * Max(sink->ninputs, 1));
-	for (i = 0; i < sink->ninputs; i++)
-		GroupAggNumericExprInit(sink, &sink->inputs[i]);
 	sink->values = palloc(sizeof(Datum) * Max(sink->ninputs, 1));
 	sink->nulls = palloc(sizeof(bool) * Max(sink->ninputs, 1));
 	sink->bits = palloc(sizeof(uint64) * Max(sink->nkeys, 1));

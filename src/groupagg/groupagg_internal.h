@@ -158,6 +158,7 @@ struct GroupAggSink
 	bool		exprs_need_row;	/* some such input is not native: the executor needs the row */
 	Datum	   *exprvalues;
 	bool	   *exprnulls;
+	GroupNumericValue *numblock;	/* ninputs x KEYS_BLOCK: numeric expressions' values */
 
 	/* groups, in the order of their first row */
 	int64		ngroups;

@@ -659,6 +659,30 @@ typedef struct NumericSlot
 	bool		nan;
 } NumericSlot;
 
+/* Whether a 128-bit value fits 64 bits. */
+static inline bool
+fits_int64(int128 v)
+{
+	return v == (int128) (int64) v;
+}
+
+/*
+ * a * b in 128 bits; false when it would not fit.  Two factors of 64 bits
+ * (every value of a numeric(p,s) column, p <= 18, and most products of
+ * two) take one 64 x 64 -> 128 multiplication, which cannot overflow;
+ * others the checked 128-bit one, a library call.
+ */
+static inline bool
+mul_128(int128 a, int128 b, int128 *r)
+{
+	if (likely(fits_int64(a) && fits_int64(b)))
+	{
+		*r = (int128) (int64) a * (int64) b;
+		return true;
+	}
+	return !__builtin_mul_overflow(a, b, r);
+}
+
 /* v * 10^k in 128 bits; false when it would not fit. */
 static inline bool
 scale_up_128(int128 *v, int k)
@@ -669,7 +693,7 @@ scale_up_128(int128 *v, int k)
 		return *v == 0;
 	for (int i = 0; i < k; i++)
 		p *= 10;
-	return !__builtin_mul_overflow(*v, p, v);
+	return mul_128(*v, p, v);
 }
 
 /*
@@ -725,7 +749,7 @@ GroupAggNumericExprEval(GroupAggSink *sink, GroupInput *in, void *const *values,
 					break;
 				if (st->op == STEP_MUL)
 				{
-					if (__builtin_mul_overflow(a->v, b->v, &a->v))
+					if (!mul_128(a->v, b->v, &a->v))
 						return false;
 					a->scale += b->scale;
 					break;

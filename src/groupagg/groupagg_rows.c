@@ -283,9 +283,41 @@ load_expr_columns(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
 }
 
 /*
+ * Computes a numeric expression input in C over len rows of a batch into
+ * numblock; a row whose value would leave 128 bits gets the executor's
+ * numeric in exprvalues instead (it lives until the next block's reset).
+ * exprnulls holds every row's NULL flag.
+ */
+static void
+eval_numeric_block(GroupAggSink *sink, int i, void *const *values, uint8 *const *nulls,
+				   const uint8 *has_nulls, const uint32 *rows, int64 start, int len)
+{
+	GroupInput *in = &sink->inputs[i];
+	GroupNumericValue *nv = &sink->numblock[i * KEYS_BLOCK];
+	bool	   *nls = &sink->exprnulls[i * KEYS_BLOCK];
+
+	for (int j = 0; j < len; j++)
+	{
+		int64		row = rows != NULL ? (int64) rows[j] : start + j;
+
+		if (likely(GroupAggNumericExprEval(sink, in, values, nulls, has_nulls, row, &nv[j])))
+		{
+			nls[j] = nv[j].isnull;
+			continue;
+		}
+		nv[j].native = false;
+		if (sink->nexprcols > 0)
+			load_expr_columns(sink, values, nulls, has_nulls, row);
+		sink->exprvalues[i * KEYS_BLOCK + j] = ExecEvalExpr(in->colstate, sink->ps->ps_ExprContext,
+															&nls[j]);
+	}
+}
+
+/*
  * Evaluates every expression input over len rows of a batch into
  * exprvalues/exprnulls (exprs_by_block: pass-by-value results, which
- * outlive the per-block reset of the expression context).
+ * outlive the per-block reset of the expression context), numeric ones
+ * computed in C into numblock.
  */
 static void
 eval_exprs_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
@@ -301,6 +333,11 @@ eval_exprs_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls
 		GroupInput *in = &sink->inputs[i];
 		int			f;
 
+		if (in->numexpr != NULL)
+		{
+			eval_numeric_block(sink, i, values, nulls, has_nulls, rows, start, len);
+			continue;
+		}
 		if (in->native == NULL)
 			continue;
 		f = GroupAggNativeExprBlock(sink, in, values, nulls, has_nulls, rows, start, len,
@@ -326,7 +363,7 @@ eval_exprs_by_block(GroupAggSink *sink, void *const *values, uint8 *const *nulls
 		{
 			GroupInput *in = &sink->inputs[i];
 
-			if (in->colstate != NULL && (in->native == NULL || failing >= 0))
+			if (in->colstate != NULL && in->numexpr == NULL && (in->native == NULL || failing >= 0))
 				sink->exprvalues[i * KEYS_BLOCK + j] =
 					ExecEvalExpr(in->colstate, econtext, &sink->exprnulls[i * KEYS_BLOCK + j]);
 		}
@@ -357,6 +394,25 @@ add_expr_block_to_cells(GroupAggSink *sink, GroupAggDesc *desc, int a,
 	const Datum *vals = &sink->exprvalues[desc->input * KEYS_BLOCK];
 	const bool *nls = &sink->exprnulls[desc->input * KEYS_BLOCK];
 
+	if (sink->inputs[desc->input].numexpr != NULL &&
+		(desc->kind == GROUPAGG_SUM_NUMERIC || desc->kind == GROUPAGG_AVG_NUMERIC))
+	{
+		/* values computed in C, or the executor's numeric where C could not */
+		const GroupNumericValue *nv = &sink->numblock[desc->input * KEYS_BLOCK];
+
+		for (int j = 0; j < len; j++)
+		{
+			GroupCell  *cell = &sink->cells[groups[j] * sink->naggs + a];
+
+			if (nls[j])
+				continue;
+			if (likely(nv[j].native))
+				GroupAggNumericAddNative(cell, &nv[j]);
+			else
+				GroupAggNumericAdd(cell, vals[j]);
+		}
+		return;
+	}
 	for (int j = 0; j < len; j++)
 		if (!nls[j])			/* strict: NULL inputs are skipped */
 			update_cell(sink, desc, &sink->cells[groups[j] * sink->naggs + a], vals[j]);
