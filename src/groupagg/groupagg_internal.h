@@ -254,6 +254,10 @@ extern void GroupAggNumericAdd(GroupCell *cell, Datum value);
 extern void GroupAggNumericAddScaled(GroupCell *cell, int64 scaled, int scale);
 extern void GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value);
 extern void GroupAggNumericExprInit(GroupAggSink *sink, GroupInput *in);
+extern void GroupAggNumericExprBlock(GroupAggSink *sink, GroupInput *in, void *const *values,
+									 uint8 *const *nulls, const uint8 *has_nulls,
+									 const uint32 *rows, int64 start, int len,
+									 GroupNumericValue *out);
 extern bool GroupAggNumericDeviceSum(GroupAggSink *sink, GroupInput *in, gs_sum_expr *out,
 									 int *scale);
 extern void GroupAggNumericAddBatchSum(GroupCell *cell, int128 sum, int scale, int64 values,

@@ -543,6 +543,8 @@ typedef struct NumericStep
 	int			exprcol;		/* STEP_COLUMN */
 	int64		constant;		/* STEP_CONST: value times 10^scale */
 	int			scale;			/* STEP_CONST */
+	int			shift_a;		/* STEP_ADD/SUB: powers of ten that bring the */
+	int			shift_b;		/* operands to one scale (set_scales) */
 } NumericStep;
 
 #define NUMERIC_EXPR_MAX_STEPS	16
@@ -550,8 +552,27 @@ typedef struct NumericStep
 struct GroupNumericExpr
 {
 	int			nsteps;
+	int			scale;			/* the result's scale (set_scales) */
 	NumericStep steps[NUMERIC_EXPR_MAX_STEPS];
 };
+
+/* Rows a block evaluation (GroupAggNumericExprBlock) takes at once: its stack stays small. */
+#define NUMERIC_LANES	64
+
+/* The one 128-bit value without a negation. */
+#define NUMERIC_INT128_MIN	((int128) ((uint128) 1 << 127))
+
+/* NumericLanes.flags */
+#define LANE_NULL		1
+#define LANE_NAN		2
+#define LANE_OVERFLOW	4
+
+/* One stack slot of a block evaluation: a value per row. */
+typedef struct NumericLanes
+{
+	int128		v[NUMERIC_LANES];
+	uint8		flags[NUMERIC_LANES];
+} NumericLanes;
 
 /* Appends the steps computing expr; false when some node is not taken. */
 static bool
@@ -633,6 +654,51 @@ compile_numeric_steps(GroupAggSink *sink, Expr *expr, GroupNumericExpr *ne)
 	return true;
 }
 
+/*
+ * Works out the scale of every step's value, as numeric arithmetic gives
+ * it (the larger for + and -, the sum for *), and the shifts that bring
+ * the operands of + and - to one scale.  False when some scale passes 38
+ * digits, beyond which 1 leaves 128 bits.
+ */
+static bool
+set_scales(GroupAggSink *sink, GroupNumericExpr *ne)
+{
+	int			scales[NUMERIC_EXPR_MAX_STEPS];
+	int			sp = 0;
+
+	for (int i = 0; i < ne->nsteps; i++)
+	{
+		NumericStep *st = &ne->steps[i];
+
+		switch (st->op)
+		{
+			case STEP_COLUMN:
+				scales[sp++] = sink->exprcol_numeric_scale[st->exprcol];
+				break;
+			case STEP_CONST:
+				scales[sp++] = st->scale;
+				break;
+			case STEP_NEG:
+				break;
+			case STEP_MUL:
+				sp--;
+				scales[sp - 1] += scales[sp];
+				break;
+			case STEP_ADD:
+			case STEP_SUB:
+				sp--;
+				st->shift_a = Max(scales[sp] - scales[sp - 1], 0);
+				st->shift_b = Max(scales[sp - 1] - scales[sp], 0);
+				scales[sp - 1] = Max(scales[sp - 1], scales[sp]);
+				break;
+		}
+		if (scales[sp - 1] > 38)
+			return false;
+	}
+	ne->scale = scales[0];
+	return true;
+}
+
 /* Makes in->numexpr when the input is a numeric expression the steps take. */
 void
 GroupAggNumericExprInit(GroupAggSink *sink, GroupInput *in)
@@ -644,7 +710,7 @@ GroupAggNumericExprInit(GroupAggSink *sink, GroupInput *in)
 		return;
 	/* in the query's memory: sink->cxt is reset with the groups */
 	ne = palloc0(sizeof(GroupNumericExpr));
-	if (compile_numeric_steps(sink, in->expr, ne))
+	if (compile_numeric_steps(sink, in->expr, ne) && set_scales(sink, ne))
 		in->numexpr = ne;
 	else
 		pfree(ne);
@@ -738,6 +804,8 @@ GroupAggNumericExprEval(GroupAggSink *sink, GroupInput *in, void *const *values,
 				break;
 			case STEP_NEG:
 				a = &stack[sp - 1];
+				if (a->v == NUMERIC_INT128_MIN)
+					return false;
 				a->v = -a->v;
 				break;
 			default:
@@ -776,6 +844,137 @@ GroupAggNumericExprEval(GroupAggSink *sink, GroupInput *in, void *const *values,
 	return true;
 }
 
+/* 10^k as an int128, 0 <= k <= 38. */
+static inline int128
+power_of_ten_128(int k)
+{
+	int128		p = 1;
+
+	for (int i = 0; i < k; i++)
+		p *= 10;
+	return p;
+}
+
+/* Pushes column c's values of the rows from 'first' on onto a block evaluation's stack. */
+static void
+lanes_column(NumericLanes *top, const int64 *values, const uint8 *nl, const uint32 *rows,
+			 int64 first, int n)
+{
+	for (int j = 0; j < n; j++)
+	{
+		int64		row = rows != NULL ? (int64) rows[first + j] : first + j;
+		int64		x = values[row];
+
+		top->v[j] = x;
+		top->flags[j] = (nl != NULL && nl[row]) ? LANE_NULL :
+			(x == GPUSEL_NUMERIC_NAN ? LANE_NAN : 0);
+	}
+}
+
+/* Combines two stack slots by one step of + - *, row by row. */
+static void
+lanes_arith(const NumericStep *st, NumericLanes *a, const NumericLanes *b, int n)
+{
+	int128		scale_a = power_of_ten_128(st->shift_a);
+	int128		scale_b = power_of_ten_128(st->shift_b);
+
+	for (int j = 0; j < n; j++)
+	{
+		int128		x = a->v[j];
+		int128		y = b->v[j];
+		bool		ok;
+
+		a->flags[j] |= b->flags[j];
+		if (a->flags[j] != 0)
+			continue;			/* NULL, NaN, or already past 128 bits */
+		if (st->op == STEP_MUL)
+			ok = mul_128(x, y, &x);
+		else
+		{
+			ok = (st->shift_a == 0 || mul_128(x, scale_a, &x)) &&
+				(st->shift_b == 0 || mul_128(y, scale_b, &y));
+			if (ok)
+				ok = st->op == STEP_ADD ? !__builtin_add_overflow(x, y, &x) :
+					!__builtin_sub_overflow(x, y, &x);
+		}
+		a->v[j] = x;
+		if (!ok)
+			a->flags[j] |= LANE_OVERFLOW;
+	}
+}
+
+/*
+ * Evaluates in->numexpr over len rows of a batch (positions 'rows' or the
+ * rows from 'start') into out[], a step at a time over NUMERIC_LANES rows,
+ * which spends the step's dispatch once per lane set.  A row whose value
+ * would leave 128 bits comes back with native false: the executor then
+ * computes it.  The values are GroupAggNumericExprEval's.
+ */
+void
+GroupAggNumericExprBlock(GroupAggSink *sink, GroupInput *in, void *const *values,
+						 uint8 *const *nulls, const uint8 *has_nulls, const uint32 *rows,
+						 int64 start, int len, GroupNumericValue *out)
+{
+	GroupNumericExpr *ne = in->numexpr;
+	NumericLanes stack[NUMERIC_EXPR_MAX_STEPS];
+
+	for (int first = 0; first < len; first += NUMERIC_LANES)
+	{
+		int			n = Min(NUMERIC_LANES, len - first);
+		int64		from = rows != NULL ? first : start + first;
+		int			sp = 0;
+
+		for (int i = 0; i < ne->nsteps; i++)
+		{
+			const NumericStep *st = &ne->steps[i];
+
+			switch (st->op)
+			{
+				case STEP_COLUMN:
+					{
+						int			c = sink->exprcol_columns[st->exprcol];
+
+						lanes_column(&stack[sp++], (const int64 *) values[c],
+									 has_nulls[c] ? nulls[c] : NULL, rows, from, n);
+						break;
+					}
+				case STEP_CONST:
+					for (int j = 0; j < n; j++)
+					{
+						stack[sp].v[j] = st->constant;
+						stack[sp].flags[j] = 0;
+					}
+					sp++;
+					break;
+				case STEP_NEG:
+					for (int j = 0; j < n; j++)
+					{
+						if (stack[sp - 1].v[j] == NUMERIC_INT128_MIN)
+							stack[sp - 1].flags[j] |= LANE_OVERFLOW;
+						else
+							stack[sp - 1].v[j] = -stack[sp - 1].v[j];
+					}
+					break;
+				default:
+					sp--;
+					lanes_arith(st, &stack[sp - 1], &stack[sp], n);
+					break;
+			}
+		}
+		for (int j = 0; j < n; j++)
+		{
+			GroupNumericValue *o = &out[first + j];
+			uint8		f = stack[0].flags[j];
+
+			o->isnull = (f & LANE_NULL) != 0;
+			o->nan = !o->isnull && (f & LANE_NAN) != 0;
+			o->native = o->isnull || (f & LANE_OVERFLOW) == 0;
+			o->v = stack[0].v[j];
+			o->scale = ne->scale;
+		}
+	}
+}
+
 /* Adds one natively computed numeric input to a sum(numeric) or avg(numeric) cell. */
 void
 GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value)
@@ -792,16 +991,12 @@ GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value)
 /*
  * Writes a numeric input as a program of the device's batch sums
  * (cuda/batchsum.cu): a numeric(p,s) column read as int8, or in->numexpr's
- * steps with the scales they meet at worked out here, as
- * GroupAggNumericExprEval works them out per row.  *scale is the scale of
- * the values.  False when the input is neither.
+ * steps with the shifts set_scales worked out.  *scale is the scale of the
+ * values.  False when the input is neither.
  */
 bool
 GroupAggNumericDeviceSum(GroupAggSink *sink, GroupInput *in, gs_sum_expr *out, int *scale)
 {
-	int			scales[GS_SUM_MAX_CODE];
-	int			sp = 0;
-
 	memset(out, 0, sizeof(*out));
 	if (in->colstate == NULL)
 	{
@@ -825,36 +1020,27 @@ GroupAggNumericDeviceSum(GroupAggSink *sink, GroupInput *in, gs_sum_expr *out, i
 			case STEP_COLUMN:
 				ins->op = GS_SUM_COLUMN;
 				ins->col = sink->exprcol_columns[st->exprcol];
-				scales[sp++] = sink->exprcol_numeric_scale[st->exprcol];
 				break;
 			case STEP_CONST:
 				ins->op = GS_SUM_CONST;
 				ins->constant = st->constant;
-				scales[sp++] = st->scale;
 				break;
 			case STEP_NEG:
 				ins->op = GS_SUM_NEG;
 				break;
 			case STEP_MUL:
 				ins->op = GS_SUM_MUL;
-				sp--;
-				scales[sp - 1] += scales[sp];
 				break;
 			case STEP_ADD:
 			case STEP_SUB:
 				ins->op = st->op == STEP_ADD ? GS_SUM_ADD : GS_SUM_SUB;
-				sp--;
-				ins->shift_a = Max(scales[sp] - scales[sp - 1], 0);
-				ins->shift_b = Max(scales[sp - 1] - scales[sp], 0);
-				scales[sp - 1] = Max(scales[sp - 1], scales[sp]);
+				ins->shift_a = st->shift_a;
+				ins->shift_b = st->shift_b;
 				break;
 		}
-		/* a scale beyond 38 digits would need more than 128 bits for 1 */
-		if (sp > 0 && scales[sp - 1] > 38)
-			return false;
 	}
 	out->ncode = in->numexpr->nsteps;
-	*scale = scales[0];
+	*scale = in->numexpr->scale;
 	return true;
 }
 

@@ -296,16 +296,16 @@ eval_numeric_block(GroupAggSink *sink, int i, void *const *values, uint8 *const 
 	GroupNumericValue *nv = &sink->numblock[i * KEYS_BLOCK];
 	bool	   *nls = &sink->exprnulls[i * KEYS_BLOCK];
 
+	GroupAggNumericExprBlock(sink, in, values, nulls, has_nulls, rows, start, len, nv);
 	for (int j = 0; j < len; j++)
 	{
 		int64		row = rows != NULL ? (int64) rows[j] : start + j;
 
-		if (likely(GroupAggNumericExprEval(sink, in, values, nulls, has_nulls, row, &nv[j])))
+		if (likely(nv[j].native))
 		{
 			nls[j] = nv[j].isnull;
 			continue;
 		}
-		nv[j].native = false;
 		if (sink->nexprcols > 0)
 			load_expr_columns(sink, values, nulls, has_nulls, row);
 		sink->exprvalues[i * KEYS_BLOCK + j] = ExecEvalExpr(in->colstate, sink->ps->ps_ExprContext,
