@@ -136,44 +136,7 @@ SET gpusel.plan_as_gpu = on;
 SET gpusel.min_rows = 0;
 SET gpusel.device_setup_cost = 0;
 SET max_parallel_workers_per_gather = 0;
-EXPLAIN (COSTS OFF)
-select
-	l_returnflag,
-	l_linestatus,
-	sum(l_quantity) as sum_qty,
-	sum(l_extendedprice) as sum_base_price,
-	sum(l_extendedprice * (1 - l_discount)) as sum_disc_price,
-	sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as sum_charge,
-	avg(l_quantity) as avg_qty,
-	avg(l_extendedprice) as avg_price,
-	avg(l_discount) as avg_disc,
-	count(*) as count_order
-from
-	lineitem
-where
-	l_shipdate <= date '1998-12-01' - interval '90' day
-group by
-	l_returnflag,
-	l_linestatus
-order by
-	l_returnflag,
-	l_linestatus;
-EXPLAIN (COSTS OFF)
-select
-	sum(l_extendedprice * l_discount) as revenue
-from
-	lineitem
-where
-	l_shipdate >= date '1994-01-01'
-	and l_shipdate < date '1994-01-01' + interval '1' year
-	and l_discount between .06 - 0.01 and .06 + 0.01
-	and l_quantity < 24;
-EXPLAIN (COSTS OFF)
-select l_returnflag, l_linestatus, percentile_disc(0.5) within group (order by l_extendedprice)
-from lineitem group by l_returnflag, l_linestatus order by 1, 2;
-EXPLAIN (COSTS OFF)
-select percentile_disc(array[0.5, 0.9, 0.99]) within group (order by l_extendedprice)
-from lineitem where l_shipdate >= date '1995-01-01' and l_shipdate < date '1996-01-01';
+SELECT name, oracle_explain(q) AS plan FROM tpch_query ORDER BY name;
 
 -- 2. The answers, serially; Q1's rows in full.
 SELECT name, (tpch_check(name)).* FROM tpch_query ORDER BY name;
@@ -214,16 +177,7 @@ SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
-EXPLAIN (COSTS OFF)
-select
-	sum(l_extendedprice * l_discount) as revenue
-from
-	lineitem
-where
-	l_shipdate >= date '1994-01-01'
-	and l_shipdate < date '1994-01-01' + interval '1' year
-	and l_discount between .06 - 0.01 and .06 + 0.01
-	and l_quantity < 24;
+SELECT oracle_explain(q) AS plan FROM tpch_query WHERE name = 'Q6';
 SELECT name, (tpch_check(name)).* FROM tpch_query ORDER BY name;
 
 -- 5. Without the GPU plans (gpusel.device = cpu), the same answers.
