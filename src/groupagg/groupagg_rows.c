@@ -45,31 +45,42 @@ float_input(Datum value, Oid typid)
 	return typid == FLOAT4OID ? (double) DatumGetFloat4(value) : DatumGetFloat8(value);
 }
 
-/* float8_accum's step: Youngs-Cramer, with its overflow rule. */
+/*
+ * float8_accum's step: Youngs-Cramer, with its overflow rule, on the three
+ * parts of the state held apart, so that a caller keeping them in locals
+ * lets the sum's chain run ahead of Sxx's divisions.
+ */
 static inline void
-accum_float(GroupCell *cell, double newval)
+accum_float_parts(int64 *count, double *fsum, double *sxxp, double newval)
 {
-	double		n = (double) cell->count + 1.0;
-	double		sx = cell->fsum + newval;
-	double		sxx = cell->sxx;
+	double		n = (double) *count + 1.0;
+	double		sx = *fsum + newval;
+	double		sxx = *sxxp;
 
-	if (cell->count > 0)
+	if (*count > 0)
 	{
 		double		tmp = newval * n - sx;
 
-		sxx += tmp * tmp / (n * (double) cell->count);
+		sxx += tmp * tmp / (n * (double) *count);
 		if (isinf(sx) || isinf(sxx))
 		{
-			if (!isinf(cell->fsum) && !isinf(newval))
+			if (!isinf(*fsum) && !isinf(newval))
 				float_overflow_error();
 			sxx = get_float8_nan();
 		}
 	}
 	else if (isnan(newval) || isinf(newval))
 		sxx = get_float8_nan();
-	cell->count++;
-	cell->fsum = sx;
-	cell->sxx = sxx;
+	(*count)++;
+	*fsum = sx;
+	*sxxp = sxx;
+}
+
+/* float8_accum's step on a group's cell. */
+static inline void
+accum_float(GroupCell *cell, double newval)
+{
+	accum_float_parts(&cell->count, &cell->fsum, &cell->sxx, newval);
 }
 
 /* Adds one non-NULL input (none for count(*)) to an aggregate's cell. */
@@ -169,6 +180,38 @@ append_pair(PercentileCollection *pc, int64 g, uint64 key)
 		((uint64 *) pc->keys)[pc->nkeys] = key;
 	pc->nkeys++;
 	pc->counts[g]++;
+}
+
+/*
+ * Appends a block's mapped keys (KeysOfColumn) to a collection without
+ * GROUP BY: every key is group 0's, so the count and the key position stay
+ * in locals instead of being stored and reloaded per row.
+ */
+static void
+append_keys_one_group(PercentileCollection *pc, const uint64 *keys, const uint8 *nl,
+					  const void *values, gs_coltype coltype, const uint32 *rows,
+					  int64 start, int len)
+{
+	const KeyType *kt = pc->keytype;
+	int64		n = pc->nkeys;
+
+	for (int j = 0; j < len; j++)
+	{
+		int64		row = rows != NULL ? (int64) rows[j] : start + j;
+		uint64		key = keys[j];
+
+		if (nl != NULL && nl[row])
+			continue;			/* NULL keys are not counted */
+		if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
+			pc->zeros[0] |= kt->is_negative_zero(GpuselLoadValue(values, row, coltype)) ? 1 : 2;
+		if (pc->key_bytes == 4)
+			((uint32 *) pc->keys)[n] = (uint32) key;
+		else
+			((uint64 *) pc->keys)[n] = key;
+		n++;
+	}
+	pc->counts[0] += n - pc->nkeys;
+	pc->nkeys = n;
 }
 
 /* Adds the current row's percentile keys to its group's collections. */
@@ -445,8 +488,10 @@ add_expr_block_to_collection(GroupAggSink *sink, PercentileCollection *pc,
 /*
  * avg(float4|float8) of a block's column values: accum_float's steps in
  * the rows' order, as update_cell takes them, without its per-row dispatch.
- * Without GROUP BY every row's cell is the same one, kept in registers;
- * only the two sums chain from row to row, so the divisions overlap.
+ * Without GROUP BY every row's cell is the same one: its non-NULL inputs
+ * are gathered first, then accumulated with the state in three locals
+ * (kept in one struct, the compiler packs the sum and Sxx into one vector
+ * register, which chains each row's sum to the last row's division).
  */
 static void
 avg_float_block(GroupCell *cells, int naggs, int a, const int64 *groups, bool one_cell,
@@ -458,7 +503,12 @@ avg_float_block(GroupCell *cells, int naggs, int a, const int64 *groups, bool on
 
 	if (one_cell)
 	{
-		GroupCell	cell = cells[groups[0] * naggs + a];
+		GroupCell  *cell = &cells[groups[0] * naggs + a];
+		double		inputs[KEYS_BLOCK];
+		int			n = 0;
+		int64		count = cell->count;
+		double		fsum = cell->fsum;
+		double		sxx = cell->sxx;
 
 		for (int j = 0; j < len; j++)
 		{
@@ -466,9 +516,13 @@ avg_float_block(GroupCell *cells, int naggs, int a, const int64 *groups, bool on
 
 			if (nl != NULL && nl[row])
 				continue;		/* strict: NULL inputs are skipped */
-			accum_float(&cell, coltype == GS_COL_FLOAT8 ? f8[row] : (double) f4[row]);
+			inputs[n++] = coltype == GS_COL_FLOAT8 ? f8[row] : (double) f4[row];
 		}
-		cells[groups[0] * naggs + a] = cell;
+		for (int j = 0; j < n; j++)
+			accum_float_parts(&count, &fsum, &sxx, inputs[j]);
+		cell->count = count;
+		cell->fsum = fsum;
+		cell->sxx = sxx;
 		return;
 	}
 	for (int j = 0; j < len; j++)
@@ -531,8 +585,11 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 				continue;
 			if (desc->input < 0)
 			{
-				for (int j = 0; j < len; j++)
-					cells[groups[j] * naggs + a].count++;
+				if (sink->nkeys == 0)
+					cells[groups[0] * naggs + a].count += len;
+				else
+					for (int j = 0; j < len; j++)
+						cells[groups[j] * naggs + a].count++;
 				continue;
 			}
 			in = &sink->inputs[desc->input];
@@ -578,6 +635,12 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 								  rows, start, len, keys);
 			while (pc->nkeys + len > pc->cap)
 				GroupAggGrowCollection(sink, pc);
+			if (mapped && sink->nkeys == 0)
+			{
+				append_keys_one_group(pc, keys, nl, values[in->column], in->coltype,
+									  rows, start, len);
+				continue;
+			}
 			for (int j = 0; j < len; j++)
 			{
 				int64		row = rows != NULL ? (int64) rows[j] : start + j;
