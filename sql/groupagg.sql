@@ -295,6 +295,20 @@ SELECT * FROM ga_check($$SELECT k * 0 AS z, count(*) AS c, sum(i8) AS s, avg(f8)
 SELECT * FROM ga_check($$SELECT count(*) AS c, count(f8) AS cf, sum(i4) AS s, avg(i8) AS a, min(ts) AS mn,
   max(f8) AS mx FROM ga$$, 0);
 SELECT * FROM ga_check($$SELECT count(*) AS c, sum(i4) AS s FROM ga WHERE b$$, 0);
+-- without GROUP BY every row is the one group's: avg(float) runs on its
+-- state held in locals, count(*) adds a block at once and the keys go in a
+-- block at a time (NULLs, NaN, Infinity and -0 among them; with a WHERE
+-- clause the rows come as positions; k < 100 leaves the special values out)
+SELECT * FROM ga_check($$SELECT count(*) AS c, count(f4) AS cf, avg(f8) AS a8, avg(f4) AS a4,
+  percentile_disc(ARRAY[0, 0.1, 0.75, 1]) WITHIN GROUP (ORDER BY f8) AS p8,
+  percentile_disc(0.2) WITHIN GROUP (ORDER BY f4 DESC) AS p4,
+  percentile_cont(0.5) WITHIN GROUP (ORDER BY i4) AS pc FROM ga$$, 0);
+SELECT * FROM ga_check($$SELECT count(*) AS c, avg(f8) AS a8, avg(f4) AS a4,
+  percentile_disc(ARRAY[0.1, 0.75]) WITHIN GROUP (ORDER BY f8) AS p8 FROM ga WHERE i4 > 0$$, 0);
+SELECT * FROM ga_check($$SELECT count(*) AS c, avg(f8) AS a8, avg(f4) AS a4,
+  percentile_disc(ARRAY[0.1, 0.75]) WITHIN GROUP (ORDER BY f8) AS p8 FROM ga WHERE k < 100$$, 0);
+SELECT count(*), avg(f8), avg(f4), percentile_disc(ARRAY[0.1, 0.75]) WITHIN GROUP (ORDER BY f8)
+FROM ga WHERE k < 100;
 
 --
 -- 11. Empty input: GROUP BY gives no rows; without GROUP BY, one row with
