@@ -255,6 +255,10 @@ start_groups(GroupAggSink *sink)
 		pc->keytype = GpuselPercentileKeyType(pc->like);
 		pc->key_bytes = pc->keytype->key_bytes;
 	}
+	for (int k = 0; k < sink->nkeys; k++)
+		if (sink->inputs[k].text_key)
+			sink->inputs[k].dict = GroupTextDictCreate(sink->cxt,
+													   sink->inputs[k].typid == BPCHAROID);
 	grow_groups(sink, sink->nkeys == 0 ? 1 : GROUPAGG_INITIAL_GROUPS);
 	if (sink->nkeys == 0)
 		sink->ngroups = 1;		/* no GROUP BY: one row, even without input */
@@ -350,9 +354,14 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 	/* keys take inputs 0..nkeys-1, in order */
 	foreach(lc, custom_scan_tlist)
 	{
+		Expr	   *expr = lfirst_node(TargetEntry, lc)->expr;
+		GroupInput *in;
+
 		if (i++ >= nkeys)
 			break;
-		new_input(sink, lfirst_node(TargetEntry, lc)->expr);
+		in = &sink->inputs[new_input(sink, expr)];
+		in->text_key = IsA(expr, Var) && in->form == GPUSEL_FORM_PLAIN &&
+			GroupAggTextKeyType(in->typid, ((Var *) expr)->vartypmod, ((Var *) expr)->varcollid);
 	}
 
 	i = 0;
@@ -621,6 +630,8 @@ find_group_hashed(GroupAggSink *sink)
 			b = 0;
 		else if (in->keytype != NULL)
 			b = in->keytype->to_key(sink->values[k]);	/* -0 = +0, one NaN */
+		else if (in->dict != NULL)
+			b = GroupTextDictNumber(in->dict, sink->values[k]);
 		else
 			b = (uint64) sink->values[k];
 		sink->bits[k] = b;
@@ -648,8 +659,16 @@ find_group_hashed(GroupAggSink *sink)
 	sink->hashes[g] = h;
 	for (int k = 0; k < nk; k++)
 	{
+		GroupInput *in = &sink->inputs[k];
+
 		sink->keybits[g * nk + k] = sink->bits[k];
-		sink->keyvalues[g * nk + k] = sink->nulls[k] ? (Datum) 0 : sink->values[k];
+		/* a text key's value lies in the tuple: the group returns the dictionary's copy */
+		if (sink->nulls[k])
+			sink->keyvalues[g * nk + k] = (Datum) 0;
+		else if (in->dict != NULL)
+			sink->keyvalues[g * nk + k] = GroupTextDictValue(in->dict, sink->bits[k]);
+		else
+			sink->keyvalues[g * nk + k] = sink->values[k];
 		sink->keynulls[g * nk + k] = sink->nulls[k];
 	}
 	if (sink->keyslots != NULL && !sink->nulls[0])

@@ -38,6 +38,9 @@ typedef struct GroupNumericValue
 	bool		native;			/* this row's value is here, not in the input's Datum */
 } GroupNumericValue;
 
+/* Numbers of a text group key's values (groupagg_textkeys.c). */
+typedef struct GroupTextDict GroupTextDict;
+
 /* One expression read per row: a group key or an aggregate's input. */
 typedef struct GroupInput
 {
@@ -54,6 +57,8 @@ typedef struct GroupInput
 	GroupNumericExpr *numexpr;	/* colstate's expression, computed natively per row */
 	uint8		form;			/* a plain column read as int8 (GpuselColumnForm) */
 	int16		form_arg;		/* its scale or char length */
+	bool		text_key;		/* a text group key, numbered by dict */
+	GroupTextDict *dict;		/* its values' numbers, for this scan's groups */
 } GroupInput;
 
 /* One aggregate of the query. */
@@ -279,6 +284,11 @@ extern int	GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *con
 
 /* groupagg_exec.c, for groupagg_partial.c */
 extern int64 GroupAggFindGroup(GroupAggSink *sink);
+
+/* groupagg_textkeys.c */
+extern GroupTextDict *GroupTextDictCreate(MemoryContext cxt, bool blank_padded);
+extern uint64 GroupTextDictNumber(GroupTextDict *dict, Datum value);
+extern Datum GroupTextDictValue(GroupTextDict *dict, uint64 number);
 extern void GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc);
 
 #endif							/* GPUSEL_GROUPAGG_INTERNAL_H */

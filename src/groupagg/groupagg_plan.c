@@ -299,11 +299,16 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 		TypeCacheEntry *tc;
 		int			length;
 
-		/* a key of a device type, or a short char(n) column keyed by its bytes */
+		/*
+		 * a key of a device type, a short char(n) column keyed by its bytes,
+		 * or a text column numbered by a dictionary
+		 */
 		if (!(GpuselTypeIsDeviceable(typid, NULL) ||
 			  (IsA(expr, Var) &&
-			   GpuselShortCharLength(typid, ((Var *) expr)->vartypmod,
-									 ((Var *) expr)->varcollid, &length))) ||
+			   (GpuselShortCharLength(typid, ((Var *) expr)->vartypmod,
+									  ((Var *) expr)->varcollid, &length) ||
+				GroupAggTextKeyType(typid, ((Var *) expr)->vartypmod,
+									((Var *) expr)->varcollid)))) ||
 			!input_is_evaluable(expr, rel->relid))
 			return false;
 		tc = lookup_type_cache(typid, TYPECACHE_EQ_OPR);
@@ -451,6 +456,27 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	add_path(output_rel, &gather->path);
 }
 
+/* Whether a group key is a text column numbered by a dictionary. */
+static bool
+has_text_key(List *keys)
+{
+	ListCell   *lc;
+
+	foreach(lc, keys)
+	{
+		Node	   *key = lfirst(lc);
+		int			length;
+
+		if (IsA(key, Var) &&
+			!GpuselShortCharLength(((Var *) key)->vartype, ((Var *) key)->vartypmod,
+								   ((Var *) key)->varcollid, &length) &&
+			GroupAggTextKeyType(((Var *) key)->vartype, ((Var *) key)->vartypmod,
+								((Var *) key)->varcollid))
+			return true;
+	}
+	return false;
+}
+
 /*
  * From the create_upper_paths_hook at the grouping step of a query over
  * one base relation: offers the scan that answers the whole query.
@@ -511,8 +537,12 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		groups * cpu_tuple_cost;
 
 	cpath = make_groupagg_path(root, output_rel, &shape, gextra->havingQual, groups, cost);
-	/* before add_path, which may free the serial path it is copied from */
-	add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost);
+	/*
+	 * before add_path, which may free the serial path it is copied from;
+	 * text keys' numbers belong to one process, so their groups cannot merge
+	 */
+	if (!has_text_key(shape.keys))
+		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost);
 	add_path(output_rel, &cpath->path);
 }
 

@@ -29,6 +29,14 @@ FROM generate_series(1, :rows) i;
 VACUUM ANALYZE bench_t;
 SELECT pg_size_pretty(pg_relation_size('bench_t')) AS table_size, count(*) AS rows FROM bench_t;
 
+-- a text key beside it: a quarter of the rows, 1,000 names (its avg is of
+-- integers: PostgreSQL sorts by the key, which reorders a float sum)
+DROP TABLE IF EXISTS bench_text;
+CREATE UNLOGGED TABLE bench_text AS
+SELECT 'customer ' || (i * 7919 % 1000) AS name, random() AS x, (random() * 1e6)::int4 AS k
+FROM generate_series(1, :rows / 4) i;
+VACUUM ANALYZE bench_text;
+
 -- gpusel's settings as given, the others at their defaults, until the end of the transaction
 CREATE FUNCTION pg_temp.apply(settings text[]) RETURNS void LANGUAGE plpgsql AS $$
 BEGIN
@@ -78,7 +86,9 @@ INSERT INTO shapes VALUES
   'SELECT row(sum(j), count(*)) FROM bench_t WHERE x > 0.1 AND y < 400 AND k > 1000 AND f < 0.95 AND d > date ''2001-01-01''',
   'SELECT row(sum(j), count(*)) FROM bench_t WHERE gpu_filter(x > 0.1 AND y < 400 AND k > 1000 AND f < 0.95 AND d > date ''2001-01-01'')'),
  (7, 'GROUP BY 101 groups: count, sum, avg, min, max',
-  'SELECT array_agg(r ORDER BY grp) FROM (SELECT grp, row(count(*), sum(k), avg(y), min(x), max(d)) r FROM bench_t GROUP BY grp) s', NULL);
+  'SELECT array_agg(r ORDER BY grp) FROM (SELECT grp, row(count(*), sum(k), avg(y), min(x), max(d)) r FROM bench_t GROUP BY grp) s', NULL),
+ (8, 'GROUP BY a text key (1,000 names, rows/4): count, avg, median',
+  'SELECT md5(array_agg(r ORDER BY name)::text) FROM (SELECT name, row(count(*), avg(k), percentile_disc(0.5) WITHIN GROUP (ORDER BY x)) r FROM bench_text GROUP BY name) s', NULL);
 
 CREATE TEMP TABLE results AS
 SELECT n, what,
