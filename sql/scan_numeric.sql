@@ -14,8 +14,8 @@ CREATE TABLE nm (
   o numeric(1,0),
   m2 numeric(15,2),
   n5 numeric(5,-2),    -- negative scale: whole numbers, at scale 0
-  u numeric,           -- unconstrained: stays on the CPU
-  big numeric(20,2),   -- more than 18 digits: stays on the CPU
+  u numeric,           -- unconstrained: where its values fit (section 10)
+  big numeric(20,2),   -- more than 18 digits: likewise
   g int                -- a group key
 );
 INSERT INTO nm
@@ -364,7 +364,8 @@ DROP TABLE ch;
 
 -- 9. Negative scales travel at scale 0 (whole numbers of up to p - s
 -- digits, stored with display scale 0) where p - s <= 18; wider ones, and
--- precisions above 38 digits, stay on the CPU with the same answers.
+-- precisions above 38 digits, stay on the CPU with the same answers (c
+-- now travels where its values fit, as section 10 shows).
 CREATE TABLE nneg (id int, a numeric(5,-2), b numeric(16,-2), f numeric(1,-3),
                    c numeric(17,-2), d numeric(60,20), e numeric(40,0));
 INSERT INTO nneg
@@ -390,5 +391,60 @@ SELECT pg_temp.rows_check($$SELECT sum(a), sum(b * f), avg(f), min(a), max(b), m
 SELECT pg_temp.rows_check($$SELECT id % 3, sum(d), avg(e), min(d), max(e), percentile_disc(0.25) WITHIN GROUP (ORDER BY e)
   FROM nneg GROUP BY 1$$) AS wide_precisions;
 DROP TABLE nneg;
+
+-- 10. Numeric columns whose values need not fit 18 digits (unconstrained,
+-- or a typmod of more digits with a scale of at most 18) travel where each
+-- value fits: at the typmod's scale, or (unconstrained) at the largest
+-- scale of the quals' constants and at least 6.  A value that does not fit
+-- (more digits or decimals) trips the column's range guard and the
+-- executor evaluates its batch; NaN and the infinities have stand-ins that
+-- order as PostgreSQL orders them.  The first 3,000 rows fit (on a GPU,
+-- those batches are the device's own answers); later ones mix in values
+-- that do not.
+CREATE TABLE nf (id int, u numeric, v numeric, w numeric(30,4), z numeric(25,-3));
+INSERT INTO nf
+SELECT i,
+       CASE WHEN i <= 3000 THEN ((i * 7919) % 20001 - 10000) / 100.0 ELSE i / 7.0 END,
+       round(((i * 104729) % 2000001 - 1000000) * 1.5, 1),
+       CASE WHEN i <= 4500 THEN ((i * 7919) % 20001 - 10000) * 12345.6789 ELSE i * 1e20 END,
+       CASE WHEN i % 997 = 0 THEN i * 1e21 ELSE (i % 1000 - 500) * 1000 END
+FROM generate_series(1, 6000) i;
+INSERT INTO nf VALUES
+  (-1, 'NaN', 'Infinity', 'NaN', 'NaN'), (-2, 'Infinity', '-Infinity', 0, 0),
+  (-3, '-Infinity', 'NaN', -0.0001, -1000), (-4, NULL, NULL, NULL, NULL),
+  (-5, 1e30, -1e30, 99999999999999.9999, 999999999999999999000),
+  (-6, 1e-30, 0.0000001, -99999999999999.9999, -1000000000000000000000),
+  (-7, 0.333333, 123456789012.5, 1e25, 5000), (-8, 999999999999.999999, -0.0000005, 12345.6789, -5000);
+ANALYZE nf;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM nf WHERE gpu_filter(u > 1 AND v < u AND w >= 0 AND z <> 5000 AND u * 2 < w);
+TRUNCATE checked;
+SELECT * FROM pg_temp.mismatches(ARRAY['u', 'v', 'w', 'z', '(u * 2)', '(u + w)', '(-v)', '(u - v)', '(w - z)'],
+  ARRAY['0', '1.5', '-2.25', '0.333333', '100', '-100.5', '1e20', '-1e20', '123456789012.5', 'NaN',
+        'Infinity', '-Infinity', '0.0000001', '1e-30', '49.99', '99999999999999.9999'], 'nf');
+SELECT sum(n) AS cases_checked FROM checked;
+SELECT pg_temp.rows_check($$SELECT id % 5, count(*), sum(id), sum(w), max(z) FROM nf
+  WHERE gpu_filter(u > 10 AND w < 1e9) GROUP BY 1$$) AS grouped_fit;
+SELECT pg_temp.rows_check($$SELECT count(*), sum(id) FROM nf WHERE gpu_filter(v <= 'Infinity' AND u > '-Infinity')$$) AS infinities;
+-- not under Gather: a numeric read where it fits needs the tuples on the CPU
+CREATE FUNCTION pg_temp.plan_text(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE line text; plan text := '';
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
+    plan := plan || line || E'\n';
+  END LOOP;
+  RETURN plan;
+END $$;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT pg_temp.plan_text($$SELECT id % 5, count(*) FROM nf WHERE gpu_filter(u > 10) GROUP BY 1$$)
+  LIKE '%Gather%GpuSelScan%' AS gpusel_under_gather;
+SELECT pg_temp.rows_check($$SELECT id % 5, count(*) FROM nf WHERE gpu_filter(u > 10) GROUP BY 1$$) AS parallel_settings;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+DROP TABLE nf;
 
 DROP TABLE nm;

@@ -539,9 +539,10 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	cpath = make_groupagg_path(root, output_rel, &shape, gextra->havingQual, groups, cost);
 	/*
 	 * before add_path, which may free the serial path it is copied from;
-	 * text keys' numbers belong to one process, so their groups cannot merge
+	 * text keys' numbers belong to one process, so their groups cannot
+	 * merge, and a numeric column read where it fits needs the tuples
 	 */
-	if (!has_text_key(shape.keys))
+	if (!has_text_key(shape.keys) && !GpuselQualsReadFitNumerics((Node *) quals))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost);
 	add_path(output_rel, &cpath->path);
 }

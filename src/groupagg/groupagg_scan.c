@@ -376,8 +376,9 @@ fill_groups(GpuselScanState *state)
 	ScanState  *ss = &state->css.ss;
 	Snapshot	snapshot = ss->ps.state->es_snapshot;
 
+	/* a numeric column read where it fits cannot be a numeric again: the quals read the tuple */
 	if ((!state->use_gpu || state->device_quals == NIL) && !state->has_host_quals &&
-		GroupAggSinkColumnar(state->sink) &&
+		GroupAggSinkColumnar(state->sink) && !GpuselProgramHasFitColumns(state->program) &&
 		(GpuselScanFeeding(state) || GpuselPagesUsable(state->rel, snapshot)))
 	{
 		if (GpuselScanFeeding(state))

@@ -100,5 +100,8 @@ GpuselFormDecode(int form, int arg, int64 value)
 {
 	if (form == GPUSEL_FORM_NUMERIC)
 		return GpuselScaledToNumeric(value, arg);
+	/* its values' stand-ins do not say which numeric they stand for */
+	if (form == GPUSEL_FORM_NUMERIC_FIT)
+		elog(ERROR, "gpusel cannot turn a batch value of a numeric column read where it fits back into a numeric");
 	return unpack_short_char(value, arg);
 }

@@ -329,8 +329,11 @@ kind_of_type(Oid typid)
 }
 
 /*
- * Pushes a column of the scanned relation: one of the device types, or a
- * numeric(p,s) column that fits the device as scaled int8 (qual_numeric.c).
+ * Pushes a column of the scanned relation: one of the device types, a
+ * numeric(p,s) column that fits the device as scaled int8, or another
+ * numeric column as scaled int8 where its values fit, behind a range guard
+ * that sends a batch holding a value that does not to the executor
+ * (qual_numeric.c).
  */
 int
 GpuselQualCompileVar(QualCompiler *qc, Var *var)
@@ -338,6 +341,7 @@ GpuselQualCompileVar(QualCompiler *qc, Var *var)
 	GpuselProgram *p = qc->prog;
 	gs_coltype	t;
 	int			numeric_scale = -1;
+	int			form = GPUSEL_FORM_PLAIN;
 	int			col;
 
 	if (var->varlevelsup != 0 || var->varattno <= 0 ||
@@ -347,7 +351,15 @@ GpuselQualCompileVar(QualCompiler *qc, Var *var)
 		return -1;
 	}
 	if (GpuselNumericScale(var->vartype, var->vartypmod, &numeric_scale))
+	{
 		t = GS_COL_INT8;
+		form = GPUSEL_FORM_NUMERIC;
+	}
+	else if (GpuselNumericFitScale(var->vartype, var->vartypmod, qc->fit_scale, &numeric_scale))
+	{
+		t = GS_COL_INT8;
+		form = GPUSEL_FORM_NUMERIC_FIT;
+	}
 	else if (!GpuselTypeIsDeviceable(var->vartype, &t))
 	{
 		qc->failed = true;
@@ -365,11 +377,14 @@ GpuselQualCompileVar(QualCompiler *qc, Var *var)
 		}
 		p->attnos[col] = var->varattno;
 		p->coltypes[col] = t;
-		p->form[col] = numeric_scale >= 0 ? GPUSEL_FORM_NUMERIC : GPUSEL_FORM_PLAIN;
+		p->form[col] = form;
 		p->form_arg[col] = (int16) Max(numeric_scale, 0);
 		p->ncols++;
 	}
 	GpuselQualEmit(qc, GS_OP_COLUMN, (int) t, 0, col, 0, 0, 1);
+	/* every stand-in but the one of a value that does not fit compares as it is */
+	if (form == GPUSEL_FORM_NUMERIC_FIT)
+		GpuselQualEmitRangeGuard(qc, GS_VK_INT8, GPUSEL_NUMERIC_UNFIT + 1, PG_INT64_MAX);
 	return (int) t;
 }
 
@@ -811,6 +826,7 @@ GpuselCompileQuals(List *quals, Index relid)
 	qc.prog = palloc0(sizeof(GpuselProgram));
 	qc.relid = relid;
 	qc.marker = GpuselFilterFuncOid();
+	qc.fit_scale = GpuselNumericConstsScale(quals);
 	jumps = palloc(sizeof(int) * nquals);
 
 	foreach(lc, quals)
@@ -854,6 +870,20 @@ GpuselProgramCanError(const GpuselProgram *prog)
 			op == GS_OP_RANGE_GUARD)
 			return true;
 	}
+	return false;
+}
+
+/*
+ * Whether the program reads a numeric column only where its values fit
+ * (GPUSEL_FORM_NUMERIC_FIT): its batch values cannot all become numerics
+ * again, so the CPU evaluates such quals on the heap tuples.
+ */
+bool
+GpuselProgramHasFitColumns(const GpuselProgram *prog)
+{
+	for (int c = 0; c < prog->ncols; c++)
+		if (prog->form[c] == GPUSEL_FORM_NUMERIC_FIT)
+			return true;
 	return false;
 }
 

@@ -22,13 +22,17 @@
  * How a batch column holds values that are not their stored bytes, as
  * int8: a numeric(p,s) column as v * 10^s (form_arg s, qual_numeric.c), a
  * char(n) column of at most 7 bytes as its bytes packed (form_arg n,
- * column_form.c).
+ * column_form.c), and a numeric column whose values need not fit 18 digits
+ * (wider or unconstrained) as v * 10^s where v fits and a stand-in that
+ * sends the batch to the executor where it does not (form_arg s; device
+ * quals only, qual_numeric.c).
  */
 typedef enum GpuselColumnForm
 {
 	GPUSEL_FORM_PLAIN = 0,
 	GPUSEL_FORM_NUMERIC,
-	GPUSEL_FORM_SHORT_CHAR
+	GPUSEL_FORM_SHORT_CHAR,
+	GPUSEL_FORM_NUMERIC_FIT
 } GpuselColumnForm;
 
 /* A compiled device program with the columns and parameters it reads. */
@@ -71,9 +75,20 @@ extern int	GpuselColumnWidth(gs_coltype type);
 /* qual_numeric.c: numeric(p,s) columns as scaled int8 */
 #define GPUSEL_NUMERIC_NAN	PG_INT64_MAX	/* NaN's stand-in, above every value */
 #define GPUSEL_NUMERIC_DIGITS	18	/* digits a scaled value holds: |v| < 10^18 */
+/* GPUSEL_FORM_NUMERIC_FIT's stand-ins: -Infinity < every number < +Infinity < NaN */
+#define GPUSEL_NUMERIC_POS_INF	(PG_INT64_MAX - 1)
+#define GPUSEL_NUMERIC_NEG_INF	(PG_INT64_MIN + 1)
+#define GPUSEL_NUMERIC_UNFIT	PG_INT64_MIN	/* a value that does not fit: never compared */
+/* The scale an unconstrained numeric column travels at, with no numeric constant of a larger one */
+#define GPUSEL_NUMERIC_FIT_MIN_SCALE 6
 extern int64 GpuselPowerOfTen(int k);
 extern bool GpuselNumericConstScaled(Datum value, int *scale, int64 *scaled);
 extern bool GpuselNumericScale(Oid typid, int32 typmod, int *scale);
+extern bool GpuselNumericFitScale(Oid typid, int32 typmod, int unconstrained_scale, int *scale);
+extern int64 GpuselNumericToScaledFit(Datum value, int scale);
+extern int	GpuselNumericConstsScale(List *quals);
+extern bool GpuselProgramHasFitColumns(const GpuselProgram *prog);
+extern bool GpuselQualsReadFitNumerics(Node *quals);
 extern int64 GpuselNumericToScaled(Datum value, int scale);
 extern Datum GpuselScaledToNumeric(int64 scaled, int scale);
 extern void GpuselNumericBound(int opcode, Datum constant, int scale,
@@ -169,6 +184,8 @@ GpuselFormEncode(int form, int arg, Datum value)
 {
 	if (form == GPUSEL_FORM_NUMERIC)
 		return GpuselNumericToScaledInline(value, arg);
+	if (form == GPUSEL_FORM_NUMERIC_FIT)
+		return GpuselNumericToScaledFit(value, arg);
 	return GpuselShortCharPack(value, arg);
 }
 

@@ -17,6 +17,7 @@ typedef struct QualCompiler
 	Oid			marker;			/* gpu_filter's OID, or InvalidOid */
 	int			depth;			/* values on the stack now */
 	bool		failed;			/* something is not on the allow-list */
+	int			fit_scale;		/* the scale unconstrained numeric columns travel at */
 } QualCompiler;
 
 /* qual_compile.c */

@@ -16,12 +16,24 @@
  * with PostgreSQL's own numeric arithmetic (floor and ceiling of the
  * constant times 10^s).  Values are read from the stored format directly
  * (numeric_stored.h), because each row of a scan pays it.
+ *
+ * A numeric column whose typmod allows more than 18 digits, or that has no
+ * typmod, travels the same way in device quals where each value fits
+ * (GPUSEL_FORM_NUMERIC_FIT): at the typmod's scale, or for an unconstrained
+ * column at the largest scale of the quals' numeric constants (at least
+ * GPUSEL_NUMERIC_FIT_MIN_SCALE).  A value with more digits than that, or
+ * more decimals, becomes GPUSEL_NUMERIC_UNFIT, and a range guard on the
+ * column raises a row error for it: the executor then evaluates that
+ * batch with PostgreSQL's numerics, so the answers never change.  The
+ * infinities, which an unconstrained column may hold, have stand-ins of
+ * their own between the numbers and NaN.
  */
 #include "postgres.h"
 
 #include "catalog/pg_type_d.h"
 #include "common/int.h"
 #include "fmgr.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
@@ -73,6 +85,145 @@ GpuselNumericScale(Oid typid, int32 typmod, int *scale)
 		return false;
 	*scale = s;
 	return true;
+}
+
+/*
+ * Whether a numeric column the device takes only where its values fit
+ * (GPUSEL_FORM_NUMERIC_FIT): a typmod of more than 18 digits with a scale
+ * of at most 18 (a negative scale travels at 0), or no typmod, which
+ * travels at 'unconstrained_scale'.  Sets *scale.
+ */
+bool
+GpuselNumericFitScale(Oid typid, int32 typmod, int unconstrained_scale, int *scale)
+{
+	int32		s;
+
+	if (typid != NUMERICOID)
+		return false;
+	if (typmod < (int32) VARHDRSZ)
+	{
+		*scale = unconstrained_scale;
+		return true;
+	}
+	s = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+	if (s > GPUSEL_NUMERIC_DIGITS)
+		return false;
+	*scale = Max(s, 0);
+	return true;
+}
+
+/* Walker of GpuselQualsReadFitNumerics. */
+static bool
+reads_fit_walker(Node *node, void *context)
+{
+	int			scale;
+
+	if (node == NULL)
+		return false;
+	if (IsA(node, Var) &&
+		!GpuselNumericScale(((Var *) node)->vartype, ((Var *) node)->vartypmod, &scale) &&
+		GpuselNumericFitScale(((Var *) node)->vartype, ((Var *) node)->vartypmod, 0, &scale))
+		return true;
+	return expression_tree_walker(node, reads_fit_walker, context);
+}
+
+/*
+ * Whether some qual reads a numeric column that the device takes only
+ * where its values fit (GPUSEL_FORM_NUMERIC_FIT).
+ */
+bool
+GpuselQualsReadFitNumerics(Node *quals)
+{
+	return reads_fit_walker(quals, NULL);
+}
+
+/* Walker of GpuselNumericConstsScale: the largest display scale of a numeric constant. */
+static bool
+consts_scale_walker(Node *node, int *scale)
+{
+	if (node == NULL)
+		return false;
+	if (IsA(node, Const) && ((Const *) node)->consttype == NUMERICOID &&
+		!((Const *) node)->constisnull)
+	{
+		int			s;
+		int64		scaled;
+
+		if (GpuselNumericConstScaled(((Const *) node)->constvalue, &s, &scaled))
+			*scale = Max(*scale, s);
+		return false;
+	}
+	return expression_tree_walker(node, consts_scale_walker, scale);
+}
+
+/*
+ * The scale unconstrained numeric columns of a program travel at: the
+ * largest display scale of the quals' numeric constants that fit, so that
+ * each compares with its bound exactly, and at least
+ * GPUSEL_NUMERIC_FIT_MIN_SCALE, so that values with a few decimals fit.
+ */
+int
+GpuselNumericConstsScale(List *quals)
+{
+	int			scale = GPUSEL_NUMERIC_FIT_MIN_SCALE;
+
+	consts_scale_walker((Node *) quals, &scale);
+	return Min(scale, GPUSEL_NUMERIC_DIGITS);
+}
+
+/*
+ * A stored numeric as v * 10^scale where |v * 10^scale| < 10^18 and v has
+ * no more decimals than the scale; the stand-ins of NaN and the
+ * infinities; GPUSEL_NUMERIC_UNFIT for any other value.  Never raises.
+ */
+int64
+GpuselNumericToScaledFit(Datum value, int scale)
+{
+	NumericStored n;
+	int128		acc = 0;
+	int128		limit = (int128) powers_of_ten[GPUSEL_NUMERIC_DIGITS];
+	int			shift;
+
+	numeric_stored_decode(value, &n);
+	switch (n.kind)
+	{
+		case NUMERIC_STORED_IS_NAN:
+			return GPUSEL_NUMERIC_NAN;
+		case NUMERIC_STORED_IS_PINF:
+			return GPUSEL_NUMERIC_POS_INF;
+		case NUMERIC_STORED_IS_NINF:
+			return GPUSEL_NUMERIC_NEG_INF;
+		default:
+			break;
+	}
+	if (n.ndigits == 0)
+		return 0;
+	/* the value is below 10^(4 * (weight + 1)): beyond 10^18 / 10^scale it cannot fit */
+	if (NUMERIC_STORED_BASE_DECIMALS * (n.weight + 1) > GPUSEL_NUMERIC_DIGITS - scale + 3)
+		return GPUSEL_NUMERIC_UNFIT;
+	/* six groups below the limit, and the digits past it must be zeros */
+	for (int i = 0; i < n.ndigits; i++)
+	{
+		acc = acc * NUMERIC_STORED_BASE + numeric_stored_digit(&n, i);
+		if (acc >= limit * NUMERIC_STORED_BASE * NUMERIC_STORED_BASE)
+			return GPUSEL_NUMERIC_UNFIT;
+	}
+	shift = scale - NUMERIC_STORED_BASE_DECIMALS * (n.ndigits - 1 - n.weight);
+	for (; shift < 0; shift++)
+	{
+		if (acc % 10 != 0)
+			return GPUSEL_NUMERIC_UNFIT;	/* a decimal past the scale */
+		acc /= 10;
+	}
+	for (; shift > 0; shift--)
+	{
+		acc *= 10;
+		if (acc >= limit)
+			return GPUSEL_NUMERIC_UNFIT;
+	}
+	if (acc >= limit)
+		return GPUSEL_NUMERIC_UNFIT;
+	return n.negative ? -(int64) acc : (int64) acc;
 }
 
 /* 10^k, for 0 <= k <= GPUSEL_NUMERIC_DIGITS. */
@@ -315,28 +466,13 @@ GpuselNumericBound(int opcode, Datum constant, int scale, int *out_opcode, int64
 		bool		positive = DatumGetInt32(DirectFunctionCall2(numeric_cmp, constant,
 																  NumericGetDatum(int64_to_numeric(0)))) > 0;
 
-		/* +Infinity lies between every number and NaN; -Infinity below all */
-		switch (opcode)
-		{
-			case GS_OP_LT:
-			case GS_OP_LE:
-				*out_opcode = GS_OP_LT;
-				*bound = positive ? GPUSEL_NUMERIC_NAN : PG_INT64_MIN;
-				return;
-			case GS_OP_GT:
-			case GS_OP_GE:
-				*out_opcode = GS_OP_GE;
-				*bound = positive ? GPUSEL_NUMERIC_NAN : PG_INT64_MIN;
-				return;
-			case GS_OP_EQ:
-				*out_opcode = GS_OP_GT;
-				*bound = PG_INT64_MAX;
-				return;
-			default:
-				*out_opcode = GS_OP_LE;
-				*bound = PG_INT64_MAX;
-				return;
-		}
+		/*
+		 * The infinities' stand-ins lie between every number and NaN, and
+		 * below every number; the comparison keeps its operator (a column
+		 * under a typmod holds neither, and compares the same)
+		 */
+		*bound = positive ? GPUSEL_NUMERIC_POS_INF : GPUSEL_NUMERIC_NEG_INF;
+		return;
 	}
 
 	scaled = DirectFunctionCall2(numeric_mul, constant,

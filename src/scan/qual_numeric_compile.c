@@ -81,7 +81,7 @@ arith_of(Expr *expr, List **args)
  * not fit, a constant of 18 digits or more, a scale above 18).
  */
 static int
-value_scale(Expr *expr)
+value_scale(QualCompiler *qc, Expr *expr)
 {
 	List	   *args;
 	int			scale;
@@ -90,8 +90,9 @@ value_scale(Expr *expr)
 	int64		scaled;
 
 	if (IsA(expr, Var))
-		return GpuselNumericScale(((Var *) expr)->vartype, ((Var *) expr)->vartypmod, &scale) ?
-			scale : -1;
+		return GpuselNumericScale(((Var *) expr)->vartype, ((Var *) expr)->vartypmod, &scale) ||
+			GpuselNumericFitScale(((Var *) expr)->vartype, ((Var *) expr)->vartypmod,
+								  qc->fit_scale, &scale) ? scale : -1;
 	if (IsA(expr, Const))
 	{
 		Const	   *c = (Const *) expr;
@@ -104,15 +105,15 @@ value_scale(Expr *expr)
 	switch (arith_of(expr, &args))
 	{
 		case NUMERIC_ARITH_NEG:
-			return value_scale((Expr *) linitial(args));
+			return value_scale(qc, (Expr *) linitial(args));
 		case NUMERIC_ARITH_ADD:
 		case NUMERIC_ARITH_SUB:
-			a = value_scale((Expr *) linitial(args));
-			b = value_scale((Expr *) lsecond(args));
+			a = value_scale(qc, (Expr *) linitial(args));
+			b = value_scale(qc, (Expr *) lsecond(args));
 			return a < 0 || b < 0 ? -1 : Max(a, b);
 		case NUMERIC_ARITH_MUL:
-			a = value_scale((Expr *) linitial(args));
-			b = value_scale((Expr *) lsecond(args));
+			a = value_scale(qc, (Expr *) linitial(args));
+			b = value_scale(qc, (Expr *) lsecond(args));
 			return a < 0 || b < 0 || a + b > GPUSEL_NUMERIC_DIGITS ? -1 : a + b;
 		default:
 			return -1;
@@ -155,7 +156,7 @@ static void
 compile_operand(QualCompiler *qc, Expr *expr, int scale)
 {
 	compile_value(qc, expr, true);
-	emit_scale_up(qc, scale - value_scale(expr));
+	emit_scale_up(qc, scale - value_scale(qc, expr));
 }
 
 /*
@@ -190,7 +191,7 @@ compile_value(QualCompiler *qc, Expr *expr, bool operand)
 		GpuselQualEmit(qc, GS_OP_CONST, GS_VK_INT8, 0, slot, 0, 0, 1);
 		return;
 	}
-	scale = value_scale(expr);
+	scale = value_scale(qc, expr);
 	switch (arith_of(expr, &args))
 	{
 		case NUMERIC_ARITH_NEG:
@@ -205,8 +206,8 @@ compile_value(QualCompiler *qc, Expr *expr, bool operand)
 						   GS_VK_INT8, 0, 0, 0, 2, 1);
 			break;
 		case NUMERIC_ARITH_MUL:
-			compile_operand(qc, (Expr *) linitial(args), value_scale((Expr *) linitial(args)));
-			compile_operand(qc, (Expr *) lsecond(args), value_scale((Expr *) lsecond(args)));
+			compile_operand(qc, (Expr *) linitial(args), value_scale(qc, (Expr *) linitial(args)));
+			compile_operand(qc, (Expr *) lsecond(args), value_scale(qc, (Expr *) lsecond(args)));
 			GpuselQualEmit(qc, GS_OP_MUL, GS_VK_INT8, 0, 0, 0, 2, 1);
 			break;
 		default:
@@ -239,7 +240,7 @@ GpuselQualCompileNumericComparison(QualCompiler *qc, int opcode, List *args)
 		right = swap;
 		opcode = GpuselCommuteOpcode(opcode);
 	}
-	lscale = value_scale(left);
+	lscale = value_scale(qc, left);
 	if (lscale < 0)
 	{
 		qc->failed = true;
@@ -258,7 +259,7 @@ GpuselQualCompileNumericComparison(QualCompiler *qc, int opcode, List *args)
 			return -1;
 		return GpuselQualCompareWithBound(qc, bound_opcode, GS_VK_INT8, Int64GetDatum(bound));
 	}
-	rscale = value_scale(right);
+	rscale = value_scale(qc, right);
 	if (rscale < 0)
 	{
 		qc->failed = true;
