@@ -33,7 +33,7 @@ SELECT pg_size_pretty(pg_relation_size('bench_t')) AS table_size, count(*) AS ro
 -- integers: PostgreSQL sorts by the key, which reorders a float sum)
 DROP TABLE IF EXISTS bench_text;
 CREATE UNLOGGED TABLE bench_text AS
-SELECT 'customer ' || (i * 7919 % 1000) AS name, random() AS x, (random() * 1e6)::int4 AS k
+SELECT 'customer ' || (i::int8 * 7919 % 1000) AS name, random() AS x, (random() * 1e6)::int4 AS k
 FROM generate_series(1, :rows / 4) i;
 VACUUM ANALYZE bench_text;
 
