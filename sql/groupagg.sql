@@ -22,26 +22,11 @@ CREATE FUNCTION ga_plan(q text) RETURNS text LANGUAGE sql AS $fn$
   SELECT oracle_plan_kind(oracle_explain(q))
 $fn$;
 
--- Compares the temp tables ga_oracle and ga_gpusel (oracle_compare).
-CREATE FUNCTION ga_compare(nkeys int, OUT total_rows bigint, OUT mismatches bigint)
-LANGUAGE sql AS $fn$
-  SELECT * FROM oracle_compare('ga', nkeys)
-$fn$;
-
--- Runs q as the oracle (gpusel out of the way, the built-in percentiles),
--- then with gpusel's settings as they are, and compares the results.
+-- Runs q as the oracle and with gpusel, and compares (oracle_check).
 CREATE FUNCTION ga_check(q text, nkeys int DEFAULT 1,
                          OUT plan text, OUT total_rows bigint, OUT mismatches bigint)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  oq text := replace(replace(q, 'gpu_percentile_cont(', 'percentile_cont('),
-                     'gpu_percentile(', 'percentile_disc(');
-BEGIN
-  PERFORM oracle_run('CREATE TEMP TABLE ga_oracle AS ' || oq, oq);
-  plan := ga_plan(q);
-  EXECUTE 'CREATE TEMP TABLE ga_gpusel AS ' || q;
-  SELECT c.total_rows, c.mismatches INTO total_rows, mismatches FROM ga_compare(nkeys) c;
-END
+LANGUAGE sql AS $fn$
+  SELECT * FROM oracle_check(q, nkeys)
 $fn$;
 
 --
@@ -562,21 +547,21 @@ CREATE TEMP TABLE ga_oracle AS EXECUTE ga_oracle_p(100);
 RESET gpusel.enable_scan;
 RESET gpusel.replace_builtin_percentiles;
 CREATE TEMP TABLE ga_gpusel AS EXECUTE ga_gpusel_p(100);
-SELECT * FROM ga_compare(1);
+SELECT * FROM oracle_compare('ga', 1);
 SET gpusel.enable_scan = off;
 SET gpusel.replace_builtin_percentiles = off;
 CREATE TEMP TABLE ga_oracle AS EXECUTE ga_oracle_p(-300);
 RESET gpusel.enable_scan;
 RESET gpusel.replace_builtin_percentiles;
 CREATE TEMP TABLE ga_gpusel AS EXECUTE ga_gpusel_p(-300);
-SELECT * FROM ga_compare(1);
+SELECT * FROM oracle_compare('ga', 1);
 SET gpusel.enable_scan = off;
 SET gpusel.replace_builtin_percentiles = off;
 CREATE TEMP TABLE ga_oracle AS EXECUTE ga_oracle_f(0.25);
 RESET gpusel.enable_scan;
 RESET gpusel.replace_builtin_percentiles;
 CREATE TEMP TABLE ga_gpusel AS EXECUTE ga_gpusel_f(0.25);
-SELECT * FROM ga_compare(1);
+SELECT * FROM oracle_compare('ga', 1);
 DEALLOCATE ga_oracle_p;
 DEALLOCATE ga_oracle_f;
 DEALLOCATE ga_gpusel_p;
@@ -810,8 +795,8 @@ DROP TABLE ga_nat;
 DROP MATERIALIZED VIEW ga_mv;
 DROP TABLE ga, ga_empty, ga_int, ga_err, ga_big, ga_pk, ga_outer, ga_alt, ga_temp;
 DROP FUNCTION ga_check(text, int);
-DROP FUNCTION ga_compare(int);
 DROP FUNCTION ga_plan(text);
+DROP FUNCTION oracle_check(text, int);
 DROP FUNCTION oracle_compare(text, int);
 DROP FUNCTION oracle_run(text, text);
 DROP FUNCTION oracle_plan_kind(text);

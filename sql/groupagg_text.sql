@@ -1,29 +1,15 @@
 --
 -- Text group keys of the grouped scan (groupagg_textkeys.c): text, varchar
 -- and char(n) columns numbered by a dictionary, differentially against
--- PostgreSQL untouched (oracle_functions.sql).  tk_check(query, nkeys) runs
--- a query as the oracle, then with gpusel, and shows the plan kind gpusel's
--- run had, the oracle's rows and the rows that do not match (must be 0).
+-- PostgreSQL untouched: oracle_check(query, nkeys) of oracle_functions.sql
+-- runs a query as the oracle, then with gpusel, and shows the plan kind
+-- gpusel's run had, the oracle's rows and the rows that do not match (0).
 --
 LOAD 'gpusel';
 SET max_parallel_workers_per_gather = 0;
 SET extra_float_digits = 1;
 
 \i sql/oracle_functions.sql
-
-CREATE FUNCTION tk_check(q text, nkeys int DEFAULT 1,
-                         OUT plan text, OUT total_rows bigint, OUT mismatches bigint)
-LANGUAGE plpgsql AS $fn$
-DECLARE
-  oq text := replace(replace(q, 'gpu_percentile_cont(', 'percentile_cont('),
-                     'gpu_percentile(', 'percentile_disc(');
-BEGIN
-  PERFORM oracle_run('CREATE TEMP TABLE tk_oracle AS ' || oq, oq);
-  plan := oracle_plan_kind(oracle_explain(q));
-  EXECUTE 'CREATE TEMP TABLE tk_gpusel AS ' || q;
-  SELECT c.total_rows, c.mismatches INTO total_rows, mismatches FROM oracle_compare('tk', nkeys) c;
-END
-$fn$;
 
 --
 -- NULL keys, the empty string, values that differ only in trailing spaces
@@ -49,30 +35,30 @@ ANALYZE tk;
 EXPLAIN (COSTS OFF) SELECT t, count(*), avg(x) FROM tk GROUP BY t;
 EXPLAIN (COSTS OFF) SELECT c, v, k, count(*) FROM tk WHERE x > 100 GROUP BY c, v, k;
 
-SELECT * FROM tk_check($$SELECT t, count(*) AS c, count(x) AS cx, sum(k) AS s, avg(x) AS a,
+SELECT * FROM oracle_check($$SELECT t, count(*) AS c, count(x) AS cx, sum(k) AS s, avg(x) AS a,
   min(x) AS mn, max(n) AS mx, percentile_disc(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY x) AS p,
   percentile_cont(0.25) WITHIN GROUP (ORDER BY x DESC) AS pc FROM tk GROUP BY t$$);
-SELECT * FROM tk_check($$SELECT v, count(*) AS c, sum(n) AS s, percentile_disc(0.5) WITHIN GROUP (ORDER BY id) AS p
+SELECT * FROM oracle_check($$SELECT v, count(*) AS c, sum(n) AS s, percentile_disc(0.5) WITHIN GROUP (ORDER BY id) AS p
   FROM tk GROUP BY v$$);
 -- char(n): the group's value comes back padded as stored
-SELECT * FROM tk_check($$SELECT c, octet_length(c) AS oc, count(*) AS cnt, avg(x) AS a FROM tk GROUP BY c$$);
+SELECT * FROM oracle_check($$SELECT c, octet_length(c) AS oc, count(*) AS cnt, avg(x) AS a FROM tk GROUP BY c$$);
 SELECT c, octet_length(c), count(*) FROM tk GROUP BY c ORDER BY c;
 -- several keys, text beside int4, with device quals, HAVING and an expression of the keys
-SELECT * FROM tk_check($$SELECT t, k, c, count(*) AS cnt, sum(x) AS s FROM tk WHERE x > 100 GROUP BY t, k, c$$, 3);
-SELECT * FROM tk_check($$SELECT v, k, length(v) AS len, count(*) AS cnt FROM tk GROUP BY v, k
+SELECT * FROM oracle_check($$SELECT t, k, c, count(*) AS cnt, sum(x) AS s FROM tk WHERE x > 100 GROUP BY t, k, c$$, 3);
+SELECT * FROM oracle_check($$SELECT v, k, length(v) AS len, count(*) AS cnt FROM tk GROUP BY v, k
   HAVING count(*) > 100 AND max(x) > 10$$, 2);
-SELECT * FROM tk_check($$SELECT t, gpu_percentile(0.9) WITHIN GROUP (ORDER BY x) AS p FROM tk
+SELECT * FROM oracle_check($$SELECT t, gpu_percentile(0.9) WITHIN GROUP (ORDER BY x) AS p FROM tk
   WHERE k = 1 AND x < 200 GROUP BY t$$);
 -- the key not in the target list, and no row at all
-SELECT * FROM tk_check($$SELECT count(*) AS cnt, sum(x) AS s FROM tk GROUP BY t$$, 0);
+SELECT * FROM oracle_check($$SELECT count(*) AS cnt, sum(x) AS s FROM tk GROUP BY t$$, 0);
 SET enable_hashagg = off;
 SET enable_sort = off;
-SELECT * FROM tk_check($$SELECT t, count(*) AS cnt FROM tk WHERE x < -1 GROUP BY t$$);
+SELECT * FROM oracle_check($$SELECT t, count(*) AS cnt FROM tk WHERE x < -1 GROUP BY t$$);
 RESET enable_hashagg;
 RESET enable_sort;
 -- rows across many batches
 SET gpusel.batch_rows = 1024;
-SELECT * FROM tk_check($$SELECT t, v, count(*) AS cnt, avg(x) AS a FROM tk GROUP BY t, v$$, 2);
+SELECT * FROM oracle_check($$SELECT t, v, count(*) AS cnt, avg(x) AS a FROM tk GROUP BY t, v$$, 2);
 RESET gpusel.batch_rows;
 
 --
@@ -81,7 +67,7 @@ RESET gpusel.batch_rows;
 CREATE TABLE tk_many AS
 SELECT g AS id, md5((g % 100000)::text) AS t, (g % 1000)::float8 AS x FROM generate_series(1, 230001) g;
 ANALYZE tk_many;
-SELECT * FROM tk_check($$SELECT t, count(*) AS c, sum(x) AS s, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) AS p
+SELECT * FROM oracle_check($$SELECT t, count(*) AS c, sum(x) AS s, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) AS p
   FROM tk_many GROUP BY t$$);
 
 --
@@ -93,7 +79,7 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SELECT oracle_explain($$SELECT t, count(*) FROM tk_many GROUP BY t$$) LIKE '%Gather%GpuSelScan%' AS gpusel_under_gather;
-SELECT total_rows, mismatches FROM tk_check($$SELECT t, count(*) AS c, max(x) AS m FROM tk_many GROUP BY t$$);
+SELECT total_rows, mismatches FROM oracle_check($$SELECT t, count(*) AS c, max(x) AS m FROM tk_many GROUP BY t$$);
 RESET max_parallel_workers_per_gather;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;
@@ -113,9 +99,9 @@ ANALYZE tk_other;
 SELECT oracle_plan_kind(oracle_explain($$SELECT t, count(*) FROM tk_other GROUP BY t$$)) AS nondeterministic,
        oracle_plan_kind(oracle_explain($$SELECT b, count(*) FROM tk_other GROUP BY b$$)) AS unbounded_bpchar,
        oracle_plan_kind(oracle_explain($$SELECT lower(t), count(*) FROM tk GROUP BY 1$$)) AS expression;
-SELECT * FROM tk_check($$SELECT count(*) AS c, sum(x) AS s FROM tk_other GROUP BY t$$, 0);
-SELECT * FROM tk_check($$SELECT octet_length(b) AS ob, count(*) AS c FROM tk_other GROUP BY b$$, 0);
-SELECT * FROM tk_check($$SELECT lower(t) AS l, count(*) AS c FROM tk GROUP BY 1$$);
+SELECT * FROM oracle_check($$SELECT count(*) AS c, sum(x) AS s FROM tk_other GROUP BY t$$, 0);
+SELECT * FROM oracle_check($$SELECT octet_length(b) AS ob, count(*) AS c FROM tk_other GROUP BY b$$, 0);
+SELECT * FROM oracle_check($$SELECT lower(t) AS l, count(*) AS c FROM tk GROUP BY 1$$);
 
 DROP TABLE tk, tk_many, tk_other;
 DROP COLLATION tk_nocase;

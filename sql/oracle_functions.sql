@@ -1,5 +1,6 @@
 --
--- Functions the differential suites (groupagg.sql, parallel.sql) share,
+-- Functions the differential suites (groupagg.sql, groupagg_text.sql,
+-- parallel.sql, tpch.sql) share,
 -- included by them with \i: the plan a query gets, and the comparison of
 -- the oracle's result (PostgreSQL untouched) with gpusel's.
 --
@@ -115,5 +116,23 @@ BEGIN
   FOR i IN 1 .. array_length(names, 1) LOOP
     PERFORM set_config(names[i], saved[i], true);
   END LOOP;
+END
+$fn$;
+
+-- Runs q as the oracle (oracle_run; gpu_percentile and gpu_percentile_cont
+-- spelt as the built-ins there), then with gpusel's settings as they are,
+-- and compares the results (oracle_compare): the plan kind gpusel's run
+-- had, the oracle's number of rows and the rows that do not match (0).
+CREATE OR REPLACE FUNCTION oracle_check(q text, nkeys int DEFAULT 1,
+                                        OUT plan text, OUT total_rows bigint, OUT mismatches bigint)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  oq text := replace(replace(q, 'gpu_percentile_cont(', 'percentile_cont('),
+                     'gpu_percentile(', 'percentile_disc(');
+BEGIN
+  PERFORM oracle_run('CREATE TEMP TABLE oc_oracle AS ' || oq, oq);
+  plan := oracle_plan_kind(oracle_explain(q));
+  EXECUTE 'CREATE TEMP TABLE oc_gpusel AS ' || q;
+  SELECT c.total_rows, c.mismatches INTO total_rows, mismatches FROM oracle_compare('oc', nkeys) c;
 END
 $fn$;

@@ -426,19 +426,12 @@ SELECT pg_temp.rows_check($$SELECT id % 5, count(*), sum(id), sum(w), max(z) FRO
   WHERE gpu_filter(u > 10 AND w < 1e9) GROUP BY 1$$) AS grouped_fit;
 SELECT pg_temp.rows_check($$SELECT count(*), sum(id) FROM nf WHERE gpu_filter(v <= 'Infinity' AND u > '-Infinity')$$) AS infinities;
 -- not under Gather: a numeric read where it fits needs the tuples on the CPU
-CREATE FUNCTION pg_temp.plan_text(q text) RETURNS text LANGUAGE plpgsql AS $$
-DECLARE line text; plan text := '';
-BEGIN
-  FOR line IN EXECUTE 'EXPLAIN (COSTS OFF) ' || q LOOP
-    plan := plan || line || E'\n';
-  END LOOP;
-  RETURN plan;
-END $$;
+\i sql/oracle_functions.sql
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
-SELECT pg_temp.plan_text($$SELECT id % 5, count(*) FROM nf WHERE gpu_filter(u > 10) GROUP BY 1$$)
+SELECT oracle_explain($$SELECT id % 5, count(*) FROM nf WHERE gpu_filter(u > 10) GROUP BY 1$$)
   LIKE '%Gather%GpuSelScan%' AS gpusel_under_gather;
 SELECT pg_temp.rows_check($$SELECT id % 5, count(*) FROM nf WHERE gpu_filter(u > 10) GROUP BY 1$$) AS parallel_settings;
 RESET parallel_setup_cost;

@@ -121,10 +121,7 @@ DECLARE
   t tpch_query;
 BEGIN
   SELECT * INTO t FROM tpch_query WHERE tpch_query.name = tpch_check.name;
-  PERFORM oracle_run('CREATE TEMP TABLE tp_oracle AS ' || t.q, t.q);
-  plan := oracle_plan_kind(oracle_explain(t.q));
-  EXECUTE 'CREATE TEMP TABLE tp_gpusel AS ' || t.q;
-  SELECT * INTO total_rows, mismatches FROM oracle_compare('tp', t.nkeys);
+  SELECT * INTO plan, total_rows, mismatches FROM oracle_check(t.q, t.nkeys);
 END
 $fn$;
 

@@ -2,7 +2,7 @@
 # GPU machine only (the device tool), from the repository root, with the
 # extension staged by `make install DESTDIR=$PWD/.device/stage` and the
 # kernel binaries built in test/kernel/bin.  Phases: tests, bench (default both).
-#   bash test/device_run.sh tests|kernels|suites|bench|groupbench|fitbench|parbench|tpch|profile|all
+#   bash test/device_run.sh tests|kernels|suites|bench|groupbench|parbench|tpch|profile|all
 set -uo pipefail
 phase=${1:-all}
 out=${OUT:-/tmp/gpusel-out}
@@ -40,13 +40,7 @@ fi
 if [ "$phase" = groupbench ] || [ "$phase" = all ]; then
   echo "== grouped scan benchmark (${GPUSEL_BENCH_ROWS:-20000000} rows)"
   psql -X -v rows="${GPUSEL_BENCH_ROWS:-20000000}" -f test/bench/groupagg_bench.sql >"$out/groupbench.log" 2>&1 || status=1
-  tail -45 "$out/groupbench.log"
-fi
-
-if [ "$phase" = fitbench ] || [ "$phase" = groupbench ] || [ "$phase" = all ]; then
-  echo "== numeric columns where they fit (${GPUSEL_FIT_ROWS:-10000000} rows)"
-  psql -X -v rows="${GPUSEL_FIT_ROWS:-10000000}" -f test/bench/numeric_fit_bench.sql >"$out/fitbench.log" 2>&1 || status=1
-  tail -40 "$out/fitbench.log"
+  tail -90 "$out/groupbench.log"
 fi
 
 if [ "$phase" = parbench ] || [ "$phase" = all ]; then

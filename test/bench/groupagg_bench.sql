@@ -1,5 +1,6 @@
 -- SQL benchmark of the grouped scan (GpuSelScan's aggregate sink): query
--- shapes with WHERE, GROUP BY and aggregates beside percentiles, each timed
+-- shapes with WHERE, GROUP BY and aggregates beside percentiles, a text
+-- key, and quals on numeric columns read where they fit, each timed
 -- as PostgreSQL runs it (gpusel out of the way, serial) and as gpusel runs
 -- it on the GPU and on its CPU path, in the same run, with the ratio.
 -- Run with psql -v rows=20000000 -f test/bench/groupagg_bench.sql
@@ -36,6 +37,17 @@ CREATE UNLOGGED TABLE bench_text AS
 SELECT 'customer ' || (i::int8 * 7919 % 1000) AS name, random() AS x, (random() * 1e6)::int4 AS k
 FROM generate_series(1, :rows / 4) i;
 VACUUM ANALYZE bench_text;
+
+-- numeric columns that reach the device only where their values fit: an
+-- unconstrained one of 2 decimals (every value fits), a numeric(30,2), and
+-- an unconstrained one of 20 decimals (none does) for the plan at the end
+DROP TABLE IF EXISTS bench_fit;
+CREATE UNLOGGED TABLE bench_fit AS
+SELECT round((random() * 2000 - 1000)::numeric, 2) AS u,
+       round((random() * 1e9)::numeric, 2)::numeric(30,2) AS w,
+       (random() * 1000)::numeric / 7 AS many_decimals
+FROM generate_series(1, :rows / 2) i;
+VACUUM ANALYZE bench_fit;
 
 -- gpusel's settings as given, the others at their defaults, until the end of the transaction
 CREATE FUNCTION pg_temp.apply(settings text[]) RETURNS void LANGUAGE plpgsql AS $$
@@ -88,7 +100,11 @@ INSERT INTO shapes VALUES
  (7, 'GROUP BY 101 groups: count, sum, avg, min, max',
   'SELECT array_agg(r ORDER BY grp) FROM (SELECT grp, row(count(*), sum(k), avg(y), min(x), max(d)) r FROM bench_t GROUP BY grp) s', NULL),
  (8, 'GROUP BY a text key (1,000 names, rows/4): count, avg, median',
-  'SELECT md5(array_agg(r ORDER BY name)::text) FROM (SELECT name, row(count(*), avg(k), percentile_disc(0.5) WITHIN GROUP (ORDER BY x)) r FROM bench_text GROUP BY name) s', NULL);
+  'SELECT md5(array_agg(r ORDER BY name)::text) FROM (SELECT name, row(count(*), avg(k), percentile_disc(0.5) WITHIN GROUP (ORDER BY x)) r FROM bench_text GROUP BY name) s', NULL),
+ (9, 'count(*) under 2 quals on an unconstrained numeric (rows/2)',
+  'SELECT count(*) FROM bench_fit WHERE u > 100.25 AND u < 900', NULL),
+ (10, 'count(*) under numeric(30,2) and numeric quals (rows/2)',
+  'SELECT count(*) FROM bench_fit WHERE w < 500000000.5 AND u * 2 > -1000', NULL);
 
 CREATE TEMP TABLE results AS
 SELECT n, what,
@@ -121,3 +137,9 @@ EXPLAIN (ANALYZE, COSTS OFF)
 SELECT grp, percentile_disc(ARRAY[0.5,0.9,0.99]) WITHIN GROUP (ORDER BY x) FROM bench_t
 WHERE d >= date '2010-01-01' GROUP BY grp;
 SELECT * FROM gpusel_stats();
+
+-- numeric columns read where they fit: no batch goes back to the executor
+-- where every value fits, every batch does where none does
+SET gpusel.explain_device_details = on;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT count(*) FROM bench_fit WHERE u > 100.25 AND u < 900;
+EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) SELECT count(*) FROM bench_fit WHERE many_decimals > 10;
