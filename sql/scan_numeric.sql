@@ -257,7 +257,7 @@ SELECT s AS sum_check FROM (SELECT pg_temp.sum_check(a, c) AS s FROM unnest(ARRA
   'sum(m * m2), sum(m), sum(t), sum(f)']) a,
   unnest(ARRAY['gpu_filter(m > 0)', 'gpu_filter(id < 0)', 'gpu_filter(m BETWEEN -50 AND 50 AND o >= 0)']) c) x
 ORDER BY s COLLATE "C";
--- an input that is not bounded (unconstrained numeric) stays with PostgreSQL
+-- an input that is not bounded (unconstrained numeric) too: section 11
 EXPLAIN (COSTS OFF) SELECT sum(u) FROM nm WHERE gpu_filter(m > 0);
 -- under Gather, the workers' sums combine exactly (planned as on a GPU
 -- machine, without gpu_filter: a marked scan replaces the partial paths)
@@ -439,5 +439,39 @@ RESET parallel_tuple_cost;
 RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 DROP TABLE nf;
+
+-- 11. sum and avg of numeric inputs not bounded to 256 bits (unconstrained,
+-- numeric(60,30), expressions of them): in 256 bits while the sum fits,
+-- then, from the first value that would take it past them (or past scale
+-- 80), as a numeric of PostgreSQL's own arithmetic for the rest of the
+-- group.  Groups that never leave 256 bits, groups that leave them by
+-- magnitude (1e70), by scale (1e-85), by one late value, NaN and the
+-- infinities beside them; never under Gather (such a cell holds a pointer).
+CREATE TABLE nu (g int, u numeric, w numeric(60,30), k int);
+INSERT INTO nu
+SELECT i % 5,
+       CASE i % 5 WHEN 0 THEN i / 7.0 WHEN 1 THEN i * 1e70 WHEN 2 THEN 1e-85 * i
+                  WHEN 3 THEN round(i * 1.5, 1) ELSE CASE WHEN i = 9999 THEN 1e90 ELSE -i END END,
+       i / 3.0, i % 3
+FROM generate_series(1, 10000) i;
+INSERT INTO nu VALUES (3, 'NaN', 1, 0), (2, 'Infinity', 2, 0), (6, 1e100, NULL, 1), (6, -1e100, 3, 1),
+  (6, 1e-200, 4, 1), (7, 'Infinity', 1, 2), (7, '-Infinity', 1, 2), (8, NULL, NULL, 2);
+ANALYZE nu;
+EXPLAIN (COSTS OFF) SELECT g, sum(u), avg(w) FROM nu GROUP BY g;
+SELECT pg_temp.rows_check($$SELECT g, sum(u), avg(u), sum(w), avg(w), sum(u * 2 - w), count(*) FROM nu GROUP BY g$$) AS unbounded_sums;
+SELECT pg_temp.rows_check($$SELECT sum(u), avg(u), sum(w) FROM nu WHERE gpu_filter(k = 1)$$) AS unbounded_where;
+SELECT pg_temp.rows_check($$SELECT k, sum(u), avg(u) FROM nu WHERE g IN (1, 2, 6) GROUP BY k$$) AS unbounded_keys;
+SELECT g, scale(sum(u)) AS sum_scale, left(avg(u)::text, 30) AS avg_start FROM nu GROUP BY g ORDER BY g;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT oracle_explain($$SELECT g, sum(u) FROM nu GROUP BY g$$) LIKE '%Gather%GpuSelScan%' AS gpusel_under_gather;
+SELECT pg_temp.rows_check($$SELECT g, sum(u) FROM nu GROUP BY g$$) AS parallel_settings;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+DROP TABLE nu;
 
 DROP TABLE nm;

@@ -6,14 +6,19 @@
  * scale is the largest of the inputs'.  A cell here holds the sum as a
  * 256-bit integer times 10^scale, the scale being the largest input
  * display scale so far (the sum is rescaled when a larger one arrives),
- * and counts NaN and infinities apart, as numeric's accumulator does.  The
- * planner takes an input only when its values are bounded well inside 256
- * bits (GroupAggNumericInputBounded), so no sum of 2^63 rows can overflow;
- * the overflow checks below are a guard, never an answer.
+ * and counts NaN and infinities apart, as numeric's accumulator does.  An
+ * input whose values are bounded well inside 256 bits
+ * (GroupAggNumericInputBounded) never overflows in a sum of 2^63 rows: its
+ * overflow checks are a guard, never an answer, and its cells travel
+ * between parallel processes as they are (the int128 fields hold the sum's
+ * two halves, the key field the scale and the specials seen).
  *
- * The cell's int128 fields hold the sum's two halves, its key field the
- * scale and the specials seen, so cells travel between parallel processes
- * as they are.
+ * An unbounded input (unconstrained numeric, a typmod of more digits) is
+ * added the same way while the sum fits; the first value that would take
+ * it past 256 bits, or past a scale it can reach, turns the cell into a
+ * numeric sum of PostgreSQL's own arithmetic (numeric_add) for the rest of
+ * the group, exact either way.  Such a cell holds a pointer, so those
+ * inputs are not offered under Gather.
  */
 #include "postgres.h"
 
@@ -35,9 +40,12 @@
 #define CELL_SAW_NAN		(UINT64CONST(1) << 16)
 #define CELL_SAW_PINF		(UINT64CONST(1) << 17)
 #define CELL_SAW_NINF		(UINT64CONST(1) << 18)
+#define CELL_NUMERIC		(UINT64CONST(1) << 19)	/* the finite sum is the numeric in value */
 
-/* Input digits (at the input's own scale) the planner allows: 2^256 > 10^77, sums of 2^63 rows add 19. */
+/* Input digits (at the input's own scale) of a bounded input: 2^256 > 10^77, sums of 2^63 rows add 19. */
 #define MAX_INPUT_DIGITS	57
+/* The largest scale a 256-bit sum takes: sum_to_numeric writes at most 96 digits */
+#define MAX_SUM_SCALE		80
 
 /* A 256-bit two's complement integer, least significant word first. */
 typedef struct Int256
@@ -100,47 +108,52 @@ sum_overflow(void)
 			 errdetail("The sum of the group's values needs more than 256 bits.")));
 }
 
-/* a + b, with the signed overflow check. */
-static Int256
-int256_add(Int256 a, Int256 b)
+/* a + b into *r; false where the signed sum overflows. */
+static bool
+int256_add_ok(Int256 a, Int256 b, Int256 *r)
 {
-	Int256		r;
 	uint64		carry = 0;
 
 	for (int i = 0; i < 4; i++)
 	{
 		uint128		t = (uint128) a.w[i] + b.w[i] + carry;
 
-		r.w[i] = (uint64) t;
+		r->w[i] = (uint64) t;
 		carry = (uint64) (t >> 64);
 	}
-	if (int256_negative(a) == int256_negative(b) && int256_negative(r) != int256_negative(a))
+	return !(int256_negative(a) == int256_negative(b) && int256_negative(*r) != int256_negative(a));
+}
+
+/* a + b, with the signed overflow check. */
+static Int256
+int256_add(Int256 a, Int256 b)
+{
+	Int256		r;
+
+	if (!int256_add_ok(a, b, &r))
 		sum_overflow();
 	return r;
 }
 
-/* v * m for a non-negative v and m < 2^64, with the overflow check. */
-static Int256
-magnitude_mul(Int256 v, uint64 m)
+/* v * m into *r for a non-negative v and m < 2^64; false where it leaves 255 bits. */
+static bool
+magnitude_mul_ok(Int256 v, uint64 m, Int256 *r)
 {
-	Int256		r;
 	uint64		carry = 0;
 
 	for (int i = 0; i < 4; i++)
 	{
 		uint128		t = (uint128) v.w[i] * m + carry;
 
-		r.w[i] = (uint64) t;
+		r->w[i] = (uint64) t;
 		carry = (uint64) (t >> 64);
 	}
-	if (carry != 0 || int256_negative(r))
-		sum_overflow();
-	return r;
+	return carry == 0 && !int256_negative(*r);
 }
 
-/* v * 10^k, any sign. */
-static Int256
-int256_scale_up(Int256 v, int k)
+/* v * 10^k into *r, any sign; false where it overflows. */
+static bool
+int256_scale_up_ok(Int256 v, int k, Int256 *r)
 {
 	bool		neg = int256_negative(v);
 
@@ -152,9 +165,22 @@ int256_scale_up(Int256 v, int k)
 
 		for (int i = 0; i < Min(k, 19); i++)
 			m *= 10;
-		v = magnitude_mul(v, m);
+		if (!magnitude_mul_ok(v, m, &v))
+			return false;
 	}
-	return neg ? int256_negate(v) : v;
+	*r = neg ? int256_negate(v) : v;
+	return true;
+}
+
+/* v * 10^k, any sign, with the overflow check. */
+static Int256
+int256_scale_up(Int256 v, int k)
+{
+	Int256		r;
+
+	if (!int256_scale_up_ok(v, k, &r))
+		sum_overflow();
+	return r;
 }
 
 /* Divides a non-negative v by d in place and returns the remainder. */
@@ -178,8 +204,8 @@ magnitude_divmod(Int256 *v, uint64 d)
  * times 10^shift, where a negative shift drops zero decimals past the
  * display scale.
  */
-static Int256
-stored_to_int256(const NumericStored *n)
+static bool
+stored_to_int256_ok(const NumericStored *n, Int256 *r)
 {
 	Int256		v = {{0, 0, 0, 0}};
 	int			shift = numeric_stored_shift(n);
@@ -188,13 +214,15 @@ stored_to_int256(const NumericStored *n)
 	{
 		Int256		d = {{(uint64) numeric_stored_digit(n, i), 0, 0, 0}};
 
-		v = int256_add(magnitude_mul(v, NUMERIC_STORED_BASE), d);
+		if (!magnitude_mul_ok(v, NUMERIC_STORED_BASE, &v) || !int256_add_ok(v, d, &v))
+			return false;
 	}
-	if (shift > 0)
-		v = int256_scale_up(v, shift);
+	if (shift > 0 && !int256_scale_up_ok(v, shift, &v))
+		return false;
 	for (; shift < 0; shift++)
 		(void) magnitude_divmod(&v, 10);
-	return n->negative ? int256_negate(v) : v;
+	*r = n->negative ? int256_negate(v) : v;
+	return true;
 }
 
 /* A 128-bit integer as an Int256. */
@@ -251,9 +279,61 @@ add_int128_at_scale(GroupCell *cell, int128 v, int scale)
 	add_at_scale(cell, int256_from_int128(v), scale);
 }
 
-/* Adds one non-NULL numeric input to a sum(numeric) or avg(numeric) cell. */
+/*
+ * Adds a finite stored numeric to the cell's 256-bit sum; false, with the
+ * cell unchanged, where the value, the rescaled sum or the new sum would
+ * not fit.
+ */
+static bool
+add_stored(GroupCell *cell, const NumericStored *n)
+{
+	int			cell_scale = (int) (cell->key & CELL_SCALE_MASK);
+	Int256		sum = cell_sum(cell);
+	Int256		v;
+
+	if (n->dscale > MAX_SUM_SCALE || !stored_to_int256_ok(n, &v))
+		return false;
+	if (n->dscale > cell_scale)
+	{
+		if (!int256_scale_up_ok(sum, n->dscale - cell_scale, &sum))
+			return false;
+		cell_scale = n->dscale;
+	}
+	else if (n->dscale < cell_scale && !int256_scale_up_ok(v, cell_scale - n->dscale, &v))
+		return false;
+	if (!int256_add_ok(sum, v, &sum))
+		return false;
+	set_cell_sum(cell, sum);
+	cell->key = (cell->key & ~(uint64) CELL_SCALE_MASK) | (uint64) cell_scale;
+	return true;
+}
+
+static Datum sum_to_numeric(const GroupCell *cell);
+
+/* Adds a finite numeric to a cell's sum held as a numeric in cxt, once it is one. */
+static void
+add_as_numeric(GroupCell *cell, Datum value, MemoryContext cxt)
+{
+	MemoryContext old = MemoryContextSwitchTo(cxt);
+	Datum		sum;
+
+	if (!(cell->key & CELL_NUMERIC))
+	{
+		cell->value = sum_to_numeric(cell);
+		cell->key |= CELL_NUMERIC;
+	}
+	sum = DirectFunctionCall2(numeric_add, cell->value, value);
+	pfree(DatumGetPointer(cell->value));
+	cell->value = sum;
+	MemoryContextSwitchTo(old);
+}
+
+/*
+ * Adds one non-NULL numeric input to a sum(numeric) or avg(numeric) cell:
+ * in 256 bits while the sum fits, then as a numeric in cxt.
+ */
 void
-GroupAggNumericAdd(GroupCell *cell, Datum value)
+GroupAggNumericAdd(GroupCell *cell, Datum value, MemoryContext cxt)
 {
 	NumericStored n;
 
@@ -273,7 +353,8 @@ GroupAggNumericAdd(GroupCell *cell, Datum value)
 		default:
 			break;
 	}
-	add_at_scale(cell, stored_to_int256(&n), n.dscale);
+	if ((cell->key & CELL_NUMERIC) || !add_stored(cell, &n))
+		add_as_numeric(cell, value, cxt);
 }
 
 /*
@@ -324,11 +405,14 @@ GroupAggNumericFromScaled(Datum result, int scale, bool is_array)
 void
 GroupAggNumericMerge(GroupCell *dst, const GroupCell *src)
 {
+
 	int			ds = (int) (dst->key & CELL_SCALE_MASK);
 	int			ss = (int) (src->key & CELL_SCALE_MASK);
 	Int256		a = cell_sum(dst);
 	Int256		b = cell_sum(src);
 
+	if ((dst->key | src->key) & CELL_NUMERIC)
+		elog(ERROR, "gpusel cannot merge a numeric sum held as a numeric");
 	if (ds < ss)
 		a = int256_scale_up(a, ss - ds);
 	else if (ss < ds)
@@ -403,6 +487,8 @@ GroupAggNumericSum(const GroupCell *cell)
 
 	if (special_result(cell, &result))
 		return result;
+	if (cell->key & CELL_NUMERIC)
+		return cell->value;
 	return sum_to_numeric(cell);
 }
 
@@ -414,7 +500,8 @@ GroupAggNumericAvg(const GroupCell *cell)
 
 	if (special_result(cell, &result))
 		return result;
-	return DirectFunctionCall2(numeric_div, sum_to_numeric(cell),
+	return DirectFunctionCall2(numeric_div,
+							   (cell->key & CELL_NUMERIC) ? cell->value : sum_to_numeric(cell),
 							   NumericGetDatum(int64_to_numeric(cell->count)));
 }
 
@@ -611,9 +698,9 @@ compile_numeric_steps(GroupAggSink *sink, Expr *expr, GroupNumericExpr *ne)
 		numeric_stored_decode(c->constvalue, &n);
 		if (n.kind != NUMERIC_STORED_FINITE)
 			return false;
-		v = stored_to_int256(&n);
 		/* a constant that fits 63 bits */
-		if (!((v.w[1] == 0 && v.w[2] == 0 && v.w[3] == 0 && (int64) v.w[0] >= 0) ||
+		if (!stored_to_int256_ok(&n, &v) ||
+			!((v.w[1] == 0 && v.w[2] == 0 && v.w[3] == 0 && (int64) v.w[0] >= 0) ||
 			  (v.w[1] == ~UINT64CONST(0) && v.w[2] == ~UINT64CONST(0) &&
 			   v.w[3] == ~UINT64CONST(0) && (int64) v.w[0] < 0)))
 			return false;

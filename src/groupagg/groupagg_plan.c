@@ -171,10 +171,9 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 			break;
 		case F_SUM_NUMERIC:
 		case F_AVG_NUMERIC:
-			/* exact while the input's values are bounded (groupagg_numeric.c) */
+			/* exact for any input: in 256 bits, or as a numeric past them (groupagg_numeric.c) */
 			*kind = agg->aggfnoid == F_SUM_NUMERIC ? GROUPAGG_SUM_NUMERIC : GROUPAGG_AVG_NUMERIC;
-			return aggref_input(agg) != NULL &&
-				GroupAggNumericInputBounded(aggref_input(agg));
+			return aggref_input(agg) != NULL;
 		case F_MIN_NUMERIC:
 		case F_MAX_NUMERIC:
 			{
@@ -456,6 +455,26 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	add_path(output_rel, &gather->path);
 }
 
+/*
+ * Whether a sum or avg of numeric reads an input not bounded to 256 bits,
+ * whose cells may hold their sum as a numeric (groupagg_numeric.c).
+ */
+static bool
+has_unbounded_numeric_sum(List *aggs)
+{
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+	{
+		Aggref	   *agg = lfirst_node(Aggref, lc);
+
+		if ((agg->aggfnoid == F_SUM_NUMERIC || agg->aggfnoid == F_AVG_NUMERIC) &&
+			!GroupAggNumericInputBounded(aggref_input(agg)))
+			return true;
+	}
+	return false;
+}
+
 /* Whether a group key is a text column numbered by a dictionary. */
 static bool
 has_text_key(List *keys)
@@ -540,9 +559,11 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	/*
 	 * before add_path, which may free the serial path it is copied from;
 	 * text keys' numbers belong to one process, so their groups cannot
-	 * merge, and a numeric column read where it fits needs the tuples
+	 * merge, a numeric column read where it fits needs the tuples, and a
+	 * numeric sum may become a numeric held by pointer
 	 */
-	if (!has_text_key(shape.keys) && !GpuselQualsReadFitNumerics((Node *) quals))
+	if (!has_text_key(shape.keys) && !GpuselQualsReadFitNumerics((Node *) quals) &&
+		!has_unbounded_numeric_sum(shape.aggs))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost);
 	add_path(output_rel, &cpath->path);
 }

@@ -107,7 +107,7 @@ update_cell(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, Datum v)
 				GroupAggNumericAddScaled(cell, DatumGetInt64(v),
 										 sink->inputs[desc->input].form_arg);
 			else
-				GroupAggNumericAdd(cell, v);
+				GroupAggNumericAdd(cell, v, sink->cxt);
 			break;
 		case GROUPAGG_SUM_FLOAT4:
 			{
@@ -452,7 +452,7 @@ add_expr_block_to_cells(GroupAggSink *sink, GroupAggDesc *desc, int a,
 			if (likely(nv[j].native))
 				GroupAggNumericAddNative(cell, &nv[j]);
 			else
-				GroupAggNumericAdd(cell, vals[j]);
+				GroupAggNumericAdd(cell, vals[j], sink->cxt);
 		}
 		return;
 	}
