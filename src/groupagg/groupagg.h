@@ -57,7 +57,7 @@ extern bool GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descen
 
 /* groupagg_numeric.c */
 extern bool GroupAggNumericInputBounded(Expr *input);
-extern bool GroupAggTextKeyType(Oid typid, int32 typmod, Oid collid);
+extern bool GroupAggTextKey(Expr *key);
 extern void GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel,
 								  RelOptInfo *output_rel, void *extra);
 

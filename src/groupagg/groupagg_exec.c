@@ -360,8 +360,7 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		if (i++ >= nkeys)
 			break;
 		in = &sink->inputs[new_input(sink, expr)];
-		in->text_key = IsA(expr, Var) && in->form == GPUSEL_FORM_PLAIN &&
-			GroupAggTextKeyType(in->typid, ((Var *) expr)->vartypmod, ((Var *) expr)->varcollid);
+		in->text_key = GroupAggTextKey(expr);
 	}
 
 	i = 0;

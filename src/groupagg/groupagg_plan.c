@@ -304,10 +304,9 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 		 */
 		if (!(GpuselTypeIsDeviceable(typid, NULL) ||
 			  (IsA(expr, Var) &&
-			   (GpuselShortCharLength(typid, ((Var *) expr)->vartypmod,
-									  ((Var *) expr)->varcollid, &length) ||
-				GroupAggTextKeyType(typid, ((Var *) expr)->vartypmod,
-									((Var *) expr)->varcollid)))) ||
+			   GpuselShortCharLength(typid, ((Var *) expr)->vartypmod,
+									 ((Var *) expr)->varcollid, &length)) ||
+			  GroupAggTextKey(expr)) ||
 			!input_is_evaluable(expr, rel->relid))
 			return false;
 		tc = lookup_type_cache(typid, TYPECACHE_EQ_OPR);
@@ -482,17 +481,8 @@ has_text_key(List *keys)
 	ListCell   *lc;
 
 	foreach(lc, keys)
-	{
-		Node	   *key = lfirst(lc);
-		int			length;
-
-		if (IsA(key, Var) &&
-			!GpuselShortCharLength(((Var *) key)->vartype, ((Var *) key)->vartypmod,
-								   ((Var *) key)->varcollid, &length) &&
-			GroupAggTextKeyType(((Var *) key)->vartype, ((Var *) key)->vartypmod,
-								((Var *) key)->varcollid))
+		if (GroupAggTextKey((Expr *) lfirst(lc)))
 			return true;
-	}
 	return false;
 }
 

@@ -18,13 +18,12 @@
  */
 #include "postgres.h"
 
-#include "catalog/pg_collation_d.h"
 #include "catalog/pg_type_d.h"
 #include "common/hashfn.h"
 #include "fmgr.h"
-#include "utils/lsyscache.h"
 
 #include "groupagg_internal.h"
+#include "qual_compile.h"
 
 /* Slots of a new dictionary (a power of two); it doubles at half full. */
 #define TEXT_DICT_INITIAL_SLOTS 1024
@@ -50,22 +49,25 @@ struct GroupTextDict
 };
 
 /*
- * Whether a group key of this type, typmod and collation is numbered by a
- * dictionary: text and varchar, and char(n) with its length, under a
- * deterministic collation.  A char without a length can hold equal values
- * that differ in trailing spaces, and which of them a group returns would
- * depend on row order: it stays with PostgreSQL.
+ * Whether a group key is a column numbered by a dictionary: text and
+ * varchar, and char(n) with its length unless its bytes are packed
+ * (GpuselShortCharLength), under a deterministic collation.  A char without
+ * a length can hold equal values that differ in trailing spaces, and which
+ * of them a group returns would depend on row order: it stays with
+ * PostgreSQL, as do key expressions.
  */
 bool
-GroupAggTextKeyType(Oid typid, int32 typmod, Oid collid)
+GroupAggTextKey(Expr *key)
 {
-	if (typid != TEXTOID && typid != VARCHAROID &&
-		!(typid == BPCHAROID && typmod >= (int32) VARHDRSZ + 1))
+	Var		   *var = (Var *) key;
+	int			length;
+
+	if (!IsA(key, Var) ||
+		(var->vartype != TEXTOID && var->vartype != VARCHAROID &&
+		 !(var->vartype == BPCHAROID && var->vartypmod >= (int32) VARHDRSZ + 1)))
 		return false;
-	if (OidIsValid(collid) && collid != DEFAULT_COLLATION_OID && collid != C_COLLATION_OID &&
-		!get_collation_isdeterministic(collid))
-		return false;
-	return OidIsValid(collid);
+	return GpuselCollationComparesBytes(var->varcollid) &&
+		!GpuselShortCharLength(var->vartype, var->vartypmod, var->varcollid, &length);
 }
 
 /* An empty dictionary in cxt; blank_padded for char(n) values. */

@@ -28,6 +28,19 @@
 #define SHORT_CHAR_BYTES	7
 
 /*
+ * Whether equality of text under this collation is equality of bytes (of
+ * char(n) values without their trailing spaces): deterministic ones.
+ */
+bool
+GpuselCollationComparesBytes(Oid collid)
+{
+	if (!OidIsValid(collid))
+		return false;
+	return collid == DEFAULT_COLLATION_OID || collid == C_COLLATION_OID ||
+		get_collation_isdeterministic(collid);
+}
+
+/*
  * Whether a column of this type, typmod and collation is a short char(n)
  * column; sets *length to n.
  */
@@ -42,8 +55,7 @@ GpuselShortCharLength(Oid typid, int32 typmod, Oid collid, int *length)
 	if (n < 1 || n * pg_database_encoding_max_length() > SHORT_CHAR_BYTES)
 		return false;
 	/* equality must be byte equality once trailing spaces are gone */
-	if (OidIsValid(collid) && collid != DEFAULT_COLLATION_OID && collid != C_COLLATION_OID &&
-		!get_collation_isdeterministic(collid))
+	if (OidIsValid(collid) && !GpuselCollationComparesBytes(collid))
 		return false;
 	*length = n;
 	return true;

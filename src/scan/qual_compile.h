@@ -97,6 +97,7 @@ extern int	GpuselNumericComparison(Oid funcid);
 extern int	GpuselCommuteOpcode(int opcode);
 
 /* column_form.c */
+extern bool GpuselCollationComparesBytes(Oid collid);
 extern bool GpuselShortCharLength(Oid typid, int32 typmod, Oid collid, int *length);
 extern int64 GpuselShortCharPack(Datum value, int length);
 extern Datum GpuselFormDecode(int form, int arg, int64 value);

@@ -171,61 +171,6 @@ GpuselNumericConstsScale(List *quals)
 	return Min(scale, GPUSEL_NUMERIC_DIGITS);
 }
 
-/*
- * A stored numeric as v * 10^scale where |v * 10^scale| < 10^18 and v has
- * no more decimals than the scale; the stand-ins of NaN and the
- * infinities; GPUSEL_NUMERIC_UNFIT for any other value.  Never raises.
- */
-int64
-GpuselNumericToScaledFit(Datum value, int scale)
-{
-	NumericStored n;
-	int128		acc = 0;
-	int128		limit = (int128) powers_of_ten[GPUSEL_NUMERIC_DIGITS];
-	int			shift;
-
-	numeric_stored_decode(value, &n);
-	switch (n.kind)
-	{
-		case NUMERIC_STORED_IS_NAN:
-			return GPUSEL_NUMERIC_NAN;
-		case NUMERIC_STORED_IS_PINF:
-			return GPUSEL_NUMERIC_POS_INF;
-		case NUMERIC_STORED_IS_NINF:
-			return GPUSEL_NUMERIC_NEG_INF;
-		default:
-			break;
-	}
-	if (n.ndigits == 0)
-		return 0;
-	/* the value is below 10^(4 * (weight + 1)): beyond 10^18 / 10^scale it cannot fit */
-	if (NUMERIC_STORED_BASE_DECIMALS * (n.weight + 1) > GPUSEL_NUMERIC_DIGITS - scale + 3)
-		return GPUSEL_NUMERIC_UNFIT;
-	/* six groups below the limit, and the digits past it must be zeros */
-	for (int i = 0; i < n.ndigits; i++)
-	{
-		acc = acc * NUMERIC_STORED_BASE + numeric_stored_digit(&n, i);
-		if (acc >= limit * NUMERIC_STORED_BASE * NUMERIC_STORED_BASE)
-			return GPUSEL_NUMERIC_UNFIT;
-	}
-	shift = scale - NUMERIC_STORED_BASE_DECIMALS * (n.ndigits - 1 - n.weight);
-	for (; shift < 0; shift++)
-	{
-		if (acc % 10 != 0)
-			return GPUSEL_NUMERIC_UNFIT;	/* a decimal past the scale */
-		acc /= 10;
-	}
-	for (; shift > 0; shift--)
-	{
-		acc *= 10;
-		if (acc >= limit)
-			return GPUSEL_NUMERIC_UNFIT;
-	}
-	if (acc >= limit)
-		return GPUSEL_NUMERIC_UNFIT;
-	return n.negative ? -(int64) acc : (int64) acc;
-}
-
 /* 10^k, for 0 <= k <= GPUSEL_NUMERIC_DIGITS. */
 int64
 GpuselPowerOfTen(int k)
@@ -289,37 +234,85 @@ value_out_of_typmod(int scale)
 }
 
 /*
- * GpuselNumericToScaled for a digit string above 2^64 before its last
- * decimals are dropped (18 digits with decimals past the scale in the
- * last group): the same steps in 128 bits.
+ * A finite stored numeric as v * 10^scale where |v * 10^scale| < 10^18 and
+ * v has no more decimals than the scale, else GPUSEL_NUMERIC_UNFIT: the
+ * digit string in 128 bits, times 10^shift, where a negative shift drops
+ * decimals that must be zeros.
  */
 static int64
-scaled_wide(const NumericStored *n, int shift, int scale)
+scaled_or_unfit(const NumericStored *n, int scale)
 {
 	int128		acc = 0;
 	int128		limit = (int128) powers_of_ten[GPUSEL_NUMERIC_DIGITS];
+	int			shift;
 
+	if (n->ndigits == 0)
+		return 0;
+	/* the value is at least 10^(4 * weight): from 10^18 / 10^scale on it cannot fit */
+	if (NUMERIC_STORED_BASE_DECIMALS * n->weight >= GPUSEL_NUMERIC_DIGITS - scale)
+		return GPUSEL_NUMERIC_UNFIT;
 	for (int i = 0; i < n->ndigits; i++)
 	{
 		acc = acc * NUMERIC_STORED_BASE + numeric_stored_digit(n, i);
-		if (acc >= limit * NUMERIC_STORED_BASE)
-			value_out_of_typmod(scale);
+		/* past 10^26 no three dropped zero decimals bring it below 10^18 */
+		if (acc >= limit * NUMERIC_STORED_BASE * NUMERIC_STORED_BASE)
+			return GPUSEL_NUMERIC_UNFIT;
+	}
+	shift = scale - NUMERIC_STORED_BASE_DECIMALS * (n->ndigits - 1 - n->weight);
+	for (; shift < 0; shift++)
+	{
+		if (acc % 10 != 0)
+			return GPUSEL_NUMERIC_UNFIT;	/* a decimal past the scale */
+		acc /= 10;
 	}
 	for (; shift > 0; shift--)
 	{
 		acc *= 10;
 		if (acc >= limit)
-			value_out_of_typmod(scale);
-	}
-	for (; shift < 0; shift++)
-	{
-		if (acc % 10 != 0)
-			value_out_of_typmod(scale);
-		acc /= 10;
+			return GPUSEL_NUMERIC_UNFIT;
 	}
 	if (acc >= limit)
-		value_out_of_typmod(scale);
+		return GPUSEL_NUMERIC_UNFIT;
 	return n->negative ? -(int64) acc : (int64) acc;
+}
+
+/*
+ * GpuselNumericToScaled for a digit string above 2^64 before its last
+ * decimals are dropped (18 digits with decimals past the scale in the
+ * last group): the same steps in 128 bits.
+ */
+static int64
+scaled_wide(const NumericStored *n, int scale)
+{
+	int64		v = scaled_or_unfit(n, scale);
+
+	if (v == GPUSEL_NUMERIC_UNFIT)
+		value_out_of_typmod(scale);
+	return v;
+}
+
+/*
+ * A stored numeric as v * 10^scale where it fits (scaled_or_unfit), the
+ * stand-ins of NaN and the infinities, or GPUSEL_NUMERIC_UNFIT.  Never
+ * raises: a column of GPUSEL_FORM_NUMERIC_FIT may hold any numeric.
+ */
+int64
+GpuselNumericToScaledFit(Datum value, int scale)
+{
+	NumericStored n;
+
+	numeric_stored_decode(value, &n);
+	switch (n.kind)
+	{
+		case NUMERIC_STORED_IS_NAN:
+			return GPUSEL_NUMERIC_NAN;
+		case NUMERIC_STORED_IS_PINF:
+			return GPUSEL_NUMERIC_POS_INF;
+		case NUMERIC_STORED_IS_NINF:
+			return GPUSEL_NUMERIC_NEG_INF;
+		default:
+			return scaled_or_unfit(&n, scale);
+	}
 }
 
 /*
@@ -351,7 +344,7 @@ GpuselNumericToScaled(Datum value, int scale)
 	{
 		if (unlikely(pg_mul_u64_overflow(acc, NUMERIC_STORED_BASE, &acc) ||
 					 pg_add_u64_overflow(acc, (uint64) numeric_stored_digit(&n, i), &acc)))
-			return scaled_wide(&n, shift, scale);
+			return scaled_wide(&n, scale);
 	}
 	last = (uint32) numeric_stored_digit(&n, n.ndigits - 1);
 	if (likely(shift < 0 && shift >= -3))
@@ -384,13 +377,13 @@ GpuselNumericToScaled(Datum value, int scale)
 			value_out_of_typmod(scale);
 		if (unlikely(pg_mul_u64_overflow(acc, base, &acc) ||
 					 pg_add_u64_overflow(acc, kept, &acc)))
-			return scaled_wide(&n, shift, scale);
+			return scaled_wide(&n, scale);
 	}
 	else
 	{
 		if (unlikely(pg_mul_u64_overflow(acc, NUMERIC_STORED_BASE, &acc) ||
 					 pg_add_u64_overflow(acc, last, &acc)))
-			return scaled_wide(&n, shift, scale);
+			return scaled_wide(&n, scale);
 		if (shift > 0)
 		{
 			if (unlikely(shift > GPUSEL_NUMERIC_DIGITS ||
