@@ -547,6 +547,42 @@ compile_date_timestamp(QualCompiler *qc, List *args, int date_arg, int opcode, i
 	return GpuselQualCompareWithBound(qc, opcode, GS_VK_INT4, Int32GetDatum(bound));
 }
 
+/*
+ * Compiles a date compared with a timestamp that is not a constant: the
+ * date's midnight (day number times the microseconds of a day) compared
+ * with the timestamp as int8, behind a range guard of the dates that have
+ * a timestamp, so an infinite date or one past the timestamps' range sends
+ * its batch to the executor (qual_datetime.c).
+ */
+static int
+compile_date_vs_timestamp(QualCompiler *qc, List *args, int date_arg, int opcode)
+{
+	int			slot;
+
+	if (GpuselQualCompileExpr(qc, (Expr *) list_nth(args, date_arg)) != GS_VK_INT4)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	GpuselQualEmitRangeGuard(qc, GS_VK_INT4, DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE,
+							 TIMESTAMP_END_JULIAN - POSTGRES_EPOCH_JDATE - 1);
+	GpuselQualEmit(qc, GS_OP_CAST, GS_VK_INT4, GS_VK_INT8, 0, 0, 1, 1);
+	slot = GpuselQualNewConst(qc);
+	if (slot < 0)
+		return -1;
+	GpuselDatumToConst(Int64GetDatum(USECS_PER_DAY), false, INT8OID, &qc->prog->consts[slot]);
+	GpuselQualEmit(qc, GS_OP_CONST, GS_VK_INT8, 0, slot, 0, 0, 1);
+	GpuselQualEmit(qc, GS_OP_MUL, GS_VK_INT8, 0, 0, 0, 2, 1);
+	if (exprType((Node *) list_nth(args, 1 - date_arg)) != TIMESTAMPOID ||
+		GpuselQualCompileExpr(qc, (Expr *) list_nth(args, 1 - date_arg)) != GS_VK_INT8)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	GpuselQualEmit(qc, opcode, GS_VK_INT8, 0, 0, 0, 2, 1);
+	return qc->failed ? -1 : GS_VK_BOOL;
+}
+
 /* Compiles a call of an allowed operator or cast function. */
 static int
 compile_call(QualCompiler *qc, Oid funcid, List *args)
@@ -560,6 +596,8 @@ compile_call(QualCompiler *qc, Oid funcid, List *args)
 	if (op == NULL &&
 		GpuselDateTimestampBound(funcid, args, &date_arg, &date_opcode, &bound))
 		return compile_date_timestamp(qc, args, date_arg, date_opcode, bound);
+	if (op == NULL && list_length(args) == 2 && GpuselDateTimestampOp(funcid, &date_arg, &date_opcode))
+		return compile_date_vs_timestamp(qc, args, date_arg, date_opcode);
 	if ((funcid == F_DATE_PLI || funcid == F_DATE_MII || funcid == F_INTEGER_PL_DATE) &&
 		list_length(args) == 2)
 		return compile_date_arith(qc, funcid, args);

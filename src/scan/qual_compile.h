@@ -193,6 +193,7 @@ GpuselFormEncode(int form, int arg, Datum value)
 /* qual_datetime.c */
 extern bool GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg,
 									 int *opcode, int32 *bound);
+extern bool GpuselDateTimestampOp(Oid funcid, int *date_arg, int *opcode);
 
 /* Writes one non-NULL value into a column's staging array (inline: once per row and column). */
 static inline void

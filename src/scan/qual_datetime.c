@@ -17,6 +17,16 @@
  * The bound is computed when the qual is compiled, which the executor does
  * at each scan's start, so a timestamptz bound follows the TimeZone of the
  * execution, as PostgreSQL's stable comparison does.
+ *
+ * A date compared with a timestamp that is not a constant (a column, an
+ * expression the device computes) is the date's midnight, its day number
+ * times the microseconds of a day, compared with the timestamp as int8:
+ * PostgreSQL's comparison for every date that has a timestamp, the
+ * timestamp's infinities included.  An infinite date, or one past the
+ * timestamps' range, fails a range guard and its batch goes to the
+ * executor.  Against a timestamptz, midnight depends on the TimeZone's
+ * rules at each date, which the device does not hold: that stays on the
+ * host.
  */
 #include "postgres.h"
 
@@ -104,6 +114,24 @@ first_at_least(Datum constant, bool with_tz, int least)
 			lo = mid + 1;
 	}
 	return lo;
+}
+
+/*
+ * If funcid compares a date with a timestamp (without time zone): sets
+ * *date_arg to the date's argument and *opcode so that "date opcode
+ * timestamp" is the function's comparison, and returns true.
+ */
+bool
+GpuselDateTimestampOp(Oid funcid, int *date_arg, int *opcode)
+{
+	for (int i = 0; i < lengthof(date_timestamp_ops); i++)
+		if (date_timestamp_ops[i].funcid == funcid && !date_timestamp_ops[i].with_tz)
+		{
+			*date_arg = date_timestamp_ops[i].date_first ? 0 : 1;
+			*opcode = date_timestamp_ops[i].opcode;
+			return true;
+		}
+	return false;
 }
 
 /*
