@@ -227,6 +227,16 @@ SELECT * FROM pg_temp.date_vs_column();
 SET TimeZone = 'America/New_York';
 SELECT * FROM pg_temp.date_vs_column();
 RESET TimeZone;
+-- the scan that hands rows on: the same rows in the same order
+CREATE TEMP TABLE dts_gpusel AS
+  SELECT row_number() OVER () AS n, id FROM (SELECT id FROM dts WHERE gpu_filter(d < ts OR d > ts) OFFSET 0) s;
+SET gpusel.enable_scan = off;
+CREATE TEMP TABLE dts_pg AS
+  SELECT row_number() OVER () AS n, id FROM (SELECT id FROM dts WHERE d < ts OR d > ts OFFSET 0) s;
+SET gpusel.enable_scan = on;
+SELECT count(*) AS rows, count(*) FILTER (WHERE g.id IS NULL OR p.id IS NULL) AS mismatches
+FROM dts_gpusel g FULL JOIN dts_pg p USING (n, id);
+DROP TABLE dts_gpusel, dts_pg;
 -- in a grouped scan, rows that pass on the device and rows the executor rechecks
 SELECT id % 3 AS g, count(*), min(ts) FROM dts WHERE gpu_filter(d <= ts) GROUP BY 1 ORDER BY 1;
 SET gpusel.enable_scan = off;

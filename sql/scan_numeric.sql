@@ -425,6 +425,8 @@ SELECT sum(n) AS cases_checked FROM checked;
 SELECT pg_temp.rows_check($$SELECT id % 5, count(*), sum(id), sum(w), max(z) FROM nf
   WHERE gpu_filter(u > 10 AND w < 1e9) GROUP BY 1$$) AS grouped_fit;
 SELECT pg_temp.rows_check($$SELECT count(*), sum(id) FROM nf WHERE gpu_filter(v <= 'Infinity' AND u > '-Infinity')$$) AS infinities;
+-- the scan that hands rows on (string_agg is not the grouped scan's)
+SELECT pg_temp.rows_check($$SELECT id, u FROM nf WHERE gpu_filter(u > 10 AND w < 1e9 AND z <> 5000)$$) AS rows_out;
 -- not under Gather: a numeric read where it fits needs the tuples on the CPU
 \i sql/oracle_functions.sql
 SET max_parallel_workers_per_gather = 2;
