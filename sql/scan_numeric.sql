@@ -448,7 +448,9 @@ DROP TABLE nf;
 -- 80), as a numeric of PostgreSQL's own arithmetic for the rest of the
 -- group.  Groups that never leave 256 bits, groups that leave them by
 -- magnitude (1e70), by scale (1e-85), by one late value, NaN and the
--- infinities beside them; never under Gather (such a cell holds a pointer).
+-- infinities beside them.  min and max of such columns compare numerics,
+-- keeping the later of equal values (2.5, 2.50, 2.500) as PostgreSQL does.
+-- Never under Gather (such a cell holds a pointer).
 CREATE TABLE nu (g int, u numeric, w numeric(60,30), k int);
 INSERT INTO nu
 SELECT i % 5,
@@ -457,18 +459,23 @@ SELECT i % 5,
        i / 3.0, i % 3
 FROM generate_series(1, 10000) i;
 INSERT INTO nu VALUES (3, 'NaN', 1, 0), (2, 'Infinity', 2, 0), (6, 1e100, NULL, 1), (6, -1e100, 3, 1),
-  (6, 1e-200, 4, 1), (7, 'Infinity', 1, 2), (7, '-Infinity', 1, 2), (8, NULL, NULL, 2);
+  (6, 1e-200, 4, 1), (7, 'Infinity', 1, 2), (7, '-Infinity', 1, 2), (8, NULL, NULL, 2),
+  (9, 2.50, 2.5, 0), (9, 2.5, 2.500, 0), (9, 2.500, 2.50, 0);
 ANALYZE nu;
 EXPLAIN (COSTS OFF) SELECT g, sum(u), avg(w) FROM nu GROUP BY g;
 SELECT pg_temp.rows_check($$SELECT g, sum(u), avg(u), sum(w), avg(w), sum(u * 2 - w), count(*) FROM nu GROUP BY g$$) AS unbounded_sums;
 SELECT pg_temp.rows_check($$SELECT sum(u), avg(u), sum(w) FROM nu WHERE gpu_filter(k = 1)$$) AS unbounded_where;
 SELECT pg_temp.rows_check($$SELECT k, sum(u), avg(u) FROM nu WHERE g IN (1, 2, 6) GROUP BY k$$) AS unbounded_keys;
+SELECT pg_temp.rows_check($$SELECT g, min(u), max(u), min(w), max(w), count(u) FROM nu GROUP BY g$$) AS unbounded_extremes;
+SELECT pg_temp.rows_check($$SELECT min(u), max(w) FROM nu WHERE gpu_filter(k = 0)$$) AS unbounded_extremes_where;
+SELECT min(u)::text, max(u)::text, min(w)::text, max(w)::text FROM nu WHERE g = 9;
 SELECT g, scale(sum(u)) AS sum_scale, left(avg(u)::text, 30) AS avg_start FROM nu GROUP BY g ORDER BY g;
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
-SELECT oracle_explain($$SELECT g, sum(u) FROM nu GROUP BY g$$) LIKE '%Gather%GpuSelScan%' AS gpusel_under_gather;
+SELECT oracle_explain($$SELECT g, sum(u) FROM nu GROUP BY g$$) LIKE '%Gather%GpuSelScan%' AS gpusel_under_gather,
+       oracle_explain($$SELECT g, max(w) FROM nu GROUP BY g$$) LIKE '%Gather%GpuSelScan%' AS extremes_under_gather;
 SELECT pg_temp.rows_check($$SELECT g, sum(u) FROM nu GROUP BY g$$) AS parallel_settings;
 RESET parallel_setup_cost;
 RESET parallel_tuple_cost;

@@ -256,6 +256,7 @@ GroupAggShipIfDue(GroupAggSink *sink)
 
 /* groupagg_numeric.c */
 extern void GroupAggNumericAdd(GroupCell *cell, Datum value, MemoryContext cxt);
+extern void GroupAggNumericExtreme(GroupCell *cell, Datum value, bool is_min, MemoryContext cxt);
 extern void GroupAggNumericAddScaled(GroupCell *cell, int64 scaled, int scale);
 extern void GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value);
 extern void GroupAggNumericExprInit(GroupAggSink *sink, GroupInput *in);

@@ -422,6 +422,36 @@ GroupAggNumericMerge(GroupCell *dst, const GroupCell *src)
 	dst->count += src->count;
 }
 
+/*
+ * min(numeric) or max(numeric) of a column without keys (not numeric(p,s)
+ * read as scaled int8): compared by numeric_cmp, keeping the later of two
+ * equal values as numeric_smaller and numeric_larger do (1.0 and 1.00 are
+ * equal), the kept value copied into cxt.
+ */
+void
+GroupAggNumericExtreme(GroupCell *cell, Datum value, bool is_min, MemoryContext cxt)
+{
+	struct varlena *v;
+
+	if (cell->count > 0)
+	{
+		int			c = DatumGetInt32(DirectFunctionCall2(numeric_cmp, value, cell->value));
+
+		if (is_min ? c > 0 : c < 0)
+		{
+			cell->count++;
+			return;
+		}
+		pfree(DatumGetPointer(cell->value));
+	}
+	v = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(value));
+	cell->value = PointerGetDatum(MemoryContextAlloc(cxt, VARSIZE_ANY(v)));
+	memcpy(DatumGetPointer(cell->value), v, VARSIZE_ANY(v));
+	if (v != (struct varlena *) DatumGetPointer(value))
+		pfree(v);
+	cell->count++;
+}
+
 /* The cell's finite sum as a numeric with the sum's display scale. */
 static Datum
 sum_to_numeric(const GroupCell *cell)

@@ -177,14 +177,14 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 		case F_MIN_NUMERIC:
 		case F_MAX_NUMERIC:
 			{
-				/* over a numeric(p,s) column read as scaled int8 (its keys order its values) */
+				/*
+				 * over a numeric column: numeric(p,s) read as scaled int8 (its
+				 * keys order its values), any other compared as numerics
+				 */
 				Expr	   *input = aggref_input(agg);
-				int			scale;
 
 				*kind = agg->aggfnoid == F_MIN_NUMERIC ? GROUPAGG_MIN : GROUPAGG_MAX;
-				return input != NULL && IsA(input, Var) && ((Var *) input)->varattno > 0 &&
-					GpuselNumericScale(((Var *) input)->vartype, ((Var *) input)->vartypmod,
-									   &scale);
+				return input != NULL && IsA(input, Var) && ((Var *) input)->varattno > 0;
 			}
 		case F_MIN_INT2:
 		case F_MIN_INT4:
@@ -455,20 +455,26 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 }
 
 /*
- * Whether a sum or avg of numeric reads an input not bounded to 256 bits,
- * whose cells may hold their sum as a numeric (groupagg_numeric.c).
+ * Whether an aggregate's cells may hold a numeric by pointer
+ * (groupagg_numeric.c): a sum or avg of an input not bounded to 256 bits,
+ * a min or max of a numeric column not read as scaled int8.
  */
 static bool
-has_unbounded_numeric_sum(List *aggs)
+holds_numerics(List *aggs)
 {
 	ListCell   *lc;
 
 	foreach(lc, aggs)
 	{
 		Aggref	   *agg = lfirst_node(Aggref, lc);
+		Expr	   *input = aggref_input(agg);
+		int			scale;
 
 		if ((agg->aggfnoid == F_SUM_NUMERIC || agg->aggfnoid == F_AVG_NUMERIC) &&
-			!GroupAggNumericInputBounded(aggref_input(agg)))
+			!GroupAggNumericInputBounded(input))
+			return true;
+		if ((agg->aggfnoid == F_MIN_NUMERIC || agg->aggfnoid == F_MAX_NUMERIC) &&
+			!GpuselNumericScale(exprType((Node *) input), exprTypmod((Node *) input), &scale))
 			return true;
 	}
 	return false;
@@ -550,10 +556,10 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	 * before add_path, which may free the serial path it is copied from;
 	 * text keys' numbers belong to one process, so their groups cannot
 	 * merge, a numeric column read where it fits needs the tuples, and a
-	 * numeric sum may become a numeric held by pointer
+	 * numeric sum or extreme may be a numeric held by pointer
 	 */
 	if (!has_text_key(shape.keys) && !GpuselQualsReadFitNumerics((Node *) quals) &&
-		!has_unbounded_numeric_sum(shape.aggs))
+		!holds_numerics(shape.aggs))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost);
 	add_path(output_rel, &cpath->path);
 }

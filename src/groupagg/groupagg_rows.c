@@ -150,7 +150,15 @@ update_cell(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, Datum v)
 		case GROUPAGG_MIN:
 		case GROUPAGG_MAX:
 			{
-				uint64		key = sink->inputs[desc->input].keytype->to_key(v);
+				uint64		key;
+
+				/* a numeric column without keys: compared as numerics */
+				if (sink->inputs[desc->input].keytype == NULL)
+				{
+					GroupAggNumericExtreme(cell, v, desc->kind == GROUPAGG_MIN, sink->cxt);
+					break;
+				}
+				key = sink->inputs[desc->input].keytype->to_key(v);
 
 				/* of two equal values the later one is kept, as PostgreSQL does */
 				if (cell->count == 0 ||
