@@ -240,21 +240,37 @@ int256_from_int128(int128 x)
 
 /*
  * Adds v * 10^-scale to the cell's sum: the sum takes the larger of the
- * two scales, as numeric addition does.
+ * two scales, as numeric addition does.  False, with the cell unchanged,
+ * where the rescaled sum, the rescaled value or the new sum would leave
+ * 256 bits.
  */
-static void
-add_at_scale(GroupCell *cell, Int256 v, int scale)
+static bool
+add_at_scale_ok(GroupCell *cell, Int256 v, int scale)
 {
 	int			cell_scale = (int) (cell->key & CELL_SCALE_MASK);
+	Int256		sum = cell_sum(cell);
 
 	if (scale > cell_scale)
 	{
-		set_cell_sum(cell, int256_scale_up(cell_sum(cell), scale - cell_scale));
-		cell->key = (cell->key & ~(uint64) CELL_SCALE_MASK) | (uint64) scale;
+		if (!int256_scale_up_ok(sum, scale - cell_scale, &sum))
+			return false;
+		cell_scale = scale;
 	}
-	else if (scale < cell_scale)
-		v = int256_scale_up(v, cell_scale - scale);
-	set_cell_sum(cell, int256_add(cell_sum(cell), v));
+	else if (scale < cell_scale && !int256_scale_up_ok(v, cell_scale - scale, &v))
+		return false;
+	if (!int256_add_ok(sum, v, &sum))
+		return false;
+	set_cell_sum(cell, sum);
+	cell->key = (cell->key & ~(uint64) CELL_SCALE_MASK) | (uint64) cell_scale;
+	return true;
+}
+
+/* add_at_scale_ok for a bounded input, whose sum never leaves 256 bits. */
+static void
+add_at_scale(GroupCell *cell, Int256 v, int scale)
+{
+	if (!add_at_scale_ok(cell, v, scale))
+		sum_overflow();
 }
 
 /*
@@ -287,25 +303,10 @@ add_int128_at_scale(GroupCell *cell, int128 v, int scale)
 static bool
 add_stored(GroupCell *cell, const NumericStored *n)
 {
-	int			cell_scale = (int) (cell->key & CELL_SCALE_MASK);
-	Int256		sum = cell_sum(cell);
 	Int256		v;
 
-	if (n->dscale > MAX_SUM_SCALE || !stored_to_int256_ok(n, &v))
-		return false;
-	if (n->dscale > cell_scale)
-	{
-		if (!int256_scale_up_ok(sum, n->dscale - cell_scale, &sum))
-			return false;
-		cell_scale = n->dscale;
-	}
-	else if (n->dscale < cell_scale && !int256_scale_up_ok(v, cell_scale - n->dscale, &v))
-		return false;
-	if (!int256_add_ok(sum, v, &sum))
-		return false;
-	set_cell_sum(cell, sum);
-	cell->key = (cell->key & ~(uint64) CELL_SCALE_MASK) | (uint64) cell_scale;
-	return true;
+	return n->dscale <= MAX_SUM_SCALE && stored_to_int256_ok(n, &v) &&
+		add_at_scale_ok(cell, v, n->dscale);
 }
 
 static Datum sum_to_numeric(const GroupCell *cell);
@@ -405,7 +406,6 @@ GroupAggNumericFromScaled(Datum result, int scale, bool is_array)
 void
 GroupAggNumericMerge(GroupCell *dst, const GroupCell *src)
 {
-
 	int			ds = (int) (dst->key & CELL_SCALE_MASK);
 	int			ss = (int) (src->key & CELL_SCALE_MASK);
 	Int256		a = cell_sum(dst);
