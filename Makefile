@@ -25,6 +25,7 @@ OBJS = \
 	src/scan/qual_datetime.o \
 	src/scan/qual_numeric.o \
 	src/scan/qual_numeric_compile.o \
+	src/scan/qual_numeric_wide.o \
 	src/scan/column_form.o \
 	src/scan/filter_sql.o \
 	src/scan/scan_plan.o \

@@ -483,4 +483,66 @@ RESET min_parallel_table_scan_size;
 SET max_parallel_workers_per_gather = 0;
 DROP TABLE nu;
 
+-- 12. numeric(p,s) columns of 19 to 38 digits (p - s <= 38 for a negative
+-- scale), compared as they are with a numeric constant or a column of the
+-- same scale, travel as the 128-bit v * 10^s in two int8 halves
+-- (qual_numeric_wide.c): every value of the typmod is compared on the
+-- device, NaN above every number.  Values cross multiples of 2^64 and 2^63,
+-- where the halves change.  Taken into arithmetic, such a column travels
+-- where it fits (section 10), in the same program as its halves.
+CREATE TABLE nw (id int, a numeric(38,0), b numeric(38,10), c numeric(20,2),
+                 d numeric(30,30), e numeric(25,-10), a2 numeric(38,0));
+INSERT INTO nw
+SELECT i,
+       ((i * 7919) % 20001 - 10000)::numeric * 10 ^ (i % 34)::numeric + i,
+       round(((i * 104729) % 20001 - 10000)::numeric * 10 ^ (i % 24)::numeric / 7, 10),
+       round(((i * 104729) % 2000001 - 1000000) * 123456789012.34567, 2),
+       ((i * 7919) % 19999 - 9999) * 1e-4 + i * 1e-30,
+       ((i * 6007) % 20001 - 10000)::numeric * 10 ^ (i % 31)::numeric,
+       CASE WHEN i % 7 = 0 THEN ((i * 7919) % 20001 - 10000)::numeric * 10 ^ (i % 34)::numeric + i
+            ELSE ((i * 6007) % 20001 - 10000)::numeric * 10 ^ (i % 34)::numeric + i % 3 END
+FROM generate_series(1, 5000) i;
+INSERT INTO nw VALUES
+  (-1, 18446744073709551616, 18446744073709551616, 999999999999999999.99, 0.999999999999999999999999999999, 99999999999999999999999990000000000, 18446744073709551615),
+  (-2, 18446744073709551615, -18446744073709551616.0000000001, -999999999999999999.99, -0.999999999999999999999999999999, -99999999999999999999999990000000000, 18446744073709551617),
+  (-3, -18446744073709551616, 9223372036854775808, 92233720368547758.08, 1e-30, 18446744073709551616, -18446744073709551616),
+  (-4, 9223372036854775808, -9223372036854775808.5, -92233720368547758.08, -1e-30, -18446744073709551616, 9223372036854775807),
+  (-5, 99999999999999999999999999999999999999, 9999999999999999999999999999.9999999999, 0, 0, 0, -99999999999999999999999999999999999999),
+  (-6, -99999999999999999999999999999999999999, -9999999999999999999999999999.9999999999, -0.00, -0.0, -0, 99999999999999999999999999999999999999),
+  (-7, 'NaN', 'NaN', 'NaN', 'NaN', 'NaN', 'NaN'), (-8, 'NaN', 1, 0.01, 0.5, 10000000000, 'NaN'),
+  (-9, NULL, NULL, NULL, NULL, NULL, NULL), (-10, 0, -0.0000000001, 0.01, 0.000000000000000000000000000001, 10000000000, 0),
+  (-11, -1, 36893488147419103232, -18446744073709551.61, 0.5, 36893488147419103232, -1);
+ANALYZE nw;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM nw WHERE gpu_filter(a > 1e20 AND b <= -5.5 AND c <> 0 AND d < 0.5 AND e >= 0 AND a < a2 AND a + 1 > 5);
+TRUNCATE checked;
+SELECT * FROM pg_temp.mismatches(ARRAY['a', 'b', 'c', 'd', 'e', 'a2'],
+  ARRAY['0', '-0.5', '0.5', '1', '-1', '18446744073709551616', '18446744073709551615.5', '-18446744073709551616',
+        '-18446744073709551616.5', '9223372036854775807', '9223372036854775808', '-9223372036854775808',
+        '1e37', '-1e37', '99999999999999999999999999999999999999', '-99999999999999999999999999999999999999',
+        '1e38', '-1e40', '1e-30', '5e-31', '999999999999999999.99', '0.01', 'NaN', 'Infinity', '-Infinity'], 'nw');
+SELECT sum(n) AS cases_checked FROM checked;
+CREATE FUNCTION pg_temp.wide_pairs() RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE pair text; op text; got text; want text;
+BEGIN
+  FOREACH pair IN ARRAY ARRAY['a %s a2', 'a2 %s a', 'a %s b', 'c %s a', 'e %s a2'] LOOP
+    FOREACH op IN ARRAY ARRAY['<', '<=', '=', '<>', '>=', '>'] LOOP
+      PERFORM set_config('gpusel.enable_scan', 'on', true);
+      EXECUTE format('SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM nw WHERE gpu_filter(' || pair || ')', op) INTO got;
+      PERFORM set_config('gpusel.enable_scan', 'off', true);
+      EXECUTE format('SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM nw WHERE ' || pair, op) INTO want;
+      PERFORM set_config('gpusel.enable_scan', 'on', true);
+      RETURN NEXT format(pair, op) || ': ' || CASE WHEN got = want THEN 'same' ELSE 'gpusel ' || got || ', PostgreSQL ' || want END;
+    END LOOP;
+  END LOOP;
+END $$;
+SELECT * FROM pg_temp.wide_pairs();
+-- halves and the same column where it fits, in one program
+SELECT pg_temp.rows_check($$SELECT count(*), sum(id) FROM nw WHERE gpu_filter(a > 1e20 AND a + 1 > 5 AND a < a2)$$) AS halves_and_fit;
+SELECT pg_temp.rows_check($$SELECT count(*), sum(id) FROM nw WHERE gpu_filter((a >= 18446744073709551616 OR b < 0) AND NOT (e = 0) AND d IS NOT NULL)$$) AS three_valued;
+SELECT pg_temp.rows_check($$SELECT id % 3, count(*), sum(c), max(b) FROM nw WHERE gpu_filter(a > 0 AND b < 1e20) GROUP BY 1$$) AS grouped_wide;
+SELECT pg_temp.rows_check($$SELECT id, a, b FROM nw WHERE gpu_filter(a > 1e30 OR d < -0.5)$$) AS rows_out;
+-- without nulls in a tuple, and with columns before the numerics
+SELECT pg_temp.rows_check($$SELECT count(*), sum(id) FROM nw WHERE gpu_filter(e < 18446744073709551616) AND id > 0$$) AS no_nulls;
+DROP TABLE nw;
+
 DROP TABLE nm;

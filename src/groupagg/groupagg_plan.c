@@ -558,7 +558,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	 * merge, a numeric column read where it fits needs the tuples, and a
 	 * numeric sum or extreme may be a numeric held by pointer
 	 */
-	if (!has_text_key(shape.keys) && !GpuselQualsReadFitNumerics((Node *) quals) &&
+	if (!has_text_key(shape.keys) && !GpuselQualsReadUndecodableNumerics((Node *) quals) &&
 		!holds_numerics(shape.aggs))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost);
 	add_path(output_rel, &cpath->path);

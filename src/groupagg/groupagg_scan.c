@@ -378,7 +378,7 @@ fill_groups(GpuselScanState *state)
 
 	/* a numeric column read where it fits cannot be a numeric again: the quals read the tuple */
 	if ((!state->use_gpu || state->device_quals == NIL) && !state->has_host_quals &&
-		GroupAggSinkColumnar(state->sink) && !GpuselProgramHasFitColumns(state->program) &&
+		GroupAggSinkColumnar(state->sink) && !GpuselProgramHasUndecodableColumns(state->program) &&
 		(GpuselScanFeeding(state) || GpuselPagesUsable(state->rel, snapshot)))
 	{
 		if (GpuselScanFeeding(state))

@@ -115,5 +115,8 @@ GpuselFormDecode(int form, int arg, int64 value)
 	/* its values' stand-ins do not say which numeric they stand for */
 	if (form == GPUSEL_FORM_NUMERIC_FIT)
 		elog(ERROR, "gpusel cannot turn a batch value of a numeric column read where it fits back into a numeric");
+	/* half a 128-bit value is not a value */
+	if (form == GPUSEL_FORM_NUMERIC_WIDE_HI || form == GPUSEL_FORM_NUMERIC_WIDE_LO)
+		elog(ERROR, "gpusel cannot turn half of a 128-bit numeric batch value back into a numeric");
 	return unpack_short_char(value, arg);
 }

@@ -329,6 +329,42 @@ kind_of_type(Oid typid)
 }
 
 /*
+ * The device column holding attribute attno in the given form, added to
+ * the program if it has none yet; -1 (and a failed compilation) without
+ * room.  One attribute may travel in several forms (a numeric compared as
+ * 128-bit halves and taken into arithmetic where it fits).
+ */
+int
+GpuselQualColumn(QualCompiler *qc, AttrNumber attno, gs_coltype t, int form, int form_arg)
+{
+	GpuselProgram *p = qc->prog;
+	int			col;
+
+	for (col = 0; col < p->ncols; col++)
+		if (p->attnos[col] == attno && p->form[col] == form && p->form_arg[col] == form_arg)
+			return col;
+	if (p->ncols >= GS_MAX_PROGRAM_LENGTH)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	p->attnos[col] = attno;
+	p->coltypes[col] = t;
+	p->form[col] = (uint8) form;
+	p->form_arg[col] = (int16) form_arg;
+	p->ncols++;
+	return col;
+}
+
+/* Whether a Var is a column of the relation being compiled for. */
+bool
+GpuselQualVarIsOurs(QualCompiler *qc, Var *var)
+{
+	return var->varlevelsup == 0 && var->varattno > 0 &&
+		(qc->relid == 0 || var->varno == qc->relid);
+}
+
+/*
  * Pushes a column of the scanned relation: one of the device types, a
  * numeric(p,s) column that fits the device as scaled int8, or another
  * numeric column as scaled int8 where its values fit, behind a range guard
@@ -338,14 +374,12 @@ kind_of_type(Oid typid)
 int
 GpuselQualCompileVar(QualCompiler *qc, Var *var)
 {
-	GpuselProgram *p = qc->prog;
 	gs_coltype	t;
 	int			numeric_scale = -1;
 	int			form = GPUSEL_FORM_PLAIN;
 	int			col;
 
-	if (var->varlevelsup != 0 || var->varattno <= 0 ||
-		(qc->relid != 0 && var->varno != qc->relid))
+	if (!GpuselQualVarIsOurs(qc, var))
 	{
 		qc->failed = true;
 		return -1;
@@ -365,22 +399,9 @@ GpuselQualCompileVar(QualCompiler *qc, Var *var)
 		qc->failed = true;
 		return -1;
 	}
-	for (col = 0; col < p->ncols; col++)
-		if (p->attnos[col] == var->varattno)
-			break;
-	if (col == p->ncols)
-	{
-		if (p->ncols >= GS_MAX_PROGRAM_LENGTH)
-		{
-			qc->failed = true;
-			return -1;
-		}
-		p->attnos[col] = var->varattno;
-		p->coltypes[col] = t;
-		p->form[col] = form;
-		p->form_arg[col] = (int16) Max(numeric_scale, 0);
-		p->ncols++;
-	}
+	col = GpuselQualColumn(qc, var->varattno, t, form, Max(numeric_scale, 0));
+	if (col < 0)
+		return -1;
 	GpuselQualEmit(qc, GS_OP_COLUMN, (int) t, 0, col, 0, 0, 1);
 	/* every stand-in but the one of a value that does not fit compares as it is */
 	if (form == GPUSEL_FORM_NUMERIC_FIT)
@@ -913,14 +934,17 @@ GpuselProgramCanError(const GpuselProgram *prog)
 
 /*
  * Whether the program reads a numeric column only where its values fit
- * (GPUSEL_FORM_NUMERIC_FIT): its batch values cannot all become numerics
- * again, so the CPU evaluates such quals on the heap tuples.
+ * (GPUSEL_FORM_NUMERIC_FIT) or as 128-bit halves: its batch values cannot
+ * all become numerics again, so the CPU evaluates such quals on the heap
+ * tuples.
  */
 bool
-GpuselProgramHasFitColumns(const GpuselProgram *prog)
+GpuselProgramHasUndecodableColumns(const GpuselProgram *prog)
 {
 	for (int c = 0; c < prog->ncols; c++)
-		if (prog->form[c] == GPUSEL_FORM_NUMERIC_FIT)
+		if (prog->form[c] == GPUSEL_FORM_NUMERIC_FIT ||
+			prog->form[c] == GPUSEL_FORM_NUMERIC_WIDE_HI ||
+			prog->form[c] == GPUSEL_FORM_NUMERIC_WIDE_LO)
 			return true;
 	return false;
 }

@@ -25,14 +25,19 @@
  * column_form.c), and a numeric column whose values need not fit 18 digits
  * (wider or unconstrained) as v * 10^s where v fits and a stand-in that
  * sends the batch to the executor where it does not (form_arg s; device
- * quals only, qual_numeric.c).
+ * quals only, qual_numeric.c), and a numeric(p,s) column of 19 to 38
+ * digits as the 128-bit v * 10^s in two int8 columns, its high and low
+ * halves, next to each other (form_arg s; device comparisons only,
+ * qual_numeric_wide.c).
  */
 typedef enum GpuselColumnForm
 {
 	GPUSEL_FORM_PLAIN = 0,
 	GPUSEL_FORM_NUMERIC,
 	GPUSEL_FORM_SHORT_CHAR,
-	GPUSEL_FORM_NUMERIC_FIT
+	GPUSEL_FORM_NUMERIC_FIT,
+	GPUSEL_FORM_NUMERIC_WIDE_HI,
+	GPUSEL_FORM_NUMERIC_WIDE_LO
 } GpuselColumnForm;
 
 /* A compiled device program with the columns and parameters it reads. */
@@ -87,14 +92,19 @@ extern bool GpuselNumericScale(Oid typid, int32 typmod, int *scale);
 extern bool GpuselNumericFitScale(Oid typid, int32 typmod, int unconstrained_scale, int *scale);
 extern int64 GpuselNumericToScaledFit(Datum value, int scale);
 extern int	GpuselNumericConstsScale(List *quals);
-extern bool GpuselProgramHasFitColumns(const GpuselProgram *prog);
-extern bool GpuselQualsReadFitNumerics(Node *quals);
+extern bool GpuselProgramHasUndecodableColumns(const GpuselProgram *prog);
+extern bool GpuselQualsReadUndecodableNumerics(Node *quals);
 extern int64 GpuselNumericToScaled(Datum value, int scale);
 extern Datum GpuselScaledToNumeric(int64 scaled, int scale);
 extern void GpuselNumericBound(int opcode, Datum constant, int scale,
 							   int *out_opcode, int64 *bound);
 extern int	GpuselNumericComparison(Oid funcid);
 extern int	GpuselCommuteOpcode(int opcode);
+
+/* qual_numeric_wide.c: numeric(p,s) columns of 19 to 38 digits as 128-bit integers */
+#define GPUSEL_NUMERIC_WIDE_DIGITS	38	/* |v * 10^s| < 10^38 < 2^127 */
+extern bool GpuselNumericWideScale(Oid typid, int32 typmod, int *scale);
+extern int64 GpuselNumericToWideHalf(Datum value, int scale, bool high);
 
 /* column_form.c */
 extern bool GpuselCollationComparesBytes(Oid collid);
@@ -187,6 +197,8 @@ GpuselFormEncode(int form, int arg, Datum value)
 		return GpuselNumericToScaledInline(value, arg);
 	if (form == GPUSEL_FORM_NUMERIC_FIT)
 		return GpuselNumericToScaledFit(value, arg);
+	if (form == GPUSEL_FORM_NUMERIC_WIDE_HI || form == GPUSEL_FORM_NUMERIC_WIDE_LO)
+		return GpuselNumericToWideHalf(value, arg, form == GPUSEL_FORM_NUMERIC_WIDE_HI);
 	return GpuselShortCharPack(value, arg);
 }
 

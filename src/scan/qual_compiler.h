@@ -24,6 +24,9 @@ typedef struct QualCompiler
 extern int	GpuselQualEmit(QualCompiler *qc, int op, int kind, int kind2, int arg, int arg2,
 						   int pops, int pushes);
 extern int	GpuselQualNewConst(QualCompiler *qc);
+extern int	GpuselQualColumn(QualCompiler *qc, AttrNumber attno, gs_coltype t, int form,
+							 int form_arg);
+extern bool GpuselQualVarIsOurs(QualCompiler *qc, Var *var);
 extern int	GpuselQualCompileVar(QualCompiler *qc, Var *var);
 extern int	GpuselQualCompareWithBound(QualCompiler *qc, int opcode, int kind, Datum bound);
 extern int	GpuselQualCompileExpr(QualCompiler *qc, Expr *expr);
@@ -31,5 +34,9 @@ extern void GpuselQualEmitRangeGuard(QualCompiler *qc, int kind, int64 lo, int64
 
 /* qual_numeric_compile.c */
 extern int	GpuselQualCompileNumericComparison(QualCompiler *qc, int opcode, List *args);
+
+/* qual_numeric_wide.c */
+extern bool GpuselQualCompileWideComparison(QualCompiler *qc, int opcode, Expr *left,
+											Expr *right, int *result);
 
 #endif							/* GPUSEL_QUAL_COMPILER_H */

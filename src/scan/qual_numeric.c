@@ -112,9 +112,9 @@ GpuselNumericFitScale(Oid typid, int32 typmod, int unconstrained_scale, int *sca
 	return true;
 }
 
-/* Walker of GpuselQualsReadFitNumerics. */
+/* Walker of GpuselQualsReadUndecodableNumerics. */
 static bool
-reads_fit_walker(Node *node, void *context)
+reads_undecodable_walker(Node *node, void *context)
 {
 	int			scale;
 
@@ -122,19 +122,21 @@ reads_fit_walker(Node *node, void *context)
 		return false;
 	if (IsA(node, Var) &&
 		!GpuselNumericScale(((Var *) node)->vartype, ((Var *) node)->vartypmod, &scale) &&
-		GpuselNumericFitScale(((Var *) node)->vartype, ((Var *) node)->vartypmod, 0, &scale))
+		(GpuselNumericFitScale(((Var *) node)->vartype, ((Var *) node)->vartypmod, 0, &scale) ||
+		 GpuselNumericWideScale(((Var *) node)->vartype, ((Var *) node)->vartypmod, &scale)))
 		return true;
-	return expression_tree_walker(node, reads_fit_walker, context);
+	return expression_tree_walker(node, reads_undecodable_walker, context);
 }
 
 /*
- * Whether some qual reads a numeric column that the device takes only
- * where its values fit (GPUSEL_FORM_NUMERIC_FIT).
+ * Whether some qual reads a numeric column whose batch values do not
+ * become numerics again: one the device takes only where its values fit
+ * (GPUSEL_FORM_NUMERIC_FIT) or as 128-bit halves (qual_numeric_wide.c).
  */
 bool
-GpuselQualsReadFitNumerics(Node *quals)
+GpuselQualsReadUndecodableNumerics(Node *quals)
 {
-	return reads_fit_walker(quals, NULL);
+	return reads_undecodable_walker(quals, NULL);
 }
 
 /* Walker of GpuselNumericConstsScale: the largest display scale of a numeric constant. */

@@ -218,10 +218,11 @@ compile_value(QualCompiler *qc, Expr *expr, bool operand)
 }
 
 /*
- * Compiles "left OP right" for numeric's comparison functions: a numeric
- * expression compared with a numeric constant (as the expression compared
- * with an integer bound at its scale), or two such expressions at the
- * larger of their scales.  Returns -1 (and fails the compilation) for any
+ * Compiles "left OP right" for numeric's comparison functions: a column of
+ * 19 to 38 digits compared with a constant or a like column
+ * (qual_numeric_wide.c), a numeric expression compared with a numeric
+ * constant (as the expression compared with an integer bound at its
+ * scale), or two such expressions at the larger of their scales.  Returns -1 (and fails the compilation) for any
  * other numeric comparison, which then stays on the CPU.
  */
 int
@@ -231,7 +232,11 @@ GpuselQualCompileNumericComparison(QualCompiler *qc, int opcode, List *args)
 	Expr	   *right = (Expr *) lsecond(args);
 	int			lscale;
 	int			rscale;
+	int			result;
 
+	/* a column of 19 to 38 digits compared as it is: as 128-bit halves */
+	if (GpuselQualCompileWideComparison(qc, opcode, left, right, &result))
+		return result;
 	if (IsA(left, Const) && !IsA(right, Const))
 	{
 		Expr	   *swap = left;

@@ -505,11 +505,13 @@ set_walk(GpuselPageReader *reader, TupleDesc desc)
 		reader->walk_align[a] = att->attalign;
 		reader->walk_column[a] = -1;
 	}
-	for (int c = 0; c < reader->ncols; c++)
+	/* an attribute may fill several columns (a 128-bit numeric's halves): chained */
+	for (int c = reader->ncols - 1; c >= 0; c--)
 	{
 		int			a = reader->attnos[c] - 1;
 		Form_pg_attribute att = TupleDescAttr(desc, a);
 
+		reader->walk_next[c] = reader->walk_column[a];
 		reader->walk_column[a] = (int16) c;
 		if (reader->form[c] != GPUSEL_FORM_PLAIN ? att->attlen != -1 :
 			!(att->attbyval && att->attlen == reader->widths[c]))
@@ -584,7 +586,7 @@ walk_tuple(GpuselPageReader *reader, GpuselStaging *staging, HeapTupleHeader tup
 
 		if (bits != NULL && att_isnull(a, bits))
 		{
-			if (c >= 0)
+			for (; c >= 0; c = reader->walk_next[c])
 				set_null(staging, c, row, chunk_end);
 			continue;
 		}
@@ -592,7 +594,7 @@ walk_tuple(GpuselPageReader *reader, GpuselStaging *staging, HeapTupleHeader tup
 			off = att_align_pointer(off, reader->walk_align[a], -1, tp + off);
 		else
 			off = att_align_nominal(off, reader->walk_align[a]);
-		if (c >= 0)
+		for (; c >= 0; c = reader->walk_next[c])
 		{
 			if (staging->has_nulls[c])
 				staging->nulls[c][row] = 0;

@@ -79,6 +79,7 @@ typedef struct GpuselPageReader
 	int16	   *walk_len;
 	char	   *walk_align;
 	int16	   *walk_column;
+	int16		walk_next[GS_MAX_PROGRAM_LENGTH];	/* the next column of the same attribute, or -1 */
 } GpuselPageReader;
 
 extern void GpuselStagingAlloc(GpuselStaging *staging, int ncols,
