@@ -104,7 +104,7 @@ extern int	GpuselCommuteOpcode(int opcode);
 /* qual_numeric_wide.c: numeric(p,s) columns of 19 to 38 digits as 128-bit integers */
 #define GPUSEL_NUMERIC_WIDE_DIGITS	38	/* |v * 10^s| < 10^38 < 2^127 */
 extern bool GpuselNumericWideScale(Oid typid, int32 typmod, int *scale);
-extern int64 GpuselNumericToWideHalf(Datum value, int scale, bool high);
+extern void GpuselNumericToWideHalves(Datum value, int scale, int64 *hi, int64 *lo);
 
 /* column_form.c */
 extern bool GpuselCollationComparesBytes(Oid collid);
@@ -197,9 +197,23 @@ GpuselFormEncode(int form, int arg, Datum value)
 		return GpuselNumericToScaledInline(value, arg);
 	if (form == GPUSEL_FORM_NUMERIC_FIT)
 		return GpuselNumericToScaledFit(value, arg);
-	if (form == GPUSEL_FORM_NUMERIC_WIDE_HI || form == GPUSEL_FORM_NUMERIC_WIDE_LO)
-		return GpuselNumericToWideHalf(value, arg, form == GPUSEL_FORM_NUMERIC_WIDE_HI);
 	return GpuselShortCharPack(value, arg);
+}
+
+/*
+ * Stores a stored value of a column of a non-plain form as row 'row' of
+ * batch column c (inline: once per row and such column).  A 128-bit
+ * numeric is read once: its high half's column fills its low half's,
+ * column c + 1, too.
+ */
+static inline void
+GpuselStoreEncoded(void *const *values, int c, int64 row, int form, int arg, Datum value)
+{
+	if (form == GPUSEL_FORM_NUMERIC_WIDE_HI)
+		GpuselNumericToWideHalves(value, arg, &((int64 *) values[c])[row],
+								  &((int64 *) values[c + 1])[row]);
+	else if (form != GPUSEL_FORM_NUMERIC_WIDE_LO)
+		((int64 *) values[c])[row] = GpuselFormEncode(form, arg, value);
 }
 
 /* qual_datetime.c */

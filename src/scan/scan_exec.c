@@ -552,8 +552,8 @@ fill_from_table_am(GpuselScanState *state, GpuselStaging *staging, int64 max_row
 			if (isnull)
 				staging->has_nulls[c] = 1;
 			else if (prog->form[c] != GPUSEL_FORM_PLAIN)
-				((int64 *) staging->values[c])[n] =
-					GpuselFormEncode(prog->form[c], prog->form_arg[c], slot->tts_values[att]);
+				GpuselStoreEncoded(staging->values, c, n, prog->form[c], prog->form_arg[c],
+								   slot->tts_values[att]);
 			else
 				GpuselStoreValue(staging->values[c], n, prog->coltypes[c],
 								 slot->tts_values[att]);

@@ -421,8 +421,8 @@ stage_slow(GpuselPageReader *reader, GpuselStaging *staging, int64 row,
 			if (staging->has_nulls[c])
 				staging->nulls[c][row] = 0;
 			if (reader->form[c] != GPUSEL_FORM_PLAIN)
-				((int64 *) staging->values[c])[row] =
-					GpuselFormEncode(reader->form[c], reader->form_arg[c], slot->tts_values[att]);
+				GpuselStoreEncoded(staging->values, c, row, reader->form[c], reader->form_arg[c],
+								   slot->tts_values[att]);
 			else
 				GpuselStoreValue(staging->values[c], row, reader->coltypes[c],
 								 slot->tts_values[att]);
@@ -528,8 +528,8 @@ store_walked(GpuselPageReader *reader, GpuselStaging *staging, int c, int64 row,
 			 const char *src)
 {
 	if (reader->form[c] != GPUSEL_FORM_PLAIN)
-		((int64 *) staging->values[c])[row] =
-			GpuselFormEncode(reader->form[c], reader->form_arg[c], PointerGetDatum(src));
+		GpuselStoreEncoded(staging->values, c, row, reader->form[c], reader->form_arg[c],
+						   PointerGetDatum(src));
 	else if (reader->coltypes[c] == GS_COL_BOOL)
 		((uint8 *) staging->values[c])[row] = *src != 0;
 	else
