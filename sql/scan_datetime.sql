@@ -244,4 +244,65 @@ SELECT id % 3 AS g, count(*), min(ts) FROM dts WHERE d <= ts GROUP BY 1 ORDER BY
 SET gpusel.enable_scan = on;
 DROP TABLE dts;
 
+-- 9. A timestamp or timestamptz column against a date constant: the column
+-- against an int8 bound found by bisection over every int8 with
+-- PostgreSQL's own comparison when the scan starts, so a timestamptz meets
+-- the date's midnight in the TimeZone of the execution (across a DST
+-- change, a half-hour zone), and infinite dates and dates past the
+-- timestamps' range compare as PostgreSQL compares them.
+CREATE TABLE tsd (id int, ts timestamp, tz timestamptz);
+INSERT INTO tsd SELECT i, timestamp '2021-03-10' + i * interval '17 minutes' + CASE i % 3 WHEN 0 THEN interval '0'
+    WHEN 1 THEN interval '1 microsecond' ELSE -interval '1 microsecond' END,
+  timestamptz '2021-03-10 00:00+00' + i * interval '15 minutes' + CASE i % 5 WHEN 0 THEN -interval '1 microsecond' ELSE interval '0' END
+FROM generate_series(1, 3000) i;
+INSERT INTO tsd VALUES (-1, 'infinity', 'infinity'), (-2, '-infinity', '-infinity'), (-3, NULL, NULL),
+  (-4, '4713-11-24 00:00:00 BC', '4713-11-24 00:00:00+00 BC'), (-5, '294276-12-31 23:59:59.999999', '294276-12-31 23:59:59.999999+00'),
+  (-6, '2021-03-14', '2021-03-14 05:00+00'), (-7, '2021-03-15', '2021-03-15 04:00+00'), (-8, '2021-03-14', '2021-03-14 00:00+00');
+ANALYZE tsd;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM tsd WHERE gpu_filter(ts < date '2021-03-14' AND tz >= date '2021-03-14' AND date '2021-03-15' > tz);
+CREATE FUNCTION pg_temp.column_vs_date() RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE op text; d text; pred text; got text; want text; n int := 0;
+  q text := 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM tsd WHERE ';
+BEGIN
+  FOREACH d IN ARRAY ARRAY['2021-03-14', '2021-03-15', '2021-03-10', '2021-03-01', '2021-04-02', 'infinity', '-infinity',
+                           '4713-11-24 BC', '4713-11-23 BC', '294276-12-31', '294277-01-01', '5874897-12-31'] LOOP
+    FOREACH op IN ARRAY ARRAY['<', '<=', '=', '<>', '>=', '>'] LOOP
+      FOREACH pred IN ARRAY ARRAY[format('ts %s %L::date', op, d), format('%L::date %s ts', d, op),
+                                  format('tz %s %L::date', op, d), format('%L::date %s tz', d, op)] LOOP
+        PERFORM set_config('gpusel.enable_scan', 'on', true);
+        EXECUTE q || 'gpu_filter(' || pred || ')' INTO got;
+        PERFORM set_config('gpusel.enable_scan', 'off', true);
+        EXECUTE q || pred INTO want;
+        PERFORM set_config('gpusel.enable_scan', 'on', true);
+        n := n + 1;
+        IF got IS DISTINCT FROM want THEN
+          RETURN NEXT format('%s: gpusel %s, PostgreSQL %s', pred, got, want);
+        END IF;
+      END LOOP;
+    END LOOP;
+  END LOOP;
+  RETURN NEXT format('checked %s predicates under %s', n, current_setting('TimeZone'));
+END $$;
+SET TimeZone = 'America/New_York';
+SELECT * FROM pg_temp.column_vs_date();
+SET TimeZone = 'Asia/Kolkata';
+SELECT * FROM pg_temp.column_vs_date();
+-- a prepared statement's generic plan follows the TimeZone of each execution
+SET plan_cache_mode = force_generic_plan;
+PREPARE tz_count AS SELECT count(*) FROM tsd WHERE gpu_filter(tz >= date '2021-03-14' AND tz < date '2021-03-15');
+SET TimeZone = 'America/New_York';
+EXECUTE tz_count;
+SET gpusel.enable_scan = off;
+SELECT count(*) FROM tsd WHERE tz >= date '2021-03-14' AND tz < date '2021-03-15';
+SET gpusel.enable_scan = on;
+SET TimeZone = 'Asia/Kolkata';
+EXECUTE tz_count;
+SET gpusel.enable_scan = off;
+SELECT count(*) FROM tsd WHERE tz >= date '2021-03-14' AND tz < date '2021-03-15';
+SET gpusel.enable_scan = on;
+DEALLOCATE tz_count;
+RESET plan_cache_mode;
+RESET TimeZone;
+DROP TABLE tsd;
+
 DROP TABLE dt;

@@ -569,6 +569,22 @@ compile_date_timestamp(QualCompiler *qc, List *args, int date_arg, int opcode, i
 }
 
 /*
+ * Compiles a timestamp or timestamptz the device computes compared with a
+ * date constant as the timestamp compared with an int8 bound
+ * (GpuselTimestampDateBound).
+ */
+static int
+compile_timestamp_date(QualCompiler *qc, List *args, int ts_arg, int opcode, int64 bound)
+{
+	if (GpuselQualCompileExpr(qc, (Expr *) list_nth(args, ts_arg)) != GS_VK_INT8)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	return GpuselQualCompareWithBound(qc, opcode, GS_VK_INT8, Int64GetDatum(bound));
+}
+
+/*
  * Compiles a date compared with a timestamp that is not a constant: the
  * date's midnight (day number times the microseconds of a day) compared
  * with the timestamp as int8, behind a range guard of the dates that have
@@ -613,10 +629,15 @@ compile_call(QualCompiler *qc, Oid funcid, List *args)
 	int			date_arg;
 	int			date_opcode;
 	int32		bound;
+	int			ts_arg;
+	int64		ts_bound;
 
 	if (op == NULL &&
 		GpuselDateTimestampBound(funcid, args, &date_arg, &date_opcode, &bound))
 		return compile_date_timestamp(qc, args, date_arg, date_opcode, bound);
+	if (op == NULL &&
+		GpuselTimestampDateBound(funcid, args, &ts_arg, &date_opcode, &ts_bound))
+		return compile_timestamp_date(qc, args, ts_arg, date_opcode, ts_bound);
 	if (op == NULL && list_length(args) == 2 && GpuselDateTimestampOp(funcid, &date_arg, &date_opcode))
 		return compile_date_vs_timestamp(qc, args, date_arg, date_opcode);
 	if ((funcid == F_DATE_PLI || funcid == F_DATE_MII || funcid == F_INTEGER_PL_DATE) &&

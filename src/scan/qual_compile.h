@@ -220,6 +220,8 @@ GpuselStoreEncoded(void *const *values, int c, int64 row, int form, int arg, Dat
 extern bool GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg,
 									 int *opcode, int32 *bound);
 extern bool GpuselDateTimestampOp(Oid funcid, int *date_arg, int *opcode);
+extern bool GpuselTimestampDateBound(Oid funcid, List *args, int *ts_arg, int *opcode,
+									 int64 *bound);
 
 /* Writes one non-NULL value into a column's staging array (inline: once per row and column). */
 static inline void

@@ -27,6 +27,11 @@
  * executor.  Against a timestamptz, midnight depends on the TimeZone's
  * rules at each date, which the device does not hold: that stays on the
  * host.
+ *
+ * A timestamp or timestamptz that the device computes (a column) compared
+ * with a date constant is the timestamp compared with an int8 bound, found
+ * the same way by bisection over every int8, when the qual is compiled:
+ * for timestamptz, the date's midnight in the execution's TimeZone.
  */
 #include "postgres.h"
 
@@ -202,6 +207,114 @@ GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg, int *opcode, int
 				*bound = date_at(below);
 				return true;
 			}
+	}
+	return false;
+}
+
+/* PostgreSQL's comparison of a timestamp (int8) with the date constant: -1, 0 or 1. */
+static int
+compare_timestamp(int64 t, DateADT d, bool with_tz)
+{
+	int32		c = with_tz ?
+		date_cmp_timestamptz_internal(d, (TimestampTz) t) :
+		date_cmp_timestamp_internal(d, (Timestamp) t);
+
+	return c > 0 ? -1 : (c < 0 ? 1 : 0);
+}
+
+/*
+ * The first timestamp, as an offset from INT64_MIN (every int8 in order,
+ * the infinities at the ends), that compares at least 'least' (0 or 1)
+ * with the date, 2^64 when none does.
+ */
+static int128
+first_timestamp_at_least(DateADT d, bool with_tz, int least)
+{
+	int128		lo = 0;
+	int128		hi = (int128) 1 << 64;
+
+	while (lo < hi)
+	{
+		int128		mid = lo + (hi - lo) / 2;
+
+		if (compare_timestamp((int64) (mid + PG_INT64_MIN), d, with_tz) >= least)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
+/*
+ * If funcid compares a timestamp or timestamptz with a date, and the date
+ * is a non-NULL constant: sets *ts_arg to the timestamp's argument and
+ * *opcode and *bound so that "timestamp opcode bound", compared as int8,
+ * has the function's answer for every timestamp, NULL included, and
+ * returns true.  The bound is found by bisection over every int8 with
+ * PostgreSQL's own comparison, so for timestamptz it is the date's
+ * midnight in the session's TimeZone, and a date past the timestamps'
+ * range orders as PostgreSQL orders it.  An answer that is the same for
+ * every non-NULL timestamp comes back as "<= INT64_MAX" (always true) or
+ * "> INT64_MAX" (always false).
+ */
+bool
+GpuselTimestampDateBound(Oid funcid, List *args, int *ts_arg, int *opcode, int64 *bound)
+{
+	const DateTimestampOp *op = NULL;
+	Const	   *c;
+	int128		none = (int128) 1 << 64;
+	int128		below;
+	int128		through;
+
+	for (int i = 0; i < lengthof(date_timestamp_ops); i++)
+		if (date_timestamp_ops[i].funcid == funcid)
+			op = &date_timestamp_ops[i];
+	if (op == NULL || list_length(args) != 2)
+		return false;
+	c = (Const *) (op->date_first ? linitial(args) : lsecond(args));
+	if (!IsA(c, Const) || c->constisnull)
+		return false;
+	*ts_arg = op->date_first ? 1 : 0;
+
+	/* timestamps below 'below' compare less than the date; below..through-1 equal */
+	below = first_timestamp_at_least(DatumGetDateADT(c->constvalue), op->with_tz, 0);
+	through = first_timestamp_at_least(DatumGetDateADT(c->constvalue), op->with_tz, 1);
+
+	/* the table's opcode is "date OP timestamp": turned round */
+	switch (GpuselCommuteOpcode(op->opcode))
+	{
+		case GS_OP_LT:
+		case GS_OP_LE:
+			{
+				int128		end = GpuselCommuteOpcode(op->opcode) == GS_OP_LT ? below : through;
+
+				*opcode = end == none ? GS_OP_LE : GS_OP_LT;
+				*bound = end == none ? PG_INT64_MAX : (int64) (end + PG_INT64_MIN);
+				return true;
+			}
+		case GS_OP_GT:
+		case GS_OP_GE:
+			{
+				int128		start = GpuselCommuteOpcode(op->opcode) == GS_OP_GE ? below : through;
+
+				*opcode = start == none ? GS_OP_GT : GS_OP_GE;
+				*bound = start == none ? PG_INT64_MAX : (int64) (start + PG_INT64_MIN);
+				return true;
+			}
+		case GS_OP_EQ:
+		case GS_OP_NE:
+			if (through == below)
+			{
+				/* no timestamp equals the date */
+				*opcode = op->opcode == GS_OP_EQ ? GS_OP_GT : GS_OP_LE;
+				*bound = PG_INT64_MAX;
+				return true;
+			}
+			if (through != below + 1)
+				return false;	/* two timestamps equal it: cannot happen */
+			*opcode = op->opcode;
+			*bound = (int64) (below + PG_INT64_MIN);
+			return true;
 	}
 	return false;
 }
