@@ -188,7 +188,7 @@ DROP TABLE dta;
 -- infinite date, or one past the timestamps' range, fails a range guard
 -- and its batch goes to the executor; the timestamp's infinities compare
 -- as they are.  Against a timestamptz column, whose midnight depends on
--- the TimeZone, the comparison stays with PostgreSQL.
+-- the TimeZone, the date column travels as its midnight (section 10).
 CREATE TABLE dts (id int, d date, ts timestamp, tz timestamptz);
 INSERT INTO dts SELECT i, date '2000-01-01' + (i % 400),
   timestamp '2000-01-01' + (i * 7 % 400) * interval '1 day' + CASE i % 4 WHEN 0 THEN interval '0'
@@ -263,12 +263,15 @@ EXPLAIN (COSTS OFF) SELECT count(*) FROM tsd WHERE gpu_filter(ts < date '2021-03
 CREATE FUNCTION pg_temp.column_vs_date() RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE op text; d text; pred text; got text; want text; n int := 0;
   q text := 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM tsd WHERE ';
+  session_jit text := current_setting('jit');
 BEGIN
+  -- JIT (forced in one of the suite's modes) compiles each query: every 50th runs under it
   FOREACH d IN ARRAY ARRAY['2021-03-14', '2021-03-15', '2021-03-10', '2021-03-01', '2021-04-02', 'infinity', '-infinity',
                            '4713-11-24 BC', '4713-11-23 BC', '294276-12-31', '294277-01-01', '5874897-12-31'] LOOP
     FOREACH op IN ARRAY ARRAY['<', '<=', '=', '<>', '>=', '>'] LOOP
       FOREACH pred IN ARRAY ARRAY[format('ts %s %L::date', op, d), format('%L::date %s ts', d, op),
                                   format('tz %s %L::date', op, d), format('%L::date %s tz', d, op)] LOOP
+        PERFORM set_config('jit', CASE WHEN n % 50 = 0 THEN session_jit ELSE 'off' END, true);
         PERFORM set_config('gpusel.enable_scan', 'on', true);
         EXECUTE q || 'gpu_filter(' || pred || ')' INTO got;
         PERFORM set_config('gpusel.enable_scan', 'off', true);
@@ -281,6 +284,7 @@ BEGIN
       END LOOP;
     END LOOP;
   END LOOP;
+  PERFORM set_config('jit', session_jit, true);
   RETURN NEXT format('checked %s predicates under %s', n, current_setting('TimeZone'));
 END $$;
 SET TimeZone = 'America/New_York';
@@ -304,5 +308,83 @@ DEALLOCATE tz_count;
 RESET plan_cache_mode;
 RESET TimeZone;
 DROP TABLE tsd;
+
+-- 10. A date column against a timestamptz the device computes: the host
+-- reads the date as its midnight in the session's TimeZone, as PostgreSQL
+-- converts it (date2timestamptz), and the device compares int8s.  The
+-- infinities stay infinite; a date past the timestamps' range, or whose
+-- local midnight falls before their start (4713-11-24 BC east of
+-- Greenwich), lies just beyond every finite timestamp on its side, as
+-- PostgreSQL orders it.  Every operator, both orders, under three zones,
+-- with timestamps a microsecond either side of each local midnight.
+CREATE TABLE dtz (id int, d date, tz timestamptz);
+INSERT INTO dtz SELECT i, date '2021-03-01' + (i % 40),
+  (date '2021-03-01' + (i * 7 % 40))::timestamp AT TIME ZONE (ARRAY['America/New_York', 'Asia/Kolkata', 'UTC'])[i % 3 + 1]
+    + (i % 5 - 2) * interval '1 microsecond' + CASE WHEN i % 11 = 0 THEN interval '5 hours' ELSE interval '0' END
+FROM generate_series(1, 4000) i;
+INSERT INTO dtz VALUES (-1, 'infinity', 'infinity'), (-2, '-infinity', '-infinity'), (-3, 'infinity', '2021-03-14 00:00+00'),
+  (-4, '-infinity', '2021-03-14 00:00+00'), (-5, '2021-03-14', 'infinity'), (-6, '2021-03-14', '-infinity'),
+  (-7, NULL, '2021-03-14 00:00+00'), (-8, '2021-03-14', NULL), (-9, '4713-11-24 BC', '4713-11-24 00:00:00+00 BC'),
+  (-10, '4713-11-25 BC', '4713-11-24 23:59:59+00 BC'), (-11, '294276-12-31', '294276-12-31 23:59:59.999999+00'),
+  (-12, '294277-01-01', '294276-12-31 23:59:59.999999+00'), (-13, '5874897-12-31', 'infinity'),
+  (-14, '294277-01-01', 'infinity'), (-15, '4713-11-24 BC', '-infinity');
+ANALYZE dtz;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM dtz WHERE gpu_filter(d < tz AND tz <= d + 1);
+CREATE FUNCTION pg_temp.date_vs_tz() RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE op text; pred text; got text; want text; n int := 0;
+  q text := 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM dtz WHERE ';
+  session_jit text := current_setting('jit');
+BEGIN
+  -- JIT (forced in one of the suite's modes) compiles each query: every 10th runs under it
+  FOREACH op IN ARRAY ARRAY['<', '<=', '=', '<>', '>=', '>'] LOOP
+    FOREACH pred IN ARRAY ARRAY[format('d %s tz', op), format('tz %s d', op),
+                                format('(d %s tz) IS NOT TRUE', op)] LOOP
+      PERFORM set_config('jit', CASE WHEN n % 10 = 0 THEN session_jit ELSE 'off' END, true);
+      PERFORM set_config('gpusel.enable_scan', 'on', true);
+      EXECUTE q || 'gpu_filter(' || pred || ')' INTO got;
+      PERFORM set_config('gpusel.enable_scan', 'off', true);
+      EXECUTE q || pred INTO want;
+      PERFORM set_config('gpusel.enable_scan', 'on', true);
+      n := n + 1;
+      IF got IS DISTINCT FROM want THEN
+        RETURN NEXT format('%s: gpusel %s, PostgreSQL %s', pred, got, want);
+      END IF;
+    END LOOP;
+  END LOOP;
+  PERFORM set_config('jit', session_jit, true);
+  RETURN NEXT format('checked %s predicates under %s', n, current_setting('TimeZone'));
+END $$;
+SET TimeZone = 'America/New_York';
+SELECT * FROM pg_temp.date_vs_tz();
+SET TimeZone = 'Asia/Kolkata';
+SELECT * FROM pg_temp.date_vs_tz();
+SET TimeZone = 'UTC';
+SELECT * FROM pg_temp.date_vs_tz();
+-- a generic plan follows the TimeZone of each execution
+SET plan_cache_mode = force_generic_plan;
+PREPARE d_tz AS SELECT count(*), sum(id) FROM dtz WHERE gpu_filter(d <= tz);
+SET TimeZone = 'America/New_York';
+EXECUTE d_tz;
+SET gpusel.enable_scan = off;
+SELECT count(*), sum(id) FROM dtz WHERE d <= tz;
+SET gpusel.enable_scan = on;
+SET TimeZone = 'Asia/Kolkata';
+EXECUTE d_tz;
+SET gpusel.enable_scan = off;
+SELECT count(*), sum(id) FROM dtz WHERE d <= tz;
+SET gpusel.enable_scan = on;
+DEALLOCATE d_tz;
+RESET plan_cache_mode;
+-- the grouped scan and the scan that hands rows on
+SELECT id % 3 AS g, count(*), min(tz) FROM dtz WHERE gpu_filter(d >= tz) GROUP BY 1 ORDER BY 1;
+SET gpusel.enable_scan = off;
+SELECT id % 3 AS g, count(*), min(tz) FROM dtz WHERE d >= tz GROUP BY 1 ORDER BY 1;
+SET gpusel.enable_scan = on;
+SELECT count(*) AS rows, sum(id) AS ids FROM (SELECT id FROM dtz WHERE gpu_filter(d = tz OR NOT d < tz) OFFSET 0) s;
+SET gpusel.enable_scan = off;
+SELECT count(*) AS rows, sum(id) AS ids FROM (SELECT id FROM dtz WHERE d = tz OR NOT d < tz OFFSET 0) s;
+SET gpusel.enable_scan = on;
+RESET TimeZone;
+DROP TABLE dtz;
 
 DROP TABLE dt;

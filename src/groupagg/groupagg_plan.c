@@ -555,10 +555,12 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	/*
 	 * before add_path, which may free the serial path it is copied from;
 	 * text keys' numbers belong to one process, so their groups cannot
-	 * merge, a numeric column read where it fits needs the tuples, and a
-	 * numeric sum or extreme may be a numeric held by pointer
+	 * merge, a column whose batch values do not become its values again
+	 * (a numeric read where it fits or as 128-bit halves, a date as its
+	 * midnight in the TimeZone) needs the tuples, and a numeric sum or
+	 * extreme may be a numeric held by pointer
 	 */
-	if (!has_text_key(shape.keys) && !GpuselQualsReadUndecodableNumerics((Node *) quals) &&
+	if (!has_text_key(shape.keys) && !GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
 		!holds_numerics(shape.aggs))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost);
 	add_path(output_rel, &cpath->path);

@@ -118,5 +118,7 @@ GpuselFormDecode(int form, int arg, int64 value)
 	/* half a 128-bit value is not a value */
 	if (form == GPUSEL_FORM_NUMERIC_WIDE_HI || form == GPUSEL_FORM_NUMERIC_WIDE_LO)
 		elog(ERROR, "gpusel cannot turn half of a 128-bit numeric batch value back into a numeric");
+	if (form == GPUSEL_FORM_DATE_TIMESTAMPTZ)
+		elog(ERROR, "gpusel cannot turn a date read as a timestamptz back into a date");
 	return unpack_short_char(value, arg);
 }

@@ -620,6 +620,38 @@ compile_date_vs_timestamp(QualCompiler *qc, List *args, int date_arg, int opcode
 	return qc->failed ? -1 : GS_VK_BOOL;
 }
 
+/*
+ * Compiles a date column compared with a timestamptz the device computes:
+ * the column travels as its midnight in the session's TimeZone
+ * (GPUSEL_FORM_DATE_TIMESTAMPTZ), compared as int8 with the timestamptz.
+ * A date that is not a plain column stays on the host.
+ */
+static int
+compile_date_column_vs_timestamptz(QualCompiler *qc, List *args, int date_arg, int opcode)
+{
+	Var		   *var = (Var *) list_nth(args, date_arg);
+	int			col;
+
+	if (!IsA(var, Var) || !GpuselQualVarIsOurs(qc, var) || var->vartype != DATEOID ||
+		exprType((Node *) list_nth(args, 1 - date_arg)) != TIMESTAMPTZOID)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	col = GpuselQualColumn(qc, var->varattno, GS_COL_INT8, GPUSEL_FORM_DATE_TIMESTAMPTZ, 0);
+	if (col < 0)
+		return -1;
+	GpuselQualEmit(qc, GS_OP_COLUMN, GS_VK_INT8, 0, col, 0, 0, 1);
+	if (GpuselQualCompileExpr(qc, (Expr *) list_nth(args, 1 - date_arg)) != GS_VK_INT8)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	/* the date's value is on the stack first: "date opcode timestamptz" */
+	GpuselQualEmit(qc, opcode, GS_VK_INT8, 0, 0, 0, 2, 1);
+	return qc->failed ? -1 : GS_VK_BOOL;
+}
+
 /* Compiles a call of an allowed operator or cast function. */
 static int
 compile_call(QualCompiler *qc, Oid funcid, List *args)
@@ -640,6 +672,9 @@ compile_call(QualCompiler *qc, Oid funcid, List *args)
 		return compile_timestamp_date(qc, args, ts_arg, date_opcode, ts_bound);
 	if (op == NULL && list_length(args) == 2 && GpuselDateTimestampOp(funcid, &date_arg, &date_opcode))
 		return compile_date_vs_timestamp(qc, args, date_arg, date_opcode);
+	if (op == NULL && list_length(args) == 2 &&
+		GpuselDateTimestamptzOp(funcid, &date_arg, &date_opcode))
+		return compile_date_column_vs_timestamptz(qc, args, date_arg, date_opcode);
 	if ((funcid == F_DATE_PLI || funcid == F_DATE_MII || funcid == F_INTEGER_PL_DATE) &&
 		list_length(args) == 2)
 		return compile_date_arith(qc, funcid, args);
@@ -954,9 +989,10 @@ GpuselProgramCanError(const GpuselProgram *prog)
 }
 
 /*
- * Whether the program reads a numeric column only where its values fit
- * (GPUSEL_FORM_NUMERIC_FIT) or as 128-bit halves: its batch values cannot
- * all become numerics again, so the CPU evaluates such quals on the heap
+ * Whether the program reads a column whose batch values cannot all become
+ * its values again: a numeric read only where its values fit
+ * (GPUSEL_FORM_NUMERIC_FIT) or as 128-bit halves, or a date read as its
+ * midnight in the TimeZone.  The CPU evaluates such quals on the heap
  * tuples.
  */
 bool
@@ -965,8 +1001,32 @@ GpuselProgramHasUndecodableColumns(const GpuselProgram *prog)
 	for (int c = 0; c < prog->ncols; c++)
 		if (prog->form[c] == GPUSEL_FORM_NUMERIC_FIT ||
 			prog->form[c] == GPUSEL_FORM_NUMERIC_WIDE_HI ||
-			prog->form[c] == GPUSEL_FORM_NUMERIC_WIDE_LO)
+			prog->form[c] == GPUSEL_FORM_NUMERIC_WIDE_LO ||
+			prog->form[c] == GPUSEL_FORM_DATE_TIMESTAMPTZ)
 			return true;
+	return false;
+}
+
+/*
+ * Whether some qual the device takes reads a column whose batch values
+ * cannot become its values again (GpuselProgramHasUndecodableColumns), at
+ * plan time: such a scan needs the tuples on the CPU.
+ */
+bool
+GpuselQualsReadUndecodableColumns(List *quals, Index relid)
+{
+	ListCell   *lc;
+
+	foreach(lc, quals)
+	{
+		GpuselProgram *prog = GpuselCompileQuals(list_make1(lfirst(lc)), relid);
+		bool		undecodable = prog != NULL && GpuselProgramHasUndecodableColumns(prog);
+
+		if (prog != NULL)
+			pfree(prog);
+		if (undecodable)
+			return true;
+	}
 	return false;
 }
 

@@ -14,6 +14,7 @@
 
 #include "nodes/execnodes.h"
 #include "nodes/primnodes.h"
+#include "utils/date.h"
 
 #include "gpusel_filter.h"
 #include "numeric_stored.h"
@@ -28,7 +29,9 @@
  * quals only, qual_numeric.c), and a numeric(p,s) column of 19 to 38
  * digits as the 128-bit v * 10^s in two int8 columns, its high and low
  * halves, next to each other (form_arg s; device comparisons only,
- * qual_numeric_wide.c).
+ * qual_numeric_wide.c), and a date column as its midnight in the session's
+ * TimeZone, a timestamptz, to compare with timestamptz values the device
+ * computes (qual_datetime.c).
  */
 typedef enum GpuselColumnForm
 {
@@ -37,7 +40,8 @@ typedef enum GpuselColumnForm
 	GPUSEL_FORM_SHORT_CHAR,
 	GPUSEL_FORM_NUMERIC_FIT,
 	GPUSEL_FORM_NUMERIC_WIDE_HI,
-	GPUSEL_FORM_NUMERIC_WIDE_LO
+	GPUSEL_FORM_NUMERIC_WIDE_LO,
+	GPUSEL_FORM_DATE_TIMESTAMPTZ
 } GpuselColumnForm;
 
 /* A compiled device program with the columns and parameters it reads. */
@@ -93,7 +97,7 @@ extern bool GpuselNumericFitScale(Oid typid, int32 typmod, int unconstrained_sca
 extern int64 GpuselNumericToScaledFit(Datum value, int scale);
 extern int	GpuselNumericConstsScale(List *quals);
 extern bool GpuselProgramHasUndecodableColumns(const GpuselProgram *prog);
-extern bool GpuselQualsReadUndecodableNumerics(Node *quals);
+extern bool GpuselQualsReadUndecodableColumns(List *quals, Index relid);
 extern int64 GpuselNumericToScaled(Datum value, int scale);
 extern Datum GpuselScaledToNumeric(int64 scaled, int scale);
 extern void GpuselNumericBound(int opcode, Datum constant, int scale,
@@ -111,6 +115,15 @@ extern bool GpuselCollationComparesBytes(Oid collid);
 extern bool GpuselShortCharLength(Oid typid, int32 typmod, Oid collid, int *length);
 extern int64 GpuselShortCharPack(Datum value, int length);
 extern Datum GpuselFormDecode(int form, int arg, int64 value);
+
+/* qual_datetime.c */
+extern bool GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg,
+									 int *opcode, int32 *bound);
+extern bool GpuselDateTimestampOp(Oid funcid, int *date_arg, int *opcode);
+extern bool GpuselTimestampDateBound(Oid funcid, List *args, int *ts_arg, int *opcode,
+									 int64 *bound);
+extern bool GpuselDateTimestamptzOp(Oid funcid, int *date_arg, int *opcode);
+extern int64 GpuselDateMidnightTz(DateADT d);
 
 /*
  * GpuselNumericToScaled for the form most stored values have, inline in
@@ -197,6 +210,8 @@ GpuselFormEncode(int form, int arg, Datum value)
 		return GpuselNumericToScaledInline(value, arg);
 	if (form == GPUSEL_FORM_NUMERIC_FIT)
 		return GpuselNumericToScaledFit(value, arg);
+	if (form == GPUSEL_FORM_DATE_TIMESTAMPTZ)
+		return GpuselDateMidnightTz(DatumGetDateADT(value));
 	return GpuselShortCharPack(value, arg);
 }
 
@@ -216,12 +231,6 @@ GpuselStoreEncoded(void *const *values, int c, int64 row, int form, int arg, Dat
 		((int64 *) values[c])[row] = GpuselFormEncode(form, arg, value);
 }
 
-/* qual_datetime.c */
-extern bool GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg,
-									 int *opcode, int32 *bound);
-extern bool GpuselDateTimestampOp(Oid funcid, int *date_arg, int *opcode);
-extern bool GpuselTimestampDateBound(Oid funcid, List *args, int *ts_arg, int *opcode,
-									 int64 *bound);
 
 /* Writes one non-NULL value into a column's staging array (inline: once per row and column). */
 static inline void

@@ -25,8 +25,10 @@
  * timestamp's infinities included.  An infinite date, or one past the
  * timestamps' range, fails a range guard and its batch goes to the
  * executor.  Against a timestamptz, midnight depends on the TimeZone's
- * rules at each date, which the device does not hold: that stays on the
- * host.
+ * rules at each date, which the device does not hold: the host reads such
+ * a date column as its midnight in the session's TimeZone
+ * (GPUSEL_FORM_DATE_TIMESTAMPTZ, GpuselDateMidnightTz) and the device
+ * compares that with the timestamptz.
  *
  * A timestamp or timestamptz that the device computes (a column) compared
  * with a date constant is the timestamp compared with an int8 bound, found
@@ -38,6 +40,7 @@
 #include "datatype/timestamp.h"
 #include "utils/date.h"
 #include "utils/fmgroids.h"
+#include "pgtime.h"
 #include "utils/timestamp.h"
 
 #include "qual_compile.h"
@@ -137,6 +140,61 @@ GpuselDateTimestampOp(Oid funcid, int *date_arg, int *opcode)
 			return true;
 		}
 	return false;
+}
+
+/*
+ * If funcid compares a date with a timestamptz: sets *date_arg to the
+ * date's argument and *opcode so that "date opcode timestamptz" is the
+ * function's comparison, and returns true.
+ */
+bool
+GpuselDateTimestamptzOp(Oid funcid, int *date_arg, int *opcode)
+{
+	for (int i = 0; i < lengthof(date_timestamp_ops); i++)
+		if (date_timestamp_ops[i].funcid == funcid && date_timestamp_ops[i].with_tz)
+		{
+			*date_arg = date_timestamp_ops[i].date_first ? 0 : 1;
+			*opcode = date_timestamp_ops[i].opcode;
+			return true;
+		}
+	return false;
+}
+
+/*
+ * A date as the timestamptz PostgreSQL compares it as: its midnight in
+ * the session's TimeZone (date2timestamptz_opt_overflow), the infinities
+ * as they are, and a date past the timestamps' range just beyond every
+ * finite timestamp on its side (date_cmp_timestamptz_internal orders it
+ * between them and the infinity), which no stored timestamptz is.  Runs
+ * once per row: a few recent dates are remembered with their zone, since
+ * the zone's rules are the time.
+ */
+int64
+GpuselDateMidnightTz(DateADT d)
+{
+#define MIDNIGHT_CACHE 64
+	static struct
+	{
+		pg_tz	   *zone;
+		DateADT		date;
+		int64		midnight;
+	}			cache[MIDNIGHT_CACHE];
+	int			slot = (int) ((uint32) d % MIDNIGHT_CACHE);
+	int			overflow;
+	int64		t;
+
+	if (cache[slot].zone == session_timezone && cache[slot].date == d)
+		return cache[slot].midnight;
+	t = date2timestamptz_opt_overflow(d, &overflow);
+	if (overflow > 0)
+		t = END_TIMESTAMP;
+	else if (overflow < 0)
+		t = MIN_TIMESTAMP - 1;
+	cache[slot].zone = session_timezone;
+	cache[slot].date = d;
+	cache[slot].midnight = t;
+	return t;
+#undef MIDNIGHT_CACHE
 }
 
 /*

@@ -112,33 +112,6 @@ GpuselNumericFitScale(Oid typid, int32 typmod, int unconstrained_scale, int *sca
 	return true;
 }
 
-/* Walker of GpuselQualsReadUndecodableNumerics. */
-static bool
-reads_undecodable_walker(Node *node, void *context)
-{
-	int			scale;
-
-	if (node == NULL)
-		return false;
-	if (IsA(node, Var) &&
-		!GpuselNumericScale(((Var *) node)->vartype, ((Var *) node)->vartypmod, &scale) &&
-		(GpuselNumericFitScale(((Var *) node)->vartype, ((Var *) node)->vartypmod, 0, &scale) ||
-		 GpuselNumericWideScale(((Var *) node)->vartype, ((Var *) node)->vartypmod, &scale)))
-		return true;
-	return expression_tree_walker(node, reads_undecodable_walker, context);
-}
-
-/*
- * Whether some qual reads a numeric column whose batch values do not
- * become numerics again: one the device takes only where its values fit
- * (GPUSEL_FORM_NUMERIC_FIT) or as 128-bit halves (qual_numeric_wide.c).
- */
-bool
-GpuselQualsReadUndecodableNumerics(Node *quals)
-{
-	return reads_undecodable_walker(quals, NULL);
-}
-
 /* Walker of GpuselNumericConstsScale: the largest display scale of a numeric constant. */
 static bool
 consts_scale_walker(Node *node, int *scale)

@@ -160,11 +160,17 @@ GpuselPagesSetColumns(GpuselPageReader *reader, const GpuselProgram *prog)
 		{
 			Form_pg_attribute att = TupleDescAttr(desc, attno - 1);
 
-			/* the device value must be the stored bytes themselves */
-			if (att->attbyval && att->attlen == reader->widths[c])
+			/*
+			 * the column loops copy stored bytes that are the device value
+			 * itself; a date read as its midnight is encoded from the bytes
+			 * at its offset by the walk
+			 */
+			if (reader->form[c] == GPUSEL_FORM_PLAIN ?
+				att->attbyval && att->attlen == reader->widths[c] :
+				reader->form[c] == GPUSEL_FORM_DATE_TIMESTAMPTZ)
 				reader->offsets[c] = offsets[attno - 1];
 		}
-		if (reader->offsets[c] < 0)
+		if (reader->offsets[c] < 0 || reader->form[c] != GPUSEL_FORM_PLAIN)
 			reader->fixed = false;
 	}
 
@@ -483,8 +489,9 @@ copy_column(GpuselPageReader *reader, GpuselStaging *staging, int c,
  * Prepares the walk over a tuple's attributes (walk_tuple): every
  * attribute up to the last device column must be a plain one (no dropped
  * column matters: it still occupies its place), and each device column
- * either a by-value attribute whose bytes are the device value or a
- * numeric held as scaled int8.
+ * either a by-value attribute whose bytes are the device value, a varlena
+ * (numeric or char(n)) encoded as int8, or a date read as its midnight in
+ * the TimeZone.
  */
 static void
 set_walk(GpuselPageReader *reader, TupleDesc desc)
@@ -513,7 +520,9 @@ set_walk(GpuselPageReader *reader, TupleDesc desc)
 
 		reader->walk_next[c] = reader->walk_column[a];
 		reader->walk_column[a] = (int16) c;
-		if (reader->form[c] != GPUSEL_FORM_PLAIN ? att->attlen != -1 :
+		if (reader->form[c] == GPUSEL_FORM_DATE_TIMESTAMPTZ ?
+			!(att->attbyval && att->attlen == sizeof(DateADT)) :
+			reader->form[c] != GPUSEL_FORM_PLAIN ? att->attlen != -1 :
 			!(att->attbyval && att->attlen == reader->widths[c]))
 			reader->walkable = false;
 	}
@@ -521,13 +530,16 @@ set_walk(GpuselPageReader *reader, TupleDesc desc)
 
 /*
  * Stores the value of device column c at 'src' as row 'row': an encoded
- * numeric or char(n), or the stored bytes (a bool as exactly 0 or 1).
+ * numeric, char(n) or date, or the stored bytes (a bool as exactly 0 or 1).
  */
 static inline void
 store_walked(GpuselPageReader *reader, GpuselStaging *staging, int c, int64 row,
 			 const char *src)
 {
-	if (reader->form[c] != GPUSEL_FORM_PLAIN)
+	if (reader->form[c] == GPUSEL_FORM_DATE_TIMESTAMPTZ)
+		GpuselStoreEncoded(staging->values, c, row, reader->form[c], reader->form_arg[c],
+						   fetch_att(src, true, sizeof(DateADT)));
+	else if (reader->form[c] != GPUSEL_FORM_PLAIN)
 		GpuselStoreEncoded(staging->values, c, row, reader->form[c], reader->form_arg[c],
 						   PointerGetDatum(src));
 	else if (reader->coltypes[c] == GS_COL_BOOL)

@@ -70,8 +70,9 @@ typedef struct GpuselPageReader
 	/*
 	 * The walk over a tuple's attributes up to max_attno, for tuples off
 	 * the fixed path: each attribute's length and alignment, and the device
-	 * column it fills (-1: none).  walkable is false when some device
-	 * column's value is not its stored bytes or a numeric.
+	 * column it fills first (-1: none; walk_next chains the others).
+	 * walkable is false when some device column's value is neither its
+	 * stored bytes nor one the walk can encode.
 	 */
 	bool		walkable;
 	int			walk_start;		/* a tuple without nulls: the first attribute ... */
