@@ -380,6 +380,13 @@ SELECT id % 3 AS g, count(*), min(tz) FROM dtz WHERE gpu_filter(d >= tz) GROUP B
 SET gpusel.enable_scan = off;
 SELECT id % 3 AS g, count(*), min(tz) FROM dtz WHERE d >= tz GROUP BY 1 ORDER BY 1;
 SET gpusel.enable_scan = on;
+-- the date itself as the group key and an input beside its midnight in the filter
+CREATE TEMP TABLE dtz_groups AS SELECT d, count(*) AS n, max(d) AS top FROM dtz WHERE gpu_filter(d <= tz) GROUP BY d;
+SET gpusel.enable_scan = off;
+SELECT count(*) AS groups, count(*) FILTER (WHERE g.n IS DISTINCT FROM p.n OR g.top IS DISTINCT FROM p.top) AS mismatches
+FROM dtz_groups g FULL JOIN (SELECT d, count(*) AS n, max(d) AS top FROM dtz WHERE d <= tz GROUP BY d) p USING (d);
+SET gpusel.enable_scan = on;
+DROP TABLE dtz_groups;
 SELECT count(*) AS rows, sum(id) AS ids FROM (SELECT id FROM dtz WHERE gpu_filter(d = tz OR NOT d < tz) OFFSET 0) s;
 SET gpusel.enable_scan = off;
 SELECT count(*) AS rows, sum(id) AS ids FROM (SELECT id FROM dtz WHERE d = tz OR NOT d < tz OFFSET 0) s;

@@ -69,7 +69,8 @@ extern GroupAggSink *GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist,
 extern int	GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos,
 								gs_coltype *coltypes, uint8 *forms, int16 *form_args,
 								int max);
-extern void GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, int ncols);
+extern void GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos,
+								   const uint8 *forms, int ncols);
 extern bool GroupAggSinkColumnar(GroupAggSink *sink);
 extern bool GroupAggSinkCountOnly(GroupAggSink *sink);
 

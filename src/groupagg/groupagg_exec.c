@@ -531,9 +531,14 @@ GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes
 	return n;
 }
 
-/* Maps each input to its column of a batch holding the given attributes. */
+/*
+ * Maps each input to its column of a batch holding the given attributes in
+ * the given forms: an attribute may travel in more than one (a date
+ * compared with a timestamptz travels as its midnight besides itself).
+ */
 void
-GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, int ncols)
+GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, const uint8 *forms,
+					   int ncols)
 {
 	for (int i = 0; i < sink->ninputs; i++)
 	{
@@ -541,16 +546,18 @@ GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, int ncols)
 		if (sink->inputs[i].attno == 0)
 			continue;
 		for (int c = 0; c < ncols; c++)
-			if (attnos[c] == sink->inputs[i].attno)
+			if (attnos[c] == sink->inputs[i].attno && forms[c] == sink->inputs[i].form)
 				sink->inputs[i].column = c;
 		if (sink->inputs[i].column < 0)
 			sink->columnar = false;
 	}
 	for (int e = 0; e < sink->nexprcols; e++)
 	{
+		uint8		form = sink->exprcol_numeric_scale[e] >= 0 ? GPUSEL_FORM_NUMERIC : GPUSEL_FORM_PLAIN;
+
 		sink->exprcol_columns[e] = -1;
 		for (int c = 0; c < ncols; c++)
-			if (attnos[c] == sink->exprcol_attnos[e])
+			if (attnos[c] == sink->exprcol_attnos[e] && forms[c] == form)
 				sink->exprcol_columns[e] = c;
 		if (sink->exprcol_columns[e] < 0)
 			sink->columnar = false;

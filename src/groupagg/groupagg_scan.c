@@ -56,7 +56,8 @@ add_group_columns(GpuselScanState *state, GpuselProgram *prog)
 		int			c;
 
 		for (c = 0; c < prog->ncols; c++)
-			if (prog->attnos[c] == attnos[i])
+			if (prog->attnos[c] == attnos[i] && prog->form[c] == forms[i] &&
+				prog->form_arg[c] == form_args[i])
 				break;
 		if (c == prog->ncols && prog->ncols < GS_MAX_PROGRAM_LENGTH)
 		{
@@ -67,7 +68,7 @@ add_group_columns(GpuselScanState *state, GpuselProgram *prog)
 			prog->ncols++;
 		}
 	}
-	GroupAggSinkSetColumns(state->sink, prog->attnos, prog->ncols);
+	GroupAggSinkSetColumns(state->sink, prog->attnos, prog->form, prog->ncols);
 }
 
 /*
