@@ -260,33 +260,39 @@ INSERT INTO tsd VALUES (-1, 'infinity', 'infinity'), (-2, '-infinity', '-infinit
   (-6, '2021-03-14', '2021-03-14 05:00+00'), (-7, '2021-03-15', '2021-03-15 04:00+00'), (-8, '2021-03-14', '2021-03-14 00:00+00');
 ANALYZE tsd;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM tsd WHERE gpu_filter(ts < date '2021-03-14' AND tz >= date '2021-03-14' AND date '2021-03-15' > tz);
-CREATE FUNCTION pg_temp.column_vs_date() RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE op text; d text; pred text; got text; want text; n int := 0;
-  q text := 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM tsd WHERE ';
+-- runs each predicate on table tab through gpusel (gpu_filter forces its
+-- scan) and through PostgreSQL; returns those whose rows differ, then a
+-- line with the count and the TimeZone.  JIT, forced in one of the suite's
+-- modes, compiles each query: only every jit_every-th case runs under it.
+CREATE FUNCTION pg_temp.pred_mismatches(tab text, preds text[], jit_every int) RETURNS SETOF text LANGUAGE plpgsql AS $$
+DECLARE pred text; got text; want text; n int := 0;
+  q text := 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM ' || tab || ' WHERE ';
   session_jit text := current_setting('jit');
 BEGIN
-  -- JIT (forced in one of the suite's modes) compiles each query: every 50th runs under it
-  FOREACH d IN ARRAY ARRAY['2021-03-14', '2021-03-15', '2021-03-10', '2021-03-01', '2021-04-02', 'infinity', '-infinity',
-                           '4713-11-24 BC', '4713-11-23 BC', '294276-12-31', '294277-01-01', '5874897-12-31'] LOOP
-    FOREACH op IN ARRAY ARRAY['<', '<=', '=', '<>', '>=', '>'] LOOP
-      FOREACH pred IN ARRAY ARRAY[format('ts %s %L::date', op, d), format('%L::date %s ts', d, op),
-                                  format('tz %s %L::date', op, d), format('%L::date %s tz', d, op)] LOOP
-        PERFORM set_config('jit', CASE WHEN n % 50 = 0 THEN session_jit ELSE 'off' END, true);
-        PERFORM set_config('gpusel.enable_scan', 'on', true);
-        EXECUTE q || 'gpu_filter(' || pred || ')' INTO got;
-        PERFORM set_config('gpusel.enable_scan', 'off', true);
-        EXECUTE q || pred INTO want;
-        PERFORM set_config('gpusel.enable_scan', 'on', true);
-        n := n + 1;
-        IF got IS DISTINCT FROM want THEN
-          RETURN NEXT format('%s: gpusel %s, PostgreSQL %s', pred, got, want);
-        END IF;
-      END LOOP;
-    END LOOP;
+  FOREACH pred IN ARRAY preds LOOP
+    PERFORM set_config('jit', CASE WHEN n % jit_every = 0 THEN session_jit ELSE 'off' END, true);
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    EXECUTE q || 'gpu_filter(' || pred || ')' INTO got;
+    PERFORM set_config('gpusel.enable_scan', 'off', true);
+    EXECUTE q || pred INTO want;
+    PERFORM set_config('gpusel.enable_scan', 'on', true);
+    n := n + 1;
+    IF got IS DISTINCT FROM want THEN
+      RETURN NEXT format('%s: gpusel %s, PostgreSQL %s', pred, got, want);
+    END IF;
   END LOOP;
   PERFORM set_config('jit', session_jit, true);
   RETURN NEXT format('checked %s predicates under %s', n, current_setting('TimeZone'));
 END $$;
+CREATE FUNCTION pg_temp.column_vs_date() RETURNS SETOF text LANGUAGE sql AS $$
+  SELECT pg_temp.pred_mismatches('tsd', ARRAY(
+    SELECT p FROM unnest(ARRAY['2021-03-14', '2021-03-15', '2021-03-10', '2021-03-01', '2021-04-02', 'infinity',
+                               '-infinity', '4713-11-24 BC', '4713-11-23 BC', '294276-12-31', '294277-01-01',
+                               '5874897-12-31']) d,
+                  unnest(ARRAY['<', '<=', '=', '<>', '>=', '>']) op,
+                  LATERAL unnest(ARRAY[format('ts %s %L::date', op, d), format('%L::date %s ts', d, op),
+                                       format('tz %s %L::date', op, d), format('%L::date %s tz', d, op)]) p), 50)
+$$;
 SET TimeZone = 'America/New_York';
 SELECT * FROM pg_temp.column_vs_date();
 SET TimeZone = 'Asia/Kolkata';
@@ -330,30 +336,12 @@ INSERT INTO dtz VALUES (-1, 'infinity', 'infinity'), (-2, '-infinity', '-infinit
   (-14, '294277-01-01', 'infinity'), (-15, '4713-11-24 BC', '-infinity');
 ANALYZE dtz;
 EXPLAIN (COSTS OFF) SELECT count(*) FROM dtz WHERE gpu_filter(d < tz AND tz <= d + 1);
-CREATE FUNCTION pg_temp.date_vs_tz() RETURNS SETOF text LANGUAGE plpgsql AS $$
-DECLARE op text; pred text; got text; want text; n int := 0;
-  q text := 'SELECT count(*) || '':'' || coalesce(sum(id), 0) FROM dtz WHERE ';
-  session_jit text := current_setting('jit');
-BEGIN
-  -- JIT (forced in one of the suite's modes) compiles each query: every 10th runs under it
-  FOREACH op IN ARRAY ARRAY['<', '<=', '=', '<>', '>=', '>'] LOOP
-    FOREACH pred IN ARRAY ARRAY[format('d %s tz', op), format('tz %s d', op),
-                                format('(d %s tz) IS NOT TRUE', op)] LOOP
-      PERFORM set_config('jit', CASE WHEN n % 10 = 0 THEN session_jit ELSE 'off' END, true);
-      PERFORM set_config('gpusel.enable_scan', 'on', true);
-      EXECUTE q || 'gpu_filter(' || pred || ')' INTO got;
-      PERFORM set_config('gpusel.enable_scan', 'off', true);
-      EXECUTE q || pred INTO want;
-      PERFORM set_config('gpusel.enable_scan', 'on', true);
-      n := n + 1;
-      IF got IS DISTINCT FROM want THEN
-        RETURN NEXT format('%s: gpusel %s, PostgreSQL %s', pred, got, want);
-      END IF;
-    END LOOP;
-  END LOOP;
-  PERFORM set_config('jit', session_jit, true);
-  RETURN NEXT format('checked %s predicates under %s', n, current_setting('TimeZone'));
-END $$;
+CREATE FUNCTION pg_temp.date_vs_tz() RETURNS SETOF text LANGUAGE sql AS $$
+  SELECT pg_temp.pred_mismatches('dtz', ARRAY(
+    SELECT p FROM unnest(ARRAY['<', '<=', '=', '<>', '>=', '>']) op,
+                  LATERAL unnest(ARRAY[format('d %s tz', op), format('tz %s d', op),
+                                       format('(d %s tz) IS NOT TRUE', op)]) p), 10)
+$$;
 SET TimeZone = 'America/New_York';
 SELECT * FROM pg_temp.date_vs_tz();
 SET TimeZone = 'Asia/Kolkata';

@@ -570,12 +570,13 @@ numeric_bound(Expr *expr, int *digits, int *scale)
 	if (IsA(expr, Var))
 	{
 		Var		   *var = (Var *) expr;
-		int32		typmod = var->vartypmod;
+		int32		precision;
+		int32		s;
 
-		if (var->vartype != NUMERICOID || typmod < (int32) VARHDRSZ)
+		if (!GpuselNumericTypmod(var->vartype, var->vartypmod, &precision, &s))
 			return false;
-		*digits = ((typmod - VARHDRSZ) >> 16) & 0xffff;
-		*scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+		*digits = precision;
+		*scale = s;
 		if (*scale < 0)
 		{
 			/* numeric(p,-k): integers of p + k digits */

@@ -37,12 +37,15 @@ struct ColumnFilter
 	bool		never;			/* a comparison with NULL: no row passes */
 };
 
-/* The batch column holding attribute attno, or -1. */
+/*
+ * The batch column holding attribute attno in the given form, or -1: an
+ * attribute may travel in several (a date beside its midnight).
+ */
 static int
-column_of(const GpuselProgram *prog, AttrNumber attno)
+column_of(const GpuselProgram *prog, AttrNumber attno, int form)
 {
 	for (int c = 0; c < prog->ncols; c++)
-		if (prog->attnos[c] == attno)
+		if (prog->attnos[c] == attno && prog->form[c] == form)
 			return c;
 	return -1;
 }
@@ -159,8 +162,8 @@ make_numeric_test(OpExpr *op, Var *var, Const *cst, bool commuted,
 	int			bound_opcode;
 	int64		bound;
 
-	test->column = column_of(prog, var->varattno);
-	if (opcode < 0 || test->column < 0 || prog->form[test->column] != GPUSEL_FORM_NUMERIC ||
+	test->column = column_of(prog, var->varattno, GPUSEL_FORM_NUMERIC);
+	if (opcode < 0 || test->column < 0 ||
 		cst->consttype != NUMERICOID || cst->constisnull)
 		return false;
 	if (commuted)
@@ -203,7 +206,7 @@ make_date_timestamp_test(OpExpr *op, const GpuselProgram *prog, ColumnTest *test
 	test->strategy = strategy_of_opcode(opcode);
 	if (test->strategy == InvalidStrategy)
 		return false;
-	test->column = column_of(prog, var->varattno);
+	test->column = column_of(prog, var->varattno, GPUSEL_FORM_PLAIN);
 	test->coltypid = DATEOID;
 	test->compared = DATEOID;
 	test->keytype = KeyTypeLookup(DATEOID);
@@ -260,7 +263,7 @@ make_test(Expr *qual, const GpuselProgram *prog, ColumnTest *test, bool *never)
 		return make_numeric_test(op, var, cst, commuted, prog, test, never);
 	compared = compared_type(var->vartype, cst->consttype);
 	test->keytype = KeyTypeLookup(compared);
-	test->column = column_of(prog, var->varattno);
+	test->column = column_of(prog, var->varattno, GPUSEL_FORM_PLAIN);
 	test->coltypid = var->vartype;
 	test->compared = compared;
 	if (test->keytype == NULL || test->column < 0 ||

@@ -12,6 +12,7 @@
 
 #include "postgres.h"
 
+#include "catalog/pg_type_d.h"
 #include "nodes/execnodes.h"
 #include "nodes/primnodes.h"
 #include "utils/date.h"
@@ -91,6 +92,21 @@ extern int	GpuselColumnWidth(gs_coltype type);
 /* The scale an unconstrained numeric column travels at, with no numeric constant of a larger one */
 #define GPUSEL_NUMERIC_FIT_MIN_SCALE 6
 extern int64 GpuselPowerOfTen(int k);
+
+/*
+ * A numeric column's typmod as its precision and scale (an 11-bit signed
+ * field since PostgreSQL 15); false for another type or no typmod.
+ */
+static inline bool
+GpuselNumericTypmod(Oid typid, int32 typmod, int32 *precision, int32 *scale)
+{
+	if (typid != NUMERICOID || typmod < (int32) VARHDRSZ)
+		return false;
+	*precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
+	*scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
+	return true;
+}
+
 extern bool GpuselNumericConstScaled(Datum value, int *scale, int64 *scaled);
 extern bool GpuselNumericScale(Oid typid, int32 typmod, int *scale);
 extern bool GpuselNumericFitScale(Oid typid, int32 typmod, int unconstrained_scale, int *scale);
@@ -212,6 +228,9 @@ GpuselFormEncode(int form, int arg, Datum value)
 		return GpuselNumericToScaledFit(value, arg);
 	if (form == GPUSEL_FORM_DATE_TIMESTAMPTZ)
 		return GpuselDateMidnightTz(DatumGetDateADT(value));
+	/* a 128-bit numeric's halves are stored together (GpuselStoreEncoded) */
+	if (unlikely(form != GPUSEL_FORM_SHORT_CHAR))
+		elog(ERROR, "gpusel cannot encode a column of form %d by itself", form);
 	return GpuselShortCharPack(value, arg);
 }
 
@@ -230,7 +249,6 @@ GpuselStoreEncoded(void *const *values, int c, int64 row, int form, int arg, Dat
 	else if (form != GPUSEL_FORM_NUMERIC_WIDE_LO)
 		((int64 *) values[c])[row] = GpuselFormEncode(form, arg, value);
 }
-
 
 /* Writes one non-NULL value into a column's staging array (inline: once per row and column). */
 static inline void

@@ -39,8 +39,8 @@
 
 #include "datatype/timestamp.h"
 #include "utils/date.h"
-#include "utils/fmgroids.h"
 #include "pgtime.h"
+#include "utils/fmgroids.h"
 #include "utils/timestamp.h"
 
 #include "qual_compile.h"
@@ -73,6 +73,9 @@ static const DateTimestampOp date_timestamp_ops[] = {
 /* The first and one past the last day number of a finite date. */
 #define FIRST_DATE	(DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE)
 #define END_DATE	(DATE_END_JULIAN - POSTGRES_EPOCH_JDATE)
+
+/* Dates whose midnight in the TimeZone GpuselDateMidnightTz remembers. */
+#define MIDNIGHT_CACHE 64
 
 /*
  * Every date in order: position 0 is -infinity, 1.. the finite dates, and
@@ -172,7 +175,6 @@ GpuselDateTimestamptzOp(Oid funcid, int *date_arg, int *opcode)
 int64
 GpuselDateMidnightTz(DateADT d)
 {
-#define MIDNIGHT_CACHE 64
 	static struct
 	{
 		pg_tz	   *zone;
@@ -194,7 +196,6 @@ GpuselDateMidnightTz(DateADT d)
 	cache[slot].date = d;
 	cache[slot].midnight = t;
 	return t;
-#undef MIDNIGHT_CACHE
 }
 
 /*

@@ -62,11 +62,8 @@ GpuselNumericScale(Oid typid, int32 typmod, int *scale)
 	int32		precision;
 	int32		s;
 
-	if (typid != NUMERICOID || typmod < (int32) VARHDRSZ)
+	if (!GpuselNumericTypmod(typid, typmod, &precision, &s))
 		return false;
-	precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
-	/* the scale is an 11-bit signed field since PostgreSQL 15 */
-	s = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
 	if (precision < 1 || s > GPUSEL_NUMERIC_DIGITS)
 		return false;
 	if (s < 0)
@@ -96,16 +93,16 @@ GpuselNumericScale(Oid typid, int32 typmod, int *scale)
 bool
 GpuselNumericFitScale(Oid typid, int32 typmod, int unconstrained_scale, int *scale)
 {
+	int32		precision;
 	int32		s;
 
 	if (typid != NUMERICOID)
 		return false;
-	if (typmod < (int32) VARHDRSZ)
+	if (!GpuselNumericTypmod(typid, typmod, &precision, &s))
 	{
 		*scale = unconstrained_scale;
 		return true;
 	}
-	s = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
 	if (s > GPUSEL_NUMERIC_DIGITS)
 		return false;
 	*scale = Max(s, 0);

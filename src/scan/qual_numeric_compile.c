@@ -222,8 +222,9 @@ compile_value(QualCompiler *qc, Expr *expr, bool operand)
  * 19 to 38 digits compared with a constant or a like column
  * (qual_numeric_wide.c), a numeric expression compared with a numeric
  * constant (as the expression compared with an integer bound at its
- * scale), or two such expressions at the larger of their scales.  Returns -1 (and fails the compilation) for any
- * other numeric comparison, which then stays on the CPU.
+ * scale), or two such expressions at the larger of their scales.  Returns
+ * -1 (and fails the compilation) for any other numeric comparison, which
+ * then stays on the CPU.
  */
 int
 GpuselQualCompileNumericComparison(QualCompiler *qc, int opcode, List *args)
@@ -234,9 +235,6 @@ GpuselQualCompileNumericComparison(QualCompiler *qc, int opcode, List *args)
 	int			rscale;
 	int			result;
 
-	/* a column of 19 to 38 digits compared as it is: as 128-bit halves */
-	if (GpuselQualCompileWideComparison(qc, opcode, left, right, &result))
-		return result;
 	if (IsA(left, Const) && !IsA(right, Const))
 	{
 		Expr	   *swap = left;
@@ -245,6 +243,9 @@ GpuselQualCompileNumericComparison(QualCompiler *qc, int opcode, List *args)
 		right = swap;
 		opcode = GpuselCommuteOpcode(opcode);
 	}
+	/* a column of 19 to 38 digits compared as it is: as 128-bit halves */
+	if (GpuselQualCompileWideComparison(qc, opcode, left, right, &result))
+		return result;
 	lscale = value_scale(qc, left);
 	if (lscale < 0)
 	{

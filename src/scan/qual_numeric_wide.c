@@ -36,7 +36,8 @@
 
 #define WIDE_LO_OFFSET	((int128) 1 << 63)
 /* 10^38: every value of a column of at most 38 digits lies below it */
-#define WIDE_LIMIT		((int128) INT64CONST(1000000000000000000) * INT64CONST(1000000000000000000) * 100)
+#define WIDE_LIMIT \
+	((int128) INT64CONST(1000000000000000000) * INT64CONST(1000000000000000000) * 100)
 
 /* The NaN pair, above every number's; the infinities' pairs for constants. */
 #define WIDE_NAN_HI		PG_INT64_MAX
@@ -68,10 +69,8 @@ GpuselNumericWideScale(Oid typid, int32 typmod, int *scale)
 	int32		precision;
 	int32		s;
 
-	if (typid != NUMERICOID || typmod < (int32) VARHDRSZ)
+	if (!GpuselNumericTypmod(typid, typmod, &precision, &s))
 		return false;
-	precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
-	s = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
 	if (s < 0)
 	{
 		if (precision - s <= GPUSEL_NUMERIC_DIGITS || precision - s > GPUSEL_NUMERIC_WIDE_DIGITS)
@@ -93,8 +92,8 @@ wide_value_out_of_typmod(int scale)
 	ereport(ERROR,
 			(errcode(ERRCODE_DATA_CORRUPTED),
 			 errmsg("numeric value does not fit its column's type"),
-			 errdetail("A value of a numeric column with scale %d has more than %d digits or more decimals than the scale.",
-					   scale, GPUSEL_NUMERIC_WIDE_DIGITS)));
+			 errdetail("A value of a numeric column with scale %d has more than %d digits "
+					   "or more decimals than the scale.", scale, GPUSEL_NUMERIC_WIDE_DIGITS)));
 }
 
 /* (10^38 - 1) / 10^k: the largest acc that acc * 10^k keeps below 10^38 */
@@ -282,7 +281,15 @@ wide_bound(int opcode, Datum constant, int scale, int *out_opcode, WideOperand *
 		bound->lo = positive ? WIDE_PINF_LO : WIDE_NINF_LO;
 		return;
 	}
-	scaled = DirectFunctionCall2(numeric_mul, constant, numeric_power_of_ten(scale));
+	/*
+	 * |c| >= 10^38 lies beyond every value at any scale: no multiplication,
+	 * which could leave numeric's own range for the largest constants
+	 */
+	if (DatumGetInt32(DirectFunctionCall2(numeric_cmp, DirectFunctionCall1(numeric_abs, constant),
+										  numeric_power_of_ten(GPUSEL_NUMERIC_WIDE_DIGITS))) >= 0)
+		scaled = constant;
+	else
+		scaled = DirectFunctionCall2(numeric_mul, constant, numeric_power_of_ten(scale));
 	lo = DirectFunctionCall1(numeric_floor, scaled);
 	hi = DirectFunctionCall1(numeric_ceil, scaled);
 	switch (opcode)
@@ -388,10 +395,11 @@ wide_column(QualCompiler *qc, Var *var, int scale, WideOperand *x)
 }
 
 /*
- * Compiles "left opcode right" when one side is a 128-bit column and the
- * other a non-NULL numeric constant or a 128-bit column of the same
- * scale, setting *result to the kind pushed (-1 when the program ran out
- * of room).  False, with nothing emitted, for any other comparison.
+ * Compiles "left opcode right" when left is a 128-bit column and right a
+ * non-NULL numeric constant or a 128-bit column of the same scale (a
+ * constant comes on the right), setting *result to the kind pushed (-1
+ * when the program ran out of room).  False, with nothing emitted, for any
+ * other comparison.
  */
 bool
 GpuselQualCompileWideComparison(QualCompiler *qc, int opcode, Expr *left, Expr *right,
@@ -399,17 +407,8 @@ GpuselQualCompileWideComparison(QualCompiler *qc, int opcode, Expr *left, Expr *
 {
 	WideOperand a;
 	WideOperand b;
-	int			scale;
+	int			scale = wide_scale_of(qc, left);
 
-	if (IsA(left, Const))
-	{
-		Expr	   *swap = left;
-
-		left = right;
-		right = swap;
-		opcode = GpuselCommuteOpcode(opcode);
-	}
-	scale = wide_scale_of(qc, left);
 	if (scale < 0)
 		return false;
 	if (IsA(right, Const))

@@ -150,6 +150,12 @@ GpuselPagesSetColumns(GpuselPageReader *reader, const GpuselProgram *prog)
 	{
 		AttrNumber	attno = prog->attnos[c];
 
+		/* a 128-bit numeric's high half fills its low half, the next column */
+		if (prog->form[c] == GPUSEL_FORM_NUMERIC_WIDE_HI &&
+			(c + 1 >= prog->ncols || prog->form[c + 1] != GPUSEL_FORM_NUMERIC_WIDE_LO ||
+			 prog->attnos[c + 1] != attno))
+			elog(ERROR, "gpusel program holds a 128-bit numeric's high half without its low half");
+
 		reader->attnos[c] = attno;
 		reader->coltypes[c] = prog->coltypes[c];
 		reader->form[c] = prog->form[c];

@@ -24,14 +24,15 @@
 
 /*
  * Whether this scan's rows can go through the feed: a grouped scan whose
- * rows all reach the groups by their columns, read by the page reader.
- * Otherwise the workers stay idle and the consumer reads the table alone.
+ * rows all reach the groups by their columns, read by the page reader,
+ * and whose quals the CPU can evaluate on those columns.  Otherwise the
+ * workers stay idle and the consumer reads the table alone.
  */
 static bool
 feed_usable(GpuselScanState *state)
 {
 	return state->group_mode && state->program != NULL && !state->has_host_quals &&
-		GroupAggSinkColumnar(state->sink) &&
+		GroupAggSinkColumnar(state->sink) && !GpuselProgramHasUndecodableColumns(state->program) &&
 		GpuselPagesUsable(state->rel, state->css.ss.ps.state->es_snapshot);
 }
 
