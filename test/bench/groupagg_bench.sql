@@ -40,12 +40,17 @@ VACUUM ANALYZE bench_text;
 
 -- numeric columns that reach the device only where their values fit: an
 -- unconstrained one of 2 decimals (every value fits), a numeric(30,2), and
--- an unconstrained one of 20 decimals (none does) for the plan at the end
+-- an unconstrained one of 20 decimals (none does) for the plan at the end;
+-- a numeric(38,0) of values past 18 digits (compared as 128-bit halves),
+-- and a date beside a timestamptz
 DROP TABLE IF EXISTS bench_fit;
 CREATE UNLOGGED TABLE bench_fit AS
 SELECT round((random() * 2000 - 1000)::numeric, 2) AS u,
        round((random() * 1e9)::numeric, 2)::numeric(30,2) AS w,
-       (random() * 1000)::numeric / 7 AS many_decimals
+       (random() * 1000)::numeric / 7 AS many_decimals,
+       (random() * 1e37)::numeric(38,0) AS big,
+       date '2000-01-01' + (random() * 3650)::int AS d,
+       timestamptz '2000-01-01 00:00+00' + random() * interval '3650 days' AS tz
 FROM generate_series(1, :rows / 2) i;
 VACUUM ANALYZE bench_fit;
 
@@ -104,7 +109,11 @@ INSERT INTO shapes VALUES
  (9, 'count(*) under 2 quals on an unconstrained numeric (rows/2)',
   'SELECT count(*) FROM bench_fit WHERE u > 100.25 AND u < 900', NULL),
  (10, 'count(*) under numeric(30,2) and numeric quals (rows/2)',
-  'SELECT count(*) FROM bench_fit WHERE w < 500000000.5 AND u * 2 > -1000', NULL);
+  'SELECT count(*) FROM bench_fit WHERE w < 500000000.5 AND u * 2 > -1000', NULL),
+ (11, 'count(*) under numeric(38,0) quals, values past 18 digits (rows/2)',
+  'SELECT count(*) FROM bench_fit WHERE big > 2e36 AND big <= 7000000000000000000000000000000000000', NULL),
+ (12, 'count(*) of a date column against a timestamptz column (rows/2)',
+  'SELECT count(*) FROM bench_fit WHERE d <= tz', NULL);
 
 CREATE TEMP TABLE results AS
 SELECT n, what,
