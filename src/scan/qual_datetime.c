@@ -74,8 +74,8 @@ static const DateTimestampOp date_timestamp_ops[] = {
 #define FIRST_DATE	(DATETIME_MIN_JULIAN - POSTGRES_EPOCH_JDATE)
 #define END_DATE	(DATE_END_JULIAN - POSTGRES_EPOCH_JDATE)
 
-/* Dates whose midnight in the TimeZone GpuselDateMidnightTz remembers. */
-#define MIDNIGHT_CACHE 64
+/* Dates whose midnight in the TimeZone GpuselDateMidnightTz remembers: 11 years in a row */
+#define MIDNIGHT_CACHE 4096
 
 /*
  * Every date in order: position 0 is -infinity, 1.. the finite dates, and
@@ -169,7 +169,7 @@ GpuselDateTimestamptzOp(Oid funcid, int *date_arg, int *opcode)
  * as they are, and a date past the timestamps' range just beyond every
  * finite timestamp on its side (date_cmp_timestamptz_internal orders it
  * between them and the infinity), which no stored timestamptz is.  Runs
- * once per row: a few recent dates are remembered with their zone, since
+ * once per row: recent dates are remembered with their zone, since
  * the zone's rules are the time.
  */
 int64
