@@ -46,7 +46,8 @@ OBJS = \
 	src/groupagg/groupagg_devsum.o \
 	src/groupagg/groupagg_native.o \
 	src/groupagg/groupagg_numeric.o \
-	src/groupagg/groupagg_textkeys.o
+	src/groupagg/groupagg_textkeys.o \
+	src/groupagg/groupagg_bigkeys.o
 
 REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric groupagg groupagg_text parallel tpch upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel

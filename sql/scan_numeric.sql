@@ -545,4 +545,47 @@ SELECT pg_temp.rows_check($$SELECT id, a, b FROM nw WHERE gpu_filter(a > 1e30 OR
 SELECT pg_temp.rows_check($$SELECT count(*), sum(id) FROM nw WHERE gpu_filter(e < 18446744073709551616) AND id > 0$$) AS no_nulls;
 DROP TABLE nw;
 
+-- 13. percentile_disc over numeric columns wider than 18 digits (a scale of
+-- at most 18) in the grouped scan: values that fit 18 digits at the scale
+-- are int8 keys; the others get a stand-in key on their side and are kept
+-- with their group, and a percentile that lands on a stand-in reads the
+-- kept value of its rank (groupagg_bigkeys.c).  Groups of only big values,
+-- of big values on one side, NaN and NULL; ascending and descending; arrays
+-- of fractions at 0, 1 and at the edges between the kinds.
+CREATE TABLE npk (g int, w numeric(30,2), z numeric(40,0), n numeric(25,-3), f numeric(60,18));
+INSERT INTO npk
+SELECT i % 6,
+       CASE WHEN i % 97 = 0 THEN i * 1e22 * (1 - 2 * (i % 2)) ELSE round(((i * 7919) % 200001 - 100000) / 100.0, 2) END,
+       CASE WHEN i % 3 = 0 THEN i * 1e30 WHEN i % 3 = 1 THEN -i * 1e25 ELSE i END,
+       i * 1e20 - 5e23,
+       CASE WHEN i % 5 = 0 THEN i * 1e10 ELSE (i % 1000) / 1e6 END
+FROM generate_series(1, 30000) i;
+INSERT INTO npk VALUES (6, 1e27, 1e39, 1e27, 1e40), (6, -1e27, -1e39, -1e27, -1e40), (6, 1e27, 1e39, 1e27, 1e40),
+  (7, 'NaN', 'NaN', 'NaN', 'NaN'), (7, 1e25, 5, 2e22, 0.5), (8, NULL, NULL, NULL, NULL), (1, 'NaN', 'NaN', 'NaN', 'NaN');
+ANALYZE npk;
+EXPLAIN (COSTS OFF) SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY w) FROM npk GROUP BY g;
+SELECT pg_temp.rows_check($$SELECT g, percentile_disc(ARRAY[0, 0.001, 0.01, 0.5, 0.99, 0.999, 1]) WITHIN GROUP (ORDER BY w) FROM npk GROUP BY g$$) AS wide_asc;
+SELECT pg_temp.rows_check($$SELECT g, percentile_disc(ARRAY[0, 0.001, 0.01, 0.5, 0.99, 0.999, 1]) WITHIN GROUP (ORDER BY w DESC) FROM npk GROUP BY g$$) AS wide_desc;
+SELECT pg_temp.rows_check($$SELECT g, percentile_disc(ARRAY[0, 0.33, 0.34, 0.5, 0.66, 0.67, 1]) WITHIN GROUP (ORDER BY z),
+  percentile_disc(ARRAY[0, 0.33, 0.34, 0.66, 0.67, 1]) WITHIN GROUP (ORDER BY z DESC) FROM npk GROUP BY g$$) AS both_sides;
+SELECT pg_temp.rows_check($$SELECT g, percentile_disc(0.25) WITHIN GROUP (ORDER BY n), percentile_disc(0.75) WITHIN GROUP (ORDER BY f DESC),
+  gpu_percentile(0.9) WITHIN GROUP (ORDER BY f) FROM npk GROUP BY g$$) AS negative_scale_and_scale_18;
+SELECT pg_temp.rows_check($$SELECT g, max(w), sum(w), count(*), percentile_disc(0.999) WITHIN GROUP (ORDER BY w) FROM npk
+  WHERE gpu_filter(z > 5) GROUP BY g$$) AS beside_sum_and_max;
+SELECT pg_temp.rows_check($$SELECT percentile_disc(ARRAY[0, 0.5, 0.9999, 1]) WITHIN GROUP (ORDER BY z) FROM npk$$) AS no_group_key;
+SELECT g, percentile_disc(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY w) FROM npk WHERE g >= 6 GROUP BY g ORDER BY g;
+-- the kept values live in one process: not under Gather
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT oracle_explain($$SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY w) FROM npk GROUP BY g$$)
+  LIKE '%Gather%GpuSelScan%' AS gpusel_under_gather;
+SELECT pg_temp.rows_check($$SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY w) FROM npk GROUP BY g$$) AS parallel_settings;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+DROP TABLE npk;
+
 DROP TABLE nm;

@@ -57,6 +57,9 @@ extern bool GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descen
 
 /* groupagg_numeric.c */
 extern bool GroupAggNumericInputBounded(Expr *input);
+
+/* groupagg_bigkeys.c */
+extern bool GroupAggBigKeyScale(Oid typid, int32 typmod, int *scale);
 extern bool GroupAggTextKey(Expr *key);
 extern void GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel,
 								  RelOptInfo *output_rel, void *extra);

@@ -251,6 +251,10 @@ start_groups(GroupAggSink *sink)
 		pc->shipped = 0;
 		pc->dev_keys = 0;
 		pc->dev_declined = false;
+		pc->bigs = NULL;
+		pc->nbigs = 0;
+		pc->bigs_cap = 0;
+		pc->bigs_sorted = false;
 		pc->like = GpuselPercentileCreate(sink->cxt, pc->typid, pc->descending);
 		pc->keytype = GpuselPercentileKeyType(pc->like);
 		pc->key_bytes = pc->keytype->key_bytes;
@@ -388,6 +392,7 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		if (desc->kind == GROUPAGG_PERCENTILE_DISC || desc->kind == GROUPAGG_PERCENTILE_CONT)
 		{
 			int			c;
+			int			scale;
 
 			desc->fraction = linitial_node(Const, agg->aggdirectargs);
 			for (c = 0; c < sink->ncollections; c++)
@@ -401,6 +406,14 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 				sink->collections[c].numeric_scale =
 					sink->inputs[desc->input].form == GPUSEL_FORM_NUMERIC ?
 					sink->inputs[desc->input].form_arg : -1;
+				/* a wider numeric column: scaled where it fits (groupagg_bigkeys.c) */
+				if (sink->collections[c].numeric_scale < 0 && IsA(input, Var) &&
+					GroupAggBigKeyScale(exprType((Node *) input), exprTypmod((Node *) input),
+										&scale))
+				{
+					sink->collections[c].numeric_scale = scale;
+					sink->collections[c].big_keys = true;
+				}
 				sink->collections[c].typid = sink->collections[c].numeric_scale >= 0 ?
 					INT8OID : desc->input_type;
 				sink->ncollections++;

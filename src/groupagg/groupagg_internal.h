@@ -78,12 +78,33 @@ typedef struct GroupAggDesc
  * the GPU, all pairs are sorted by group and key at once and only the keys
  * at the ranks the results read come back.
  */
+/*
+ * A percentile key of a numeric column wider than 18 digits that its int8
+ * key cannot hold (groupagg_numeric.c): the value itself, by group.
+ */
+typedef struct GroupBigKey
+{
+	int64		group;
+	int			side;			/* GROUP_BIG_LOW, GROUP_BIG_HIGH or GROUP_BIG_NAN */
+	Datum		value;			/* a copy, in the sink's context (none for NaN) */
+} GroupBigKey;
+
+#define GROUP_BIG_LOW	0		/* below -(10^18 - 1) at the column's scale */
+#define GROUP_BIG_HIGH	1		/* above 10^18 - 1 */
+#define GROUP_BIG_NAN	2
+
 typedef struct PercentileCollection
 {
 	int			input;
 	bool		descending;
 	Oid			typid;			/* of the keys: int8 for a numeric column's scaled values */
 	int			numeric_scale;	/* results become numerics of this scale; -1: none */
+	bool		big_keys;		/* a numeric column of more than 18 digits: values past them
+								 * are keyed by a stand-in and kept in bigs */
+	GroupBigKey *bigs;
+	int64		nbigs;
+	int64		bigs_cap;
+	bool		bigs_sorted;
 	PercentileState *like;		/* type, order and key mapping; holds no keys */
 	const KeyType *keytype;
 	int			key_bytes;
@@ -271,7 +292,6 @@ extern void GroupAggNumericAddBatchSum(GroupCell *cell, int128 sum, int scale, i
 extern bool GroupAggNumericExprEval(GroupAggSink *sink, GroupInput *in, void *const *values,
 									uint8 *const *nulls, const uint8 *has_nulls, int64 row,
 									GroupNumericValue *out);
-extern Datum GroupAggNumericFromScaled(Datum result, int scale, bool is_array);
 extern void GroupAggNumericMerge(GroupCell *dst, const GroupCell *src);
 extern Datum GroupAggNumericSum(const GroupCell *cell);
 extern Datum GroupAggNumericAvg(const GroupCell *cell);
@@ -291,5 +311,10 @@ extern GroupTextDict *GroupTextDictCreate(MemoryContext cxt, bool blank_padded);
 extern uint64 GroupTextDictNumber(GroupTextDict *dict, Datum value);
 extern Datum GroupTextDictValue(GroupTextDict *dict, uint64 number);
 extern void GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc);
+
+/* groupagg_bigkeys.c (and GroupAggBigKeyScale in groupagg.h) */
+extern int64 GroupAggBigKeyScaled(GroupAggSink *sink, PercentileCollection *pc, int64 g, Datum v);
+extern Datum GroupAggNumericResult(PercentileCollection *pc, int64 g, int64 n, Datum fraction,
+								   bool is_array, Datum result);
 
 #endif							/* GPUSEL_GROUPAGG_INTERNAL_H */

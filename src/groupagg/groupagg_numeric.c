@@ -375,33 +375,6 @@ GroupAggNumericAddScaled(GroupCell *cell, int64 scaled, int scale)
 	add_int128_at_scale(cell, scaled, scale);
 }
 
-/*
- * A percentile's result over a numeric column's scaled values (an int8,
- * or an int8[] for an array of fractions) as the numerics they are.
- */
-Datum
-GroupAggNumericFromScaled(Datum result, int scale, bool is_array)
-{
-	ArrayType  *in;
-	Datum	   *elems;
-	bool	   *nulls;
-	int			n;
-
-	if (!is_array)
-		return GpuselScaledToNumeric(DatumGetInt64(result), scale);
-	in = DatumGetArrayTypeP(result);
-	deconstruct_array(in, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-					  &elems, &nulls, &n);
-	for (int i = 0; i < n; i++)
-		if (!nulls[i])
-			elems[i] = GpuselScaledToNumeric(DatumGetInt64(elems[i]), scale);
-	if (ARR_NDIM(in) == 0)
-		return PointerGetDatum(construct_empty_array(NUMERICOID));
-	return PointerGetDatum(construct_md_array(elems, nulls, ARR_NDIM(in), ARR_DIMS(in),
-											  ARR_LBOUND(in), NUMERICOID, -1, false,
-											  TYPALIGN_INT));
-}
-
 /* Adds the cell of the same aggregate and group from another process. */
 void
 GroupAggNumericMerge(GroupCell *dst, const GroupCell *src)

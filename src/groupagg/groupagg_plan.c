@@ -120,8 +120,9 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 			return false;
 		typid = exprType((Node *) input);
 		if (IsA(input, Var) &&
-			GpuselNumericScale(typid, ((Var *) input)->vartypmod, &numeric_scale))
-			numeric_input = true;	/* its keys are its values as scaled int8 */
+			(GpuselNumericScale(typid, ((Var *) input)->vartypmod, &numeric_scale) ||
+			 GroupAggBigKeyScale(typid, ((Var *) input)->vartypmod, &numeric_scale)))
+			numeric_input = true;	/* its keys are its values as scaled int8 (groupagg_bigkeys.c) */
 		else if (KeyTypeLookup(typid) == NULL || !GpuselTypeIsDeviceable(typid, NULL))
 			return false;
 		sortcl = linitial_node(SortGroupClause, agg->aggorder);
@@ -457,7 +458,8 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 /*
  * Whether an aggregate's cells may hold a numeric by pointer
  * (groupagg_numeric.c): a sum or avg of an input not bounded to 256 bits,
- * a min or max of a numeric column not read as scaled int8.
+ * a min or max of a numeric column not read as scaled int8, a percentile
+ * of a numeric column wider than 18 digits (groupagg_bigkeys.c).
  */
 static bool
 holds_numerics(List *aggs)
@@ -475,6 +477,10 @@ holds_numerics(List *aggs)
 			return true;
 		if ((agg->aggfnoid == F_MIN_NUMERIC || agg->aggfnoid == F_MAX_NUMERIC) &&
 			!GpuselNumericScale(exprType((Node *) input), exprTypmod((Node *) input), &scale))
+			return true;
+		/* a percentile over a numeric column wider than 18 digits keeps values apart */
+		if (agg->aggkind == AGGKIND_ORDERED_SET && exprType((Node *) input) == NUMERICOID &&
+			!GpuselNumericScale(NUMERICOID, exprTypmod((Node *) input), &scale))
 			return true;
 	}
 	return false;

@@ -65,10 +65,11 @@ percentile_value(GroupAggSink *sink, GroupAggDesc *desc, int64 g, bool *isnull)
 										 desc->fraction->consttype == FLOAT8ARRAYOID,
 										 desc->kind == GROUPAGG_PERCENTILE_CONT,
 										 isnull);
-	/* a numeric column's keys are its scaled values */
-	if (pc->numeric_scale >= 0 && !*isnull)
-		result = GroupAggNumericFromScaled(result, pc->numeric_scale,
-										   desc->fraction->consttype == FLOAT8ARRAYOID);
+	/* a numeric column's keys are its scaled values (not yet while noting ranks) */
+	if (pc->numeric_scale >= 0 && !*isnull && (pc->picked == NULL || !pc->picked->noting))
+		result = GroupAggNumericResult(pc, g, pc->counts[g + 1] - start,
+									   desc->fraction->constvalue,
+									   desc->fraction->consttype == FLOAT8ARRAYOID, result);
 	return result;
 }
 
@@ -264,8 +265,8 @@ final_value(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, int64 g, bo
 		case GROUPAGG_MAX:
 			/* a numeric(p,s) column's extreme was kept as its scaled int8 */
 			if (sink->inputs[desc->input].form == GPUSEL_FORM_NUMERIC)
-				return GroupAggNumericFromScaled(cell->value, sink->inputs[desc->input].form_arg,
-												 false);
+				return GpuselScaledToNumeric(DatumGetInt64(cell->value),
+											 sink->inputs[desc->input].form_arg);
 			return cell->value;
 		default:
 			elog(ERROR, "gpusel: unexpected aggregate kind %d", (int) desc->kind);

@@ -236,6 +236,8 @@ add_row_keys(GroupAggSink *sink, int64 g)
 			continue;
 		if (unlikely(pc->nkeys == pc->cap))
 			GroupAggGrowCollection(sink, pc);
+		if (pc->big_keys)
+			v = Int64GetDatum(GroupAggBigKeyScaled(sink, pc, g, v));
 		key = pc->keytype->to_key(v);
 		if (unlikely(key == pc->keytype->zero_key) && pc->keytype->is_negative_zero != NULL)
 			pc->zeros[g] |= pc->keytype->is_negative_zero(v) ? 1 : 2;
@@ -482,13 +484,16 @@ add_expr_block_to_collection(GroupAggSink *sink, PercentileCollection *pc,
 		GroupAggGrowCollection(sink, pc);
 	for (int j = 0; j < len; j++)
 	{
+		Datum		v = vals[j];
 		uint64		key;
 
 		if (nls[j])
 			continue;
-		key = kt->to_key(vals[j]);
+		if (pc->big_keys)
+			v = Int64GetDatum(GroupAggBigKeyScaled(sink, pc, groups[j], v));
+		key = kt->to_key(v);
 		if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
-			pc->zeros[groups[j]] |= kt->is_negative_zero(vals[j]) ? 1 : 2;
+			pc->zeros[groups[j]] |= kt->is_negative_zero(v) ? 1 : 2;
 		append_pair(pc, groups[j], key);
 	}
 }
