@@ -113,7 +113,11 @@ INSERT INTO shapes VALUES
  (11, 'count(*) under numeric(38,0) quals, values past 18 digits (rows/2)',
   'SELECT count(*) FROM bench_fit WHERE big > 2e36 AND big <= 7000000000000000000000000000000000000', NULL),
  (12, 'count(*) of a date column against a timestamptz column (rows/2)',
-  'SELECT count(*) FROM bench_fit WHERE d <= tz', NULL);
+  'SELECT count(*) FROM bench_fit WHERE d <= tz', NULL),
+ (13, 'percentiles of a numeric(30,2) whose values fit 18 digits (rows/2)',
+  'SELECT percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY w) FROM bench_fit', NULL),
+ (14, 'percentiles of a numeric(38,0) whose values all pass 18 digits (rows/2)',
+  'SELECT percentile_disc(ARRAY[0.5, 0.99]) WITHIN GROUP (ORDER BY big) FROM bench_fit', NULL);
 
 CREATE TEMP TABLE results AS
 SELECT n, what,
