@@ -547,11 +547,13 @@ DROP TABLE nw;
 
 -- 13. percentile_disc over numeric columns wider than 18 digits (a scale of
 -- at most 18) in the grouped scan: values that fit 18 digits at the scale
--- are int8 keys; the others get a stand-in key on their side and are kept
--- with their group, and a percentile that lands on a stand-in reads the
--- kept value of its rank (groupagg_bigkeys.c).  Groups of only big values,
--- of big values on one side, NaN and NULL; ascending and descending; arrays
--- of fractions at 0, 1 and at the edges between the kinds.
+-- are int8 keys; the others get an ordered key of their digit count and
+-- leading 15 digits and are kept with their group, and a percentile that
+-- lands on such a key reads the kept value of its rank among those sharing
+-- it (groupagg_bigkeys.c).  Groups of only big values, of big values on one
+-- side, of 60 values that share one key (1e25 + i, both signs), NaN and
+-- NULL; ascending and descending; fractions at 0, 1 and the edges between
+-- the kinds.
 CREATE TABLE npk (g int, w numeric(30,2), z numeric(40,0), n numeric(25,-3), f numeric(60,18));
 INSERT INTO npk
 SELECT i % 6,
@@ -562,6 +564,8 @@ SELECT i % 6,
 FROM generate_series(1, 30000) i;
 INSERT INTO npk VALUES (6, 1e27, 1e39, 1e27, 1e40), (6, -1e27, -1e39, -1e27, -1e40), (6, 1e27, 1e39, 1e27, 1e40),
   (7, 'NaN', 'NaN', 'NaN', 'NaN'), (7, 1e25, 5, 2e22, 0.5), (8, NULL, NULL, NULL, NULL), (1, 'NaN', 'NaN', 'NaN', 'NaN');
+INSERT INTO npk SELECT 9, (1e25 + (i * 37) % 61) * (1 - 2 * (i % 2)), 1e35 + (i * 37) % 61, 1e24 + (i % 7) * 1000, 1e30 + i % 5
+FROM generate_series(1, 60) i;
 ANALYZE npk;
 EXPLAIN (COSTS OFF) SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY w) FROM npk GROUP BY g;
 SELECT pg_temp.rows_check($$SELECT g, percentile_disc(ARRAY[0, 0.001, 0.01, 0.5, 0.99, 0.999, 1]) WITHIN GROUP (ORDER BY w) FROM npk GROUP BY g$$) AS wide_asc;

@@ -1,19 +1,21 @@
 /*
  * groupagg_bigkeys.c
  *	  Percentile keys of numeric columns wider than 18 digits in the grouped
- *	  scan: int8 keys where the values fit, the values themselves where not.
+ *	  scan: int8 keys where the values fit, ordered approximate keys and
+ *	  the values themselves where not.
  *
  * A numeric(p,s) column with p > 18 and s <= 18 (or a negative scale of
  * more than 18 whole digits) holds values of display scale s, so the
- * scaled value v * 10^s is the value exactly wherever it fits an int8, and
- * such keys select and sort on the device as numeric(15,2)'s do.  A value
- * that does not fit gets a stand-in key on its side, GPUSEL_NUMERIC_NEG_INF
- * below every scaled value or GPUSEL_NUMERIC_POS_INF above them (and below
- * NaN's), and the value itself is kept with its group.  In a group's order
- * the low values come first, then the scaled ones, the high values, and
- * NaN last: when a percentile lands on a stand-in, the rank it read says
- * which kept value it is, found by sorting the group's kept values with
- * numeric_cmp.  Equal values of one display scale print alike, so the
+ * scaled value V = v * 10^s is the value exactly wherever it fits an int8,
+ * and such keys select and sort on the device as numeric(15,2)'s do.  A
+ * value past 18 digits gets a key beyond every scaled value on its side,
+ * 10^18 + its digit count and leading 15 digits for a positive one, the
+ * negation for a negative one, below NaN's: the keys order as the values
+ * do, but values that share their digit count and leading digits share a
+ * key.  Such a value is kept with its group and key.  When a percentile
+ * lands on such a key, the rank it read and the group's kept keys say
+ * which of the values sharing that key it is, found by sorting just those
+ * with numeric_cmp.  Equal values of one display scale print alike, so the
  * answer is PostgreSQL's whichever equal value either picks.
  *
  * The kept values live in the process, so such a percentile is not
@@ -50,9 +52,9 @@ GroupAggBigKeyScale(Oid typid, int32 typmod, int *scale)
 	return true;
 }
 
-/* Keeps a value that its key does not hold. */
+/* Keeps a value past 18 digits with its group and key (NaN: the count alone). */
 static void
-keep_big(GroupAggSink *sink, PercentileCollection *pc, int64 g, int side, Datum v)
+keep_big(GroupAggSink *sink, PercentileCollection *pc, int64 g, int64 key, Datum v)
 {
 	GroupBigKey *b;
 
@@ -69,49 +71,93 @@ keep_big(GroupAggSink *sink, PercentileCollection *pc, int64 g, int side, Datum 
 	}
 	b = &pc->bigs[pc->nbigs++];
 	b->group = g;
-	b->side = side;
-	b->value = (Datum) 0;
-	if (side != GROUP_BIG_NAN)
+	b->key = key;
+	b->offset = 0;
+	if (key != GPUSEL_NUMERIC_NAN)
 	{
-		MemoryContext old = MemoryContextSwitchTo(sink->cxt);
+		struct varlena *packed = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(v));
+		Size		len = VARSIZE_ANY(packed);
 
-		b->value = datumCopy(PointerGetDatum(pg_detoast_datum_packed((struct varlena *) DatumGetPointer(v))),
-							 false, -1);
-		MemoryContextSwitchTo(old);
+		/* one arena, not an allocation per value: offsets survive its growth */
+		if (pc->arena_used + MAXALIGN(len) > pc->arena_cap)
+		{
+			Size		cap = Max(pc->arena_cap * 2, pc->arena_used + MAXALIGN(len) + 65536);
+
+			if (pc->arena == NULL)
+				pc->arena = MemoryContextAllocExtended(sink->cxt, cap, MCXT_ALLOC_HUGE);
+			else
+				pc->arena = repalloc_huge(pc->arena, cap);
+			pc->arena_cap = cap;
+		}
+		memcpy(pc->arena + pc->arena_used, packed, len);
+		b->offset = pc->arena_used;
+		pc->arena_used += MAXALIGN(len);
 	}
 	pc->bigs_sorted = false;
 }
 
+/* The smallest key of a value past 18 digits: every scaled value lies below. */
+#define BIG_KEY_BASE	INT64CONST(1000000000000000000)
+/* Leading digits a big key holds, and the keys one digit count spans. */
+#define BIG_KEY_DIGITS	15
+#define BIG_KEY_SPAN	INT64CONST(900000000000000)
+
+/*
+ * The key of a finite value whose |v * 10^scale| has 19 digits or more:
+ * BIG_KEY_BASE + (digits - 19) * BIG_KEY_SPAN + (its first 15 digits -
+ * 10^14), negated for a negative value.  A numeric has at most 1000
+ * digits before the point and the scale at most 18, so the key stays far
+ * below NaN's stand-in.
+ */
+static int64
+big_key(const NumericStored *n, int scale)
+{
+	int			first = numeric_stored_digit(n, 0);
+	int			first_len = first >= 1000 ? 4 : first >= 100 ? 3 : first >= 10 ? 2 : 1;
+	int64		ndigits = first_len + NUMERIC_STORED_BASE_DECIMALS * (int64) n->weight + scale;
+	int64		lead = first;
+	int			lead_len = first_len;
+	int64		key;
+
+	for (int i = 1; lead_len < BIG_KEY_DIGITS; i++, lead_len += NUMERIC_STORED_BASE_DECIMALS)
+		lead = lead * NUMERIC_STORED_BASE + (i < n->ndigits ? numeric_stored_digit(n, i) : 0);
+	/* drop what passed 15 digits */
+	for (; lead_len > BIG_KEY_DIGITS; lead_len--)
+		lead /= 10;
+	key = BIG_KEY_BASE + (ndigits - (GPUSEL_NUMERIC_DIGITS + 1)) * BIG_KEY_SPAN +
+		(lead - INT64CONST(100000000000000));
+	return n->negative ? -key : key;
+}
+
 /*
  * The int8 key value of a non-NULL numeric v in group g of a collection
- * with big keys: v * 10^scale where it fits, NaN's stand-in, or a side's
- * stand-in with v kept.
+ * with big keys: v * 10^scale where it fits, NaN's stand-in, or a big key
+ * with v kept.
  */
 int64
 GroupAggBigKeyScaled(GroupAggSink *sink, PercentileCollection *pc, int64 g, Datum v)
 {
 	int64		scaled = GpuselNumericToScaledFit(v, pc->numeric_scale);
 	NumericStored n;
+	int64		key;
 
 	if (scaled == GPUSEL_NUMERIC_NAN)
 	{
-		keep_big(sink, pc, g, GROUP_BIG_NAN, v);
+		keep_big(sink, pc, g, scaled, (Datum) 0);
 		return scaled;
 	}
 	if (scaled != GPUSEL_NUMERIC_UNFIT && scaled != GPUSEL_NUMERIC_POS_INF &&
 		scaled != GPUSEL_NUMERIC_NEG_INF)
 		return scaled;
 	numeric_stored_decode(v, &n);
-	if (n.kind == NUMERIC_STORED_IS_NINF || (n.kind == NUMERIC_STORED_FINITE && n.negative))
-	{
-		keep_big(sink, pc, g, GROUP_BIG_LOW, v);
-		return GPUSEL_NUMERIC_NEG_INF;
-	}
-	keep_big(sink, pc, g, GROUP_BIG_HIGH, v);
-	return GPUSEL_NUMERIC_POS_INF;
+	if (n.kind != NUMERIC_STORED_FINITE || n.ndigits == 0)
+		elog(ERROR, "gpusel found a numeric that its column's type does not allow");
+	key = big_key(&n, pc->numeric_scale);
+	keep_big(sink, pc, g, key, v);
+	return key;
 }
 
-/* Orders kept values by group, side, then value. */
+/* Orders kept values by group, then key. */
 static int
 big_cmp(const void *a, const void *b)
 {
@@ -120,82 +166,100 @@ big_cmp(const void *a, const void *b)
 
 	if (x->group != y->group)
 		return x->group < y->group ? -1 : 1;
-	if (x->side != y->side)
-		return x->side < y->side ? -1 : 1;
-	if (x->side == GROUP_BIG_NAN)
-		return 0;
-	return DatumGetInt32(DirectFunctionCall2(numeric_cmp, x->value, y->value));
+	return x->key < y->key ? -1 : x->key > y->key ? 1 : 0;
 }
 
-/* The kept value at 0-based position 'pos' of a side's ascending order in a group. */
-static Datum
-kept_at(const GroupBigKey *first, int64 count, int64 pos)
+/* Orders numerics as numeric_cmp does. */
+static int
+value_cmp(const void *a, const void *b)
 {
-	if (pos < 0 || pos >= count)
-		elog(ERROR, "gpusel lost a numeric percentile key past 18 digits");
-	return first[pos].value;
+	return DatumGetInt32(DirectFunctionCall2(numeric_cmp, *(const Datum *) a, *(const Datum *) b));
+}
+
+/* The first kept entry from lo on (hi at most) whose group and key are at least g and key. */
+static int64
+first_at_least(const PercentileCollection *pc, int64 lo, int64 hi, int64 g, int64 key)
+{
+	while (lo < hi)
+	{
+		int64		mid = lo + (hi - lo) / 2;
+		const GroupBigKey *b = &pc->bigs[mid];
+
+		if (b->group < g || (b->group == g && b->key < key))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
 }
 
 /*
- * The value a percentile_disc at 'fraction' over the n keys of group g
- * read when it read a side's stand-in: its rank as percentile_disc takes
- * it (row ceil(fraction * n), the first at least), placed in the group's
- * order of low values, scaled ones, high values and NaN (reversed for a
- * descending order).
+ * The value that a percentile_disc at 'fraction' over the n keys of group
+ * g read when it read big key K: its rank as percentile_disc takes it (row
+ * ceil(fraction * n), the first at least) less the values before the ones
+ * sharing K in the group's order, which holds the low values, the scaled
+ * ones, the high values and NaN (reversed for a descending order).
  */
 static Datum
-resolve_stand_in(PercentileCollection *pc, int64 g, int64 n, double fraction, int side)
+resolve_big_key(PercentileCollection *pc, int64 g, int64 n, double fraction, int64 K)
 {
-	int64		lo = 0;
-	int64		hi = pc->nbigs;
-	int64		counts[3] = {0, 0, 0};
-	const GroupBigKey *sides[3] = {NULL, NULL, NULL};
 	int64		rownum = (int64) ceil(fraction * (double) n);
 	int64		idx = Max(rownum, 1) - 1;
+	int64		start;
+	int64		end;
+	int64		class_start;
+	int64		class_end;
+	int64		nclass;
+	int64		before;
+	int64		pos;
+	Datum	   *values;
+	Datum		result;
 
 	if (!pc->bigs_sorted)
 	{
 		qsort(pc->bigs, pc->nbigs, sizeof(GroupBigKey), big_cmp);
 		pc->bigs_sorted = true;
 	}
-	/* the group's first kept value */
-	while (lo < hi)
+	start = first_at_least(pc, 0, pc->nbigs, g, PG_INT64_MIN);
+	end = first_at_least(pc, start, pc->nbigs, g + 1, PG_INT64_MIN);
+	class_start = first_at_least(pc, start, end, g, K);
+	class_end = first_at_least(pc, class_start, end, g, K + 1);
+	nclass = class_end - class_start;
+	if (K < 0)
 	{
-		int64		mid = lo + (hi - lo) / 2;
+		/* low values: before them only lower ones; after them everything else */
+		before = !pc->descending ? class_start - start :
+			n - (class_end - start);
+	}
+	else
+	{
+		int64		high_start = first_at_least(pc, start, end, g, 0);
+		int64		nan_start = first_at_least(pc, start, end, g, GPUSEL_NUMERIC_NAN);
 
-		if (pc->bigs[mid].group < g)
-			lo = mid + 1;
-		else
-			hi = mid;
+		before = !pc->descending ? n - (end - high_start) + (class_start - high_start) :
+			(end - nan_start) + (nan_start - class_end);
 	}
-	for (int64 i = lo; i < pc->nbigs && pc->bigs[i].group == g; i++)
-	{
-		if (sides[pc->bigs[i].side] == NULL)
-			sides[pc->bigs[i].side] = &pc->bigs[i];
-		counts[pc->bigs[i].side]++;
-	}
-	if (!pc->descending)
-	{
-		if (side == GROUP_BIG_LOW)
-			return kept_at(sides[GROUP_BIG_LOW], counts[GROUP_BIG_LOW], idx);
-		return kept_at(sides[GROUP_BIG_HIGH], counts[GROUP_BIG_HIGH],
-					   idx - (n - counts[GROUP_BIG_HIGH] - counts[GROUP_BIG_NAN]));
-	}
-	if (side == GROUP_BIG_HIGH)
-		return kept_at(sides[GROUP_BIG_HIGH], counts[GROUP_BIG_HIGH],
-					   counts[GROUP_BIG_HIGH] - 1 - (idx - counts[GROUP_BIG_NAN]));
-	return kept_at(sides[GROUP_BIG_LOW], counts[GROUP_BIG_LOW],
-				   counts[GROUP_BIG_LOW] - 1 - (idx - (n - counts[GROUP_BIG_LOW])));
+	pos = idx - before;
+	if (nclass == 0 || pos < 0 || pos >= nclass)
+		elog(ERROR, "gpusel lost a numeric percentile key past 18 digits");
+	values = palloc(sizeof(Datum) * nclass);
+	for (int64 i = 0; i < nclass; i++)
+		values[i] = PointerGetDatum(pc->arena + pc->bigs[class_start + i].offset);
+	if (nclass > 1)
+		qsort(values, nclass, sizeof(Datum), value_cmp);
+	/* a copy of its own: the arena goes with the sink */
+	result = datumCopy(values[!pc->descending ? pos : nclass - 1 - pos], false, -1);
+	pfree(values);
+	return result;
 }
 
-/* One scaled result as its numeric: a kept value where it is a side's stand-in. */
+/* One scaled result as its numeric: a kept value where it is a big key. */
 static Datum
 scaled_result(PercentileCollection *pc, int64 g, int64 n, double fraction, int64 scaled)
 {
-	if (pc->big_keys && scaled == GPUSEL_NUMERIC_NEG_INF)
-		return resolve_stand_in(pc, g, n, fraction, GROUP_BIG_LOW);
-	if (pc->big_keys && scaled == GPUSEL_NUMERIC_POS_INF)
-		return resolve_stand_in(pc, g, n, fraction, GROUP_BIG_HIGH);
+	if (pc->big_keys && scaled != GPUSEL_NUMERIC_NAN &&
+		(scaled >= BIG_KEY_BASE || scaled <= -BIG_KEY_BASE))
+		return resolve_big_key(pc, g, n, fraction, scaled);
 	return GpuselScaledToNumeric(scaled, pc->numeric_scale);
 }
 

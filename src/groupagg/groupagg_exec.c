@@ -255,6 +255,9 @@ start_groups(GroupAggSink *sink)
 		pc->nbigs = 0;
 		pc->bigs_cap = 0;
 		pc->bigs_sorted = false;
+		pc->arena = NULL;
+		pc->arena_used = 0;
+		pc->arena_cap = 0;
 		pc->like = GpuselPercentileCreate(sink->cxt, pc->typid, pc->descending);
 		pc->keytype = GpuselPercentileKeyType(pc->like);
 		pc->key_bytes = pc->keytype->key_bytes;

@@ -79,19 +79,15 @@ typedef struct GroupAggDesc
  * at the ranks the results read come back.
  */
 /*
- * A percentile key of a numeric column wider than 18 digits that its int8
- * key cannot hold (groupagg_numeric.c): the value itself, by group.
+ * A percentile key of a numeric column wider than 18 digits past them
+ * (groupagg_bigkeys.c): its group, its key and the value itself.
  */
 typedef struct GroupBigKey
 {
 	int64		group;
-	int			side;			/* GROUP_BIG_LOW, GROUP_BIG_HIGH or GROUP_BIG_NAN */
-	Datum		value;			/* a copy, in the sink's context (none for NaN) */
+	int64		key;			/* ordered, shared by values of like leading digits */
+	Size		offset;			/* of the value's copy in the collection's arena (NaN: none) */
 } GroupBigKey;
-
-#define GROUP_BIG_LOW	0		/* below -(10^18 - 1) at the column's scale */
-#define GROUP_BIG_HIGH	1		/* above 10^18 - 1 */
-#define GROUP_BIG_NAN	2
 
 typedef struct PercentileCollection
 {
@@ -100,11 +96,14 @@ typedef struct PercentileCollection
 	Oid			typid;			/* of the keys: int8 for a numeric column's scaled values */
 	int			numeric_scale;	/* results become numerics of this scale; -1: none */
 	bool		big_keys;		/* a numeric column of more than 18 digits: values past them
-								 * are keyed by a stand-in and kept in bigs */
+								 * (and NaN) are kept in bigs */
 	GroupBigKey *bigs;
 	int64		nbigs;
 	int64		bigs_cap;
 	bool		bigs_sorted;
+	char	   *arena;			/* the kept values, each at a MAXALIGNed offset */
+	Size		arena_used;
+	Size		arena_cap;
 	PercentileState *like;		/* type, order and key mapping; holds no keys */
 	const KeyType *keytype;
 	int			key_bytes;
