@@ -128,6 +128,47 @@ first_at_least(Datum constant, bool with_tz, int least)
 }
 
 /*
+ * "x opcode constant" over values in an order where those at positions
+ * below 'below' compare less than the constant and below..through-1 equal
+ * to it, as "position *out_opcode *position": *position is npositions
+ * where no value is at it, which with LE is always true and with GT always
+ * false for every value.  False when two values equal the constant.
+ */
+static bool
+position_bound(int opcode, int128 below, int128 through, int128 npositions, int *out_opcode,
+			   int128 *position)
+{
+	switch (opcode)
+	{
+		case GS_OP_LT:
+		case GS_OP_LE:
+			*position = opcode == GS_OP_LT ? below : through;
+			*out_opcode = *position == npositions ? GS_OP_LE : GS_OP_LT;
+			return true;
+		case GS_OP_GT:
+		case GS_OP_GE:
+			*position = opcode == GS_OP_GE ? below : through;
+			*out_opcode = *position == npositions ? GS_OP_GT : GS_OP_GE;
+			return true;
+		case GS_OP_EQ:
+		case GS_OP_NE:
+			if (through == below)
+			{
+				/* no value equals the constant */
+				*position = npositions;
+				*out_opcode = opcode == GS_OP_EQ ? GS_OP_GT : GS_OP_LE;
+				return true;
+			}
+			if (through != below + 1)
+				return false;	/* two values equal it: cannot happen */
+			*position = below;
+			*out_opcode = opcode;
+			return true;
+	}
+	return false;
+}
+
+/*
  * If funcid compares a date with a timestamp (without time zone): sets
  * *date_arg to the date's argument and *opcode so that "date opcode
  * timestamp" is the function's comparison, and returns true.
@@ -213,6 +254,7 @@ GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg, int *opcode, int
 	Const	   *c;
 	int64		below;
 	int64		through;
+	int128		position;
 
 	for (int i = 0; i < lengthof(date_timestamp_ops); i++)
 		if (date_timestamp_ops[i].funcid == funcid)
@@ -228,46 +270,10 @@ GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg, int *opcode, int
 	below = first_at_least(c->constvalue, op->with_tz, 0);
 	through = first_at_least(c->constvalue, op->with_tz, 1);
 
-	switch (op->opcode)
-	{
-		case GS_OP_LT:
-		case GS_OP_LE:
-			{
-				int64		end = op->opcode == GS_OP_LT ? below : through;
-
-				*opcode = end == NPOSITIONS ? GS_OP_LE : GS_OP_LT;
-				*bound = end == NPOSITIONS ? PG_INT32_MAX : date_at(end);
-				return true;
-			}
-		case GS_OP_GT:
-		case GS_OP_GE:
-			{
-				int64		start = op->opcode == GS_OP_GE ? below : through;
-
-				*opcode = start == NPOSITIONS ? GS_OP_GT : GS_OP_GE;
-				*bound = start == NPOSITIONS ? PG_INT32_MAX : date_at(start);
-				return true;
-			}
-		case GS_OP_EQ:
-		case GS_OP_NE:
-			{
-				bool		eq = op->opcode == GS_OP_EQ;
-
-				if (through == below)
-				{
-					/* no date equals the constant */
-					*opcode = eq ? GS_OP_GT : GS_OP_LE;
-					*bound = PG_INT32_MAX;
-					return true;
-				}
-				if (through != below + 1)
-					return false;	/* two dates equal it: cannot happen */
-				*opcode = op->opcode;
-				*bound = date_at(below);
-				return true;
-			}
-	}
-	return false;
+	if (!position_bound(op->opcode, below, through, NPOSITIONS, opcode, &position))
+		return false;
+	*bound = position == NPOSITIONS ? PG_INT32_MAX : date_at((int64) position);
+	return true;
 }
 
 /* PostgreSQL's comparison of a timestamp (int8) with the date constant: -1, 0 or 1. */
@@ -324,6 +330,7 @@ GpuselTimestampDateBound(Oid funcid, List *args, int *ts_arg, int *opcode, int64
 	int128		none = (int128) 1 << 64;
 	int128		below;
 	int128		through;
+	int128		position;
 
 	for (int i = 0; i < lengthof(date_timestamp_ops); i++)
 		if (date_timestamp_ops[i].funcid == funcid)
@@ -340,40 +347,8 @@ GpuselTimestampDateBound(Oid funcid, List *args, int *ts_arg, int *opcode, int64
 	through = first_timestamp_at_least(DatumGetDateADT(c->constvalue), op->with_tz, 1);
 
 	/* the table's opcode is "date OP timestamp": turned round */
-	switch (GpuselCommuteOpcode(op->opcode))
-	{
-		case GS_OP_LT:
-		case GS_OP_LE:
-			{
-				int128		end = GpuselCommuteOpcode(op->opcode) == GS_OP_LT ? below : through;
-
-				*opcode = end == none ? GS_OP_LE : GS_OP_LT;
-				*bound = end == none ? PG_INT64_MAX : (int64) (end + PG_INT64_MIN);
-				return true;
-			}
-		case GS_OP_GT:
-		case GS_OP_GE:
-			{
-				int128		start = GpuselCommuteOpcode(op->opcode) == GS_OP_GE ? below : through;
-
-				*opcode = start == none ? GS_OP_GT : GS_OP_GE;
-				*bound = start == none ? PG_INT64_MAX : (int64) (start + PG_INT64_MIN);
-				return true;
-			}
-		case GS_OP_EQ:
-		case GS_OP_NE:
-			if (through == below)
-			{
-				/* no timestamp equals the date */
-				*opcode = op->opcode == GS_OP_EQ ? GS_OP_GT : GS_OP_LE;
-				*bound = PG_INT64_MAX;
-				return true;
-			}
-			if (through != below + 1)
-				return false;	/* two timestamps equal it: cannot happen */
-			*opcode = op->opcode;
-			*bound = (int64) (below + PG_INT64_MIN);
-			return true;
-	}
-	return false;
+	if (!position_bound(GpuselCommuteOpcode(op->opcode), below, through, none, opcode, &position))
+		return false;
+	*bound = position == none ? PG_INT64_MAX : (int64) (position + PG_INT64_MIN);
+	return true;
 }
