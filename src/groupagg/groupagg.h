@@ -54,15 +54,15 @@ typedef enum GroupAggKind
 
 /* groupagg_plan.c */
 extern bool GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending);
+extern bool GroupAggTextKey(Expr *key);
+extern void GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel,
+								  RelOptInfo *output_rel, void *extra);
 
 /* groupagg_numeric.c */
 extern bool GroupAggNumericInputBounded(Expr *input);
 
 /* groupagg_bigkeys.c */
 extern bool GroupAggBigKeyScale(Oid typid, int32 typmod, int *scale);
-extern bool GroupAggTextKey(Expr *key);
-extern void GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel,
-								  RelOptInfo *output_rel, void *extra);
 
 /* groupagg_exec.c */
 typedef struct GroupAggSink GroupAggSink;

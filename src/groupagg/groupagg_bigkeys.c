@@ -92,6 +92,8 @@ keep_big(GroupAggSink *sink, PercentileCollection *pc, int64 g, int64 key, Datum
 		memcpy(pc->arena + pc->arena_used, packed, len);
 		b->offset = pc->arena_used;
 		pc->arena_used += MAXALIGN(len);
+		if ((Pointer) packed != DatumGetPointer(v))
+			pfree(packed);
 	}
 	pc->bigs_sorted = false;
 }
@@ -105,9 +107,9 @@ keep_big(GroupAggSink *sink, PercentileCollection *pc, int64 g, int64 key, Datum
 /*
  * The key of a finite value whose |v * 10^scale| has 19 digits or more:
  * BIG_KEY_BASE + (digits - 19) * BIG_KEY_SPAN + (its first 15 digits -
- * 10^14), negated for a negative value.  A numeric has at most 1000
- * digits before the point and the scale at most 18, so the key stays far
- * below NaN's stand-in.
+ * 10^14), negated for a negative value.  A typmod allows at most 2000
+ * digits before the point (numeric(1000,-1000)) and a scale of at most 18
+ * here, so the key stays far below NaN's stand-in.
  */
 static int64
 big_key(const NumericStored *n, int scale)
@@ -124,6 +126,9 @@ big_key(const NumericStored *n, int scale)
 	/* drop what passed 15 digits */
 	for (; lead_len > BIG_KEY_DIGITS; lead_len--)
 		lead /= 10;
+	/* only a value of 19 digits or more at the scale gets here under a typmod */
+	if (ndigits <= GPUSEL_NUMERIC_DIGITS)
+		elog(ERROR, "gpusel found a numeric that its column's type does not allow");
 	key = BIG_KEY_BASE + (ndigits - (GPUSEL_NUMERIC_DIGITS + 1)) * BIG_KEY_SPAN +
 		(lead - INT64CONST(100000000000000));
 	return n->negative ? -key : key;
@@ -242,7 +247,7 @@ resolve_big_key(PercentileCollection *pc, int64 g, int64 n, double fraction, int
 	pos = idx - before;
 	if (nclass == 0 || pos < 0 || pos >= nclass)
 		elog(ERROR, "gpusel lost a numeric percentile key past 18 digits");
-	values = palloc(sizeof(Datum) * nclass);
+	values = palloc_extended(sizeof(Datum) * nclass, MCXT_ALLOC_HUGE);
 	for (int64 i = 0; i < nclass; i++)
 		values[i] = PointerGetDatum(pc->arena + pc->bigs[class_start + i].offset);
 	if (nclass > 1)

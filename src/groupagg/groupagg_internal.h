@@ -72,13 +72,6 @@ typedef struct GroupAggDesc
 } GroupAggDesc;
 
 /*
- * Keys of one percentile ORDER BY input.  Rows append (group, key) pairs in
- * scan order.  Before the first result, on the host, a counting sort by
- * group makes one segment per group, which selection reads in place; on
- * the GPU, all pairs are sorted by group and key at once and only the keys
- * at the ranks the results read come back.
- */
-/*
  * A percentile key of a numeric column wider than 18 digits past them
  * (groupagg_bigkeys.c): its group, its key and the value itself.
  */
@@ -89,6 +82,13 @@ typedef struct GroupBigKey
 	Size		offset;			/* of the value's copy in the collection's arena (NaN: none) */
 } GroupBigKey;
 
+/*
+ * Keys of one percentile ORDER BY input.  Rows append (group, key) pairs in
+ * scan order.  Before the first result, on the host, a counting sort by
+ * group makes one segment per group, which selection reads in place; on
+ * the GPU, all pairs are sorted by group and key at once and only the keys
+ * at the ranks the results read come back.
+ */
 typedef struct PercentileCollection
 {
 	int			input;
