@@ -181,6 +181,19 @@ value_cmp(const void *a, const void *b)
 	return DatumGetInt32(DirectFunctionCall2(numeric_cmp, *(const Datum *) a, *(const Datum *) b));
 }
 
+/* Whether every value of the array has the first one's bytes. */
+static bool
+all_same_bytes(const Datum *values, int64 n)
+{
+	Size		len = VARSIZE_ANY(DatumGetPointer(values[0]));
+
+	for (int64 i = 1; i < n; i++)
+		if (VARSIZE_ANY(DatumGetPointer(values[i])) != len ||
+			memcmp(DatumGetPointer(values[i]), DatumGetPointer(values[0]), len) != 0)
+			return false;
+	return true;
+}
+
 /* The first kept entry from lo on (hi at most) whose group and key are at least g and key. */
 static int64
 first_at_least(const PercentileCollection *pc, int64 lo, int64 hi, int64 g, int64 key)
@@ -250,7 +263,11 @@ resolve_big_key(PercentileCollection *pc, int64 g, int64 n, double fraction, int
 	values = palloc_extended(sizeof(Datum) * nclass, MCXT_ALLOC_HUGE);
 	for (int64 i = 0; i < nclass; i++)
 		values[i] = PointerGetDatum(pc->arena + pc->bigs[class_start + i].offset);
-	if (nclass > 1)
+	/*
+	 * Under a typmod equal values are stored alike (one display scale, no
+	 * trailing zero groups): a repeated value needs no sort
+	 */
+	if (nclass > 1 && !all_same_bytes(values, nclass))
 		qsort(values, nclass, sizeof(Datum), value_cmp);
 	/* a copy of its own: the arena goes with the sink */
 	result = datumCopy(values[!pc->descending ? pos : nclass - 1 - pos], false, -1);
