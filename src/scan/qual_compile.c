@@ -554,34 +554,20 @@ compile_date_arith(QualCompiler *qc, Oid funcid, List *args)
 }
 
 /*
- * Compiles a date compared with a timestamp or timestamptz constant as the
- * date compared with a day number (GpuselDateTimestampBound).
+ * Compiles an expression of device kind 'kind' compared with a bound the
+ * compiler worked out: a date against a timestamp(tz) constant as a day
+ * number (GpuselDateTimestampBound), a timestamp(tz) against a date
+ * constant as an int8 (GpuselTimestampDateBound).
  */
 static int
-compile_date_timestamp(QualCompiler *qc, List *args, int date_arg, int opcode, int32 bound)
+compile_against_bound(QualCompiler *qc, Expr *expr, int kind, int opcode, Datum bound)
 {
-	if (GpuselQualCompileExpr(qc, (Expr *) list_nth(args, date_arg)) != GS_VK_INT4)
+	if (GpuselQualCompileExpr(qc, expr) != kind)
 	{
 		qc->failed = true;
 		return -1;
 	}
-	return GpuselQualCompareWithBound(qc, opcode, GS_VK_INT4, Int32GetDatum(bound));
-}
-
-/*
- * Compiles a timestamp or timestamptz the device computes compared with a
- * date constant as the timestamp compared with an int8 bound
- * (GpuselTimestampDateBound).
- */
-static int
-compile_timestamp_date(QualCompiler *qc, List *args, int ts_arg, int opcode, int64 bound)
-{
-	if (GpuselQualCompileExpr(qc, (Expr *) list_nth(args, ts_arg)) != GS_VK_INT8)
-	{
-		qc->failed = true;
-		return -1;
-	}
-	return GpuselQualCompareWithBound(qc, opcode, GS_VK_INT8, Int64GetDatum(bound));
+	return GpuselQualCompareWithBound(qc, opcode, kind, bound);
 }
 
 /*
@@ -666,10 +652,12 @@ compile_call(QualCompiler *qc, Oid funcid, List *args)
 
 	if (op == NULL &&
 		GpuselDateTimestampBound(funcid, args, &date_arg, &date_opcode, &bound))
-		return compile_date_timestamp(qc, args, date_arg, date_opcode, bound);
+		return compile_against_bound(qc, (Expr *) list_nth(args, date_arg), GS_VK_INT4,
+									 date_opcode, Int32GetDatum(bound));
 	if (op == NULL &&
 		GpuselTimestampDateBound(funcid, args, &ts_arg, &date_opcode, &ts_bound))
-		return compile_timestamp_date(qc, args, ts_arg, date_opcode, ts_bound);
+		return compile_against_bound(qc, (Expr *) list_nth(args, ts_arg), GS_VK_INT8,
+									 date_opcode, Int64GetDatum(ts_bound));
 	if (op == NULL && list_length(args) == 2 && GpuselDateTimestampOp(funcid, &date_arg, &date_opcode))
 		return compile_date_vs_timestamp(qc, args, date_arg, date_opcode);
 	if (op == NULL && list_length(args) == 2 &&

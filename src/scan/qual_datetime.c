@@ -240,6 +240,28 @@ GpuselDateMidnightTz(DateADT d)
 }
 
 /*
+ * The date-versus-timestamp comparison funcid is, when one argument is a
+ * non-NULL constant: the date (date_constant) or the other one, set in *c;
+ * NULL for any other call.
+ */
+static const DateTimestampOp *
+op_with_constant(Oid funcid, List *args, bool date_constant, Const **c)
+{
+	const DateTimestampOp *op = NULL;
+
+	for (int i = 0; i < lengthof(date_timestamp_ops); i++)
+		if (date_timestamp_ops[i].funcid == funcid)
+			op = &date_timestamp_ops[i];
+	if (op == NULL || list_length(args) != 2)
+		return NULL;
+	/* the date is the first argument exactly when date_first */
+	*c = (Const *) (op->date_first == date_constant ? linitial(args) : lsecond(args));
+	if (!IsA(*c, Const) || (*c)->constisnull)
+		return NULL;
+	return op;
+}
+
+/*
  * If funcid compares a date with a timestamp or timestamptz, and the other
  * argument is a non-NULL constant: sets *date_arg to the date's argument
  * and *opcode and *bound so that "date opcode bound", compared as int4,
@@ -250,19 +272,13 @@ GpuselDateMidnightTz(DateADT d)
 bool
 GpuselDateTimestampBound(Oid funcid, List *args, int *date_arg, int *opcode, int32 *bound)
 {
-	const DateTimestampOp *op = NULL;
 	Const	   *c;
+	const DateTimestampOp *op = op_with_constant(funcid, args, false, &c);
 	int64		below;
 	int64		through;
 	int128		position;
 
-	for (int i = 0; i < lengthof(date_timestamp_ops); i++)
-		if (date_timestamp_ops[i].funcid == funcid)
-			op = &date_timestamp_ops[i];
-	if (op == NULL || list_length(args) != 2)
-		return false;
-	c = (Const *) (op->date_first ? lsecond(args) : linitial(args));
-	if (!IsA(c, Const) || c->constisnull)
+	if (op == NULL)
 		return false;
 	*date_arg = op->date_first ? 0 : 1;
 
@@ -325,20 +341,14 @@ first_timestamp_at_least(DateADT d, bool with_tz, int least)
 bool
 GpuselTimestampDateBound(Oid funcid, List *args, int *ts_arg, int *opcode, int64 *bound)
 {
-	const DateTimestampOp *op = NULL;
 	Const	   *c;
+	const DateTimestampOp *op = op_with_constant(funcid, args, true, &c);
 	int128		none = (int128) 1 << 64;
 	int128		below;
 	int128		through;
 	int128		position;
 
-	for (int i = 0; i < lengthof(date_timestamp_ops); i++)
-		if (date_timestamp_ops[i].funcid == funcid)
-			op = &date_timestamp_ops[i];
-	if (op == NULL || list_length(args) != 2)
-		return false;
-	c = (Const *) (op->date_first ? linitial(args) : lsecond(args));
-	if (!IsA(c, Const) || c->constisnull)
+	if (op == NULL)
 		return false;
 	*ts_arg = op->date_first ? 1 : 0;
 
