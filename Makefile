@@ -47,9 +47,10 @@ OBJS = \
 	src/groupagg/groupagg_native.o \
 	src/groupagg/groupagg_numeric.o \
 	src/groupagg/groupagg_textkeys.o \
-	src/groupagg/groupagg_bigkeys.o
+	src/groupagg/groupagg_bigkeys.o \
+	src/groupagg/groupagg_spill.o
 
-REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric groupagg groupagg_text parallel tpch upgrade
+REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_enable_gucs groupagg groupagg_text groupagg_privileges groupagg_limit groupagg_spill parallel tpch upgrade
 REGRESS_OPTS = --inputdir=. --load-extension=gpusel
 
 CUDA_HOME ?= /usr/local/cuda

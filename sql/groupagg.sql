@@ -133,10 +133,9 @@ FROM ga WHERE k IS NULL OR k = 1000 GROUP BY k ORDER BY k;
 -- (whatever its sign bit), Infinity, -Infinity and NULL are groups of their
 -- own.  As inputs: NaN sorts above Infinity in min, max and percentiles;
 -- sums over them follow IEEE.  The WHERE clause leaves few rows, so
--- PostgreSQL's own grouping is made expensive to keep the grouped scan.
+-- PostgreSQL's own grouping is left out (gpusel.force_groupagg) to keep the grouped scan.
 --
-SET enable_hashagg = off;
-SET enable_sort = off;
+SET gpusel.force_groupagg = on;
 SELECT * FROM ga_check($$SELECT fk, count(*) AS c, sum(f8) AS s, min(i4) AS mn, max(i4) AS mx,
   percentile_disc(0.5) WITHIN GROUP (ORDER BY i4) AS p FROM ga GROUP BY fk$$);
 SELECT fk, count(*) AS c, sum(f8) AS s, min(i4) AS mn FROM ga WHERE k = 2000 GROUP BY fk ORDER BY fk;
@@ -157,8 +156,7 @@ SELECT * FROM ga_check($$SELECT k, min(d) AS mn_d, max(d) AS mx_d, min(ts) AS mn
   percentile_disc(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY ts DESC) AS p_ts,
   percentile_disc(0.25) WITHIN GROUP (ORDER BY tz) AS p_tz FROM ga WHERE k >= 2009 GROUP BY k$$);
 SELECT * FROM ga_check($$SELECT d, ts, tz, count(*) AS c FROM ga WHERE k >= 2009 GROUP BY 1, 2, 3$$, 3);
-RESET enable_hashagg;
-RESET enable_sort;
+RESET gpusel.force_groupagg;
 
 --
 -- 5. Percentile fractions: 0 and 1, arrays with NULL elements, the empty
@@ -223,11 +221,9 @@ SELECT * FROM ga_check($$SELECT k, count(*) AS c FROM ga GROUP BY k HAVING count
 SELECT * FROM ga_check($$SELECT k, count(*) AS c FROM ga GROUP BY k HAVING sum(i8) > 0$$);
 SELECT * FROM ga_check($$SELECT k, avg(f8) AS a FROM ga GROUP BY k
   HAVING percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) > 0 OR max(d) IS NULL$$);
-SET enable_hashagg = off;
-SET enable_sort = off;
+SET gpusel.force_groupagg = on;
 SELECT * FROM ga_check($$SELECT k, min(ts) AS m FROM ga GROUP BY k HAVING k % 2 = 0 AND min(f4) < 0$$);
-RESET enable_hashagg;
-RESET enable_sort;
+RESET gpusel.force_groupagg;
 -- no aggregate in the target list at all
 SELECT * FROM ga_check($$SELECT k FROM ga GROUP BY k HAVING count(*) >= 108$$);
 -- window functions over the groups
@@ -303,15 +299,13 @@ CREATE TABLE ga_empty (LIKE ga);
 ANALYZE ga_empty;
 SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s, percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) AS p
   FROM ga_empty GROUP BY k$$);
-SET enable_hashagg = off;
-SET enable_sort = off;
+SET gpusel.force_groupagg = on;
 SELECT * FROM ga_check($$SELECT k, count(*) AS c, sum(f8) AS s FROM ga WHERE i4 > 1000000 GROUP BY k$$);
 SELECT * FROM ga_check($$SELECT count(*) AS c, count(f8) AS cf, sum(i8) AS s, avg(i4) AS a, min(d) AS m
   FROM ga WHERE i4 > 1000000$$, 0);
 SELECT count(*), count(f8), sum(i8), sum(f8), avg(i4), min(d), max(tz) FROM ga WHERE i4 > 1000000;
 SELECT k, count(*) FROM ga WHERE i4 > 1000000 GROUP BY k;
-RESET enable_hashagg;
-RESET enable_sort;
+RESET gpusel.force_groupagg;
 
 --
 -- 12. Integer sums and averages: int8 values near 9e18 whose sums overflow
@@ -339,7 +333,8 @@ SELECT k, sum(s2), sum(i4), sum(i8), avg(s2), avg(i4), avg(i8) FROM ga_int WHERE
 
 --
 -- 13. Errors: the same error from PostgreSQL's plan and from the grouped
--- scan.
+-- scan.  A constant fraction outside [0, 1] keeps PostgreSQL's plan, which
+-- raises it at the first group (groupagg_limit.sql).
 --
 CREATE TABLE ga_err (k int4, x float8, y float4, i int4);
 INSERT INTO ga_err SELECT g % 10, g * 0.25, g * 0.25, g FROM generate_series(1, 3000) g;
@@ -388,14 +383,21 @@ SELECT * FROM ga_check($$SELECT k, sum(x) AS s8, sum(y) AS s4, avg(x) AS a FROM 
 SELECT * FROM ga_check($$SELECT avg(x) AS a8, avg(y) AS a4, count(*) AS c FROM ga_err WHERE k < 100$$, 0);
 
 --
--- 14. About 100,000 groups: 300,000 rows keyed by i % 100000.
+-- 14. About 100,000 groups: 300,000 rows keyed by i % 100000.  The groups
+-- stay in memory, so the grouped scan is offered where their estimate fits
+-- work_mem x hash_mem_multiplier (groupagg_plan.c); with 4MB it does not.
 --
 CREATE TABLE ga_big (i int4, g int4, x float8, y int8, d date);
 INSERT INTO ga_big SELECT i, i % 100000, (i % 1013) * 0.25 - 100, i::int8 * 3, date '2000-01-01' + i % 3000
 FROM generate_series(1, 300000) i;
 ANALYZE ga_big;
+SET work_mem = '4MB';
+SELECT ga_plan($$SELECT g, count(*) AS c, sum(x) AS s, avg(y) AS a, min(d) AS mn, max(x) AS mx,
+  percentile_disc(0.5) WITHIN GROUP (ORDER BY x) AS p FROM ga_big GROUP BY g$$);
+SET work_mem = '64MB';
 SELECT * FROM ga_check($$SELECT g, count(*) AS c, sum(x) AS s, avg(y) AS a, min(d) AS mn, max(x) AS mx,
   percentile_disc(0.5) WITHIN GROUP (ORDER BY x) AS p FROM ga_big GROUP BY g$$);
+RESET work_mem;
 SELECT * FROM ga_check($$SELECT g % 1000 AS g1000, x > 0 AS pos, count(*) AS c, sum(y) AS s
   FROM ga_big WHERE i % 3 <> 0 GROUP BY 1, 2$$, 2);
 
@@ -615,15 +617,13 @@ DROP TABLE ga_wide;
 -- clause's host quals remove (each "Rows Removed by Filter" under its own
 -- Filter), and says how many rows reached the groups as columns
 SET gpusel.explain_device_details = off;
-SET enable_hashagg = off;
-SET enable_sort = off;
+SET gpusel.force_groupagg = on;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT k, count(*) FROM ga WHERE t <> 'v1' GROUP BY k HAVING count(*) > 70;
 SELECT count(*) AS groups_kept FROM (SELECT k FROM ga WHERE t <> 'v1' GROUP BY k HAVING count(*) > 70) s;
 EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF)
 SELECT k, count(*) FROM ga WHERE i4 > 0 GROUP BY k HAVING count(*) > 30;
-RESET enable_hashagg;
-RESET enable_sort;
+RESET gpusel.force_groupagg;
 RESET gpusel.explain_device_details;
 
 --

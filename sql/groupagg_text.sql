@@ -51,11 +51,9 @@ SELECT * FROM oracle_check($$SELECT t, gpu_percentile(0.9) WITHIN GROUP (ORDER B
   WHERE k = 1 AND x < 200 GROUP BY t$$);
 -- the key not in the target list, and no row at all
 SELECT * FROM oracle_check($$SELECT count(*) AS cnt, sum(x) AS s FROM tk GROUP BY t$$, 0);
-SET enable_hashagg = off;
-SET enable_sort = off;
+SET gpusel.force_groupagg = on;
 SELECT * FROM oracle_check($$SELECT t, count(*) AS cnt FROM tk WHERE x < -1 GROUP BY t$$);
-RESET enable_hashagg;
-RESET enable_sort;
+RESET gpusel.force_groupagg;
 -- rows across many batches
 SET gpusel.batch_rows = 1024;
 SELECT * FROM oracle_check($$SELECT t, v, count(*) AS cnt, avg(x) AS a FROM tk GROUP BY t, v$$, 2);
@@ -67,8 +65,11 @@ RESET gpusel.batch_rows;
 CREATE TABLE tk_many AS
 SELECT g AS id, md5((g % 100000)::text) AS t, (g % 1000)::float8 AS x FROM generate_series(1, 230001) g;
 ANALYZE tk_many;
+-- work_mem x hash_mem_multiplier holds the estimate of 100,000 groups
+SET work_mem = '64MB';
 SELECT * FROM oracle_check($$SELECT t, count(*) AS c, sum(x) AS s, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) AS p
   FROM tk_many GROUP BY t$$);
+RESET work_mem;
 
 --
 -- Not offered under Gather (the numbers belong to one process); the

@@ -121,14 +121,15 @@ SELECT count(*) AS table_rows, count(*) FILTER (WHERE pf = 'NaN') AS pf_nan,
 FROM pa;
 SELECT pg_relation_size('pa') / current_setting('block_size')::int > 1000 AS many_blocks;
 
--- PostgreSQL's own grouping is made expensive, as a few groups would give
--- it a Partial Aggregate under Gather that beats the grouped scan (pa_check's
--- oracle runs with both on); the per-row work, which the parallel grouped
--- scan shares among the processes, is made dearer, so that it beats the
--- serial one also where the groups are many.
-SET enable_hashagg = off;
-SET enable_sort = off;
+-- PostgreSQL's own grouping is left out (gpusel.force_groupagg), as a few
+-- groups would give it a Partial Aggregate under Gather that beats the
+-- grouped scan (pa_check's oracle runs PostgreSQL's plan); the per-row
+-- work, which the parallel grouped scan shares among the processes, is made
+-- dearer, so that it beats the serial one also where the groups are many;
+-- work_mem holds the estimate of 100,000 groups.
+SET gpusel.force_groupagg = on;
 SET cpu_operator_cost = 0.01;
+SET work_mem = '64MB';
 
 --
 -- 1. The plans: a Gather above a Parallel Custom Scan (GpuSelScan) with
@@ -241,7 +242,7 @@ EXPLAIN (COSTS OFF) SELECT k, count(*), sum(f8) FROM pa WHERE gpu_filter(i4 > 0 
 -- columns added with a default that the older rows lack, never vacuumed.
 -- count(t) counts a column of another type, which is not among the
 -- columns the scan copies.
-CREATE TABLE pa_alt (t text, k int4, gone int8, x float8);
+CREATE TABLE pa_alt (t text, k int4, gone int8, x float8) WITH (autovacuum_enabled = off);
 INSERT INTO pa_alt SELECT CASE WHEN g % 9 = 0 THEN NULL ELSE repeat('x', g % 13) END, g % 7, g, g * 0.5
 FROM generate_series(1, 100000) g;
 ALTER TABLE pa_alt DROP COLUMN gone;
@@ -426,16 +427,12 @@ ANALYZE pa_err;
 \set VERBOSITY terse
 SET gpusel.enable_scan = off;
 SET gpusel.replace_builtin_percentiles = off;
-SET enable_hashagg = on;
-SET enable_sort = on;
 SELECT k, sum(x) FROM pa_err GROUP BY k;
 SELECT k, count(*) FROM pa_err WHERE 1 / (i - i) > 0 GROUP BY k;
 SELECT k, count(*) FROM pa_err WHERE 100 / (i - 30001) > 0 GROUP BY k;
 SELECT 100 / (i - 45000) AS q, count(*) FROM pa_err GROUP BY 1;
 RESET gpusel.enable_scan;
 RESET gpusel.replace_builtin_percentiles;
-SET enable_hashagg = off;
-SET enable_sort = off;
 SELECT oracle_plan_kind(p) AS plan, pa_is_parallel(p) AS parallel
 FROM (VALUES (oracle_explain($$SELECT k, sum(x) FROM pa_err GROUP BY k$$)),
              (oracle_explain($$SELECT k, count(*) FROM pa_err WHERE 1 / (i - i) > 0 GROUP BY k$$)),
@@ -474,9 +471,9 @@ RESET plan_cache_mode;
 SELECT * FROM pa_check($$SELECT k, count(*) AS c, sum(f8) AS s, avg(i8) AS a,
   percentile_disc(0.5) WITHIN GROUP (ORDER BY pf) AS p FROM pa GROUP BY k$$);
 
-RESET enable_hashagg;
-RESET enable_sort;
+RESET gpusel.force_groupagg;
 RESET cpu_operator_cost;
+RESET work_mem;
 --
 -- A worker whose percentile keys fill two chunks (about 123,000 float8
 -- keys for a one-column scan) sends its partial aggregate and starts a new

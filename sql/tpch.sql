@@ -141,13 +141,13 @@ SELECT q AS q1 FROM tpch_query WHERE name = 'Q1' \gset
 :q1;
 
 -- 3. Across four batches of 16,384 rows (the last one partial); with
--- enable_seqscan off, since the planner's charge per batch would otherwise
--- hand P2 back to PostgreSQL at this batch size.
+-- gpusel.force_groupagg, since the planner's charge per batch would
+-- otherwise hand P2 back to PostgreSQL at this batch size.
 SET gpusel.batch_rows = 16384;
-SET enable_seqscan = off;
+SET gpusel.force_groupagg = on;
 SELECT name, (tpch_check(name)).* FROM tpch_query ORDER BY name;
 RESET gpusel.batch_rows;
-RESET enable_seqscan;
+RESET gpusel.force_groupagg;
 
 -- 4. Under Gather: every process reads and groups its share of the blocks,
 -- and the leader merges them.

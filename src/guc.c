@@ -21,6 +21,7 @@ double		gpusel_device_setup_cost = 2000.0;
 bool		gpusel_explain_device_details = true;
 bool		gpusel_group_on_device = true;
 bool		gpusel_plan_as_gpu = false;
+bool		gpusel_force_groupagg = false;
 bool		gpusel_replace_builtin_percentiles = true;
 
 static const struct config_enum_entry device_mode_options[] = {
@@ -141,6 +142,18 @@ GpuselGucInit(void)
 							 false,
 							 PGC_USERSET,
 							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusel.force_groupagg",
+							 "Plans the grouped scan wherever it can answer the query.",
+							 "PostgreSQL's own grouping paths are dropped where the grouped scan "
+							 "is offered, whatever the costs say (its serial and parallel plans "
+							 "still compete).  For tests of the grouped scan on small tables; "
+							 "enable_hashagg and enable_sort stay PostgreSQL's.",
+							 &gpusel_force_groupagg,
+							 false,
+							 PGC_USERSET,
+							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusel.replace_builtin_percentiles",

@@ -23,6 +23,7 @@ extern double gpusel_device_setup_cost;
 extern bool gpusel_explain_device_details;
 extern bool gpusel_group_on_device;
 extern bool gpusel_plan_as_gpu;
+extern bool gpusel_force_groupagg;
 extern bool gpusel_replace_builtin_percentiles;
 
 extern void GpuselGucInit(void);

@@ -2,7 +2,7 @@
 # GPU machine only (the device tool), from the repository root, with the
 # extension staged by `make install DESTDIR=$PWD/.device/stage` and the
 # kernel binaries built in test/kernel/bin.  Phases: tests, bench (default both).
-#   bash test/device_run.sh tests|kernels|suites|bench|groupbench|parbench|tpch|profile|all
+#   bash test/device_run.sh tests|kernels|suites|bench|groupbench|spillbench|parbench|tpch|profile|all
 set -uo pipefail
 phase=${1:-all}
 out=${OUT:-/tmp/gpusel-out}
@@ -41,6 +41,12 @@ if [ "$phase" = groupbench ] || [ "$phase" = all ]; then
   echo "== grouped scan benchmark (${GPUSEL_BENCH_ROWS:-20000000} rows)"
   psql -X -v rows="${GPUSEL_BENCH_ROWS:-20000000}" -f test/bench/groupagg_bench.sql >"$out/groupbench.log" 2>&1 || status=1
   tail -90 "$out/groupbench.log"
+fi
+
+if [ "$phase" = spillbench ] || [ "$phase" = all ]; then
+  echo "== grouped percentile keys past work_mem (${GPUSEL_SPILL_ROWS:-5000000} rows)"
+  psql -X -v rows="${GPUSEL_SPILL_ROWS:-5000000}" -f test/bench/spill_bench.sql >"$out/spillbench.log" 2>&1 || status=1
+  tail -12 "$out/spillbench.log"
 fi
 
 if [ "$phase" = parbench ] || [ "$phase" = all ]; then

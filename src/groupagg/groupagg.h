@@ -99,6 +99,8 @@ extern bool GroupAggSinkAddDeviceSums(GroupAggSink *sink, struct gs_filter *filt
 									  int64 from, int64 npositions);
 extern bool GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot);
 extern void GroupAggSinkReset(GroupAggSink *sink);
+extern void GroupAggSinkEnd(GroupAggSink *sink);
+extern Size GroupAggGroupBytes(int nkeys, int naggs, int ncollections);
 extern void GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix,
 								ExplainState *es);
 

@@ -44,6 +44,8 @@ pull_pairs(GroupAggSink *sink, PercentileCollection *pc)
 	char		errbuf[512];
 	gs_status	status;
 
+	/* everything spilled was shipped first: the held pairs include it */
+	GroupAggSpillClose(pc);
 	keys = MemoryContextAllocExtended(sink->cxt, (Size) pc->key_bytes * cap, MCXT_ALLOC_HUGE);
 	if (sink->nkeys > 0)
 		groups = MemoryContextAllocExtended(sink->cxt, sizeof(uint32) * cap, MCXT_ALLOC_HUGE);

@@ -11,11 +11,16 @@
  * Percentiles collect (group, key) pairs, one collection per ORDER BY
  * input, shared by every fraction and by disc and cont.
  *
- * Groups, cells and keys live in the sink's memory context, in memory:
- * this scan does not spill to disk (README, limits).
+ * Groups and cells live in the sink's memory context; the planner offers
+ * the scan only where their estimate fits hash_mem (groupagg_plan.c).
+ * Percentile keys past work_mem spill to a temporary file
+ * (groupagg_spill.c).
  */
 #include "postgres.h"
 
+#include "catalog/objectaccess.h"
+#include "catalog/pg_aggregate.h"
+#include "catalog/pg_proc.h"
 #include "catalog/pg_type_d.h"
 #include "executor/executor.h"
 #include "executor/tuptable.h"
@@ -23,12 +28,14 @@
 #include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "utils/builtins.h"
+#include "utils/acl.h"
 #include "utils/fmgrprotos.h"
 #include "utils/lsyscache.h"
 #include "utils/memutils.h"
 #include "utils/numeric.h"
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
+#include "utils/syscache.h"
 
 #include "device.h"
 #include "groupagg.h"
@@ -225,6 +232,7 @@ rebuild_buckets(GroupAggSink *sink)
 static void
 start_groups(GroupAggSink *sink)
 {
+	GroupAggSinkEnd(sink);
 	MemoryContextReset(sink->cxt);
 	sink->capacity = 0;
 	sink->ngroups = 0;
@@ -336,6 +344,82 @@ numeric_input_blockable(GroupAggSink *sink, int i)
 	return true;
 }
 
+/* Raises 42501 unless 'role' may execute a component function of an aggregate. */
+static void
+check_component_privilege(Oid funcid, Oid role)
+{
+	AclResult	aclresult;
+
+	if (!OidIsValid(funcid))
+		return;
+	aclresult = pg_proc_aclcheck(funcid, role, ACL_EXECUTE);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_FUNCTION, get_func_name(funcid));
+	InvokeFunctionExecuteHook(funcid);
+}
+
+/*
+ * Checks an aggregate's privileges where and as PostgreSQL's Agg node does
+ * when its plan starts (EXPLAIN included): the user must be allowed to
+ * execute the aggregate, and its owner its transition and final functions.
+ * The scan computes the aggregate itself, so nothing else would check.
+ */
+static void
+check_aggregate_privileges(Aggref *agg)
+{
+	HeapTuple	aggtuple;
+	HeapTuple	proctuple;
+	Form_pg_aggregate aggform;
+	Oid			owner;
+	AclResult	aclresult;
+
+	aclresult = pg_proc_aclcheck(agg->aggfnoid, GetUserId(), ACL_EXECUTE);
+	if (aclresult != ACLCHECK_OK)
+		aclcheck_error(aclresult, OBJECT_AGGREGATE, get_func_name(agg->aggfnoid));
+	InvokeFunctionExecuteHook(agg->aggfnoid);
+
+	aggtuple = SearchSysCache1(AGGFNOID, ObjectIdGetDatum(agg->aggfnoid));
+	if (!HeapTupleIsValid(aggtuple))
+		elog(ERROR, "cache lookup failed for aggregate %u", agg->aggfnoid);
+	aggform = (Form_pg_aggregate) GETSTRUCT(aggtuple);
+	proctuple = SearchSysCache1(PROCOID, ObjectIdGetDatum(agg->aggfnoid));
+	if (!HeapTupleIsValid(proctuple))
+		elog(ERROR, "cache lookup failed for function %u", agg->aggfnoid);
+	owner = ((Form_pg_proc) GETSTRUCT(proctuple))->proowner;
+	ReleaseSysCache(proctuple);
+	check_component_privilege(aggform->aggtransfn, owner);
+	check_component_privilege(aggform->aggfinalfn, owner);
+	ReleaseSysCache(aggtuple);
+}
+
+/*
+ * Compiles the expression of input i (a plain column needs none), for the
+ * heap tuples the scan reads and, over native columns, for a virtual row
+ * of a batch's columns.
+ */
+static void
+init_input_state(GroupAggSink *sink, int i, PlanState *ps, Relation rel)
+{
+	GroupInput *in = &sink->inputs[i];
+
+	if (in->attno != 0)
+	{
+		if (!in->deviceable)
+			sink->columnar = false;
+		return;
+	}
+	in->state = GpuselInitExprForSlot(in->expr, false, ps, RelationGetDescr(rel),
+									  &TTSOpsBufferHeapTuple);
+	if (add_expr_columns(sink, in->expr))
+	{
+		in->colstate = GpuselInitExprForSlot(in->expr, false, ps, RelationGetDescr(rel),
+											 &TTSOpsVirtual);
+		sink->has_colstates = true;
+	}
+	else
+		sink->columnar = false;
+}
+
 /*
  * Creates the sink for a grouped GpuSelScan: the first nkeys entries of
  * custom_scan_tlist are the keys, the next ones the aggregates; the
@@ -368,6 +452,27 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 			break;
 		in = &sink->inputs[new_input(sink, expr)];
 		in->text_key = GroupAggTextKey(expr);
+	}
+
+	/*
+	 * In PostgreSQL's plan the keys are computed below the Agg node, whose
+	 * start then checks the aggregates' privileges before compiling their
+	 * inputs: the same order here decides which error a user sees first.
+	 */
+	sink->columnar = true;
+	sink->exprcol_attnos = palloc(sizeof(AttrNumber) * RelationGetDescr(rel)->natts);
+	sink->exprcol_columns = palloc(sizeof(int) * RelationGetDescr(rel)->natts);
+	sink->exprcol_types = palloc(sizeof(gs_coltype) * RelationGetDescr(rel)->natts);
+	sink->exprcol_numeric_scale = palloc(sizeof(int16) * RelationGetDescr(rel)->natts);
+	for (i = 0; i < sink->ninputs; i++)
+		init_input_state(sink, i, ps, rel);
+	i = 0;
+	foreach(lc, custom_scan_tlist)
+	{
+		TargetEntry *tle = lfirst_node(TargetEntry, lc);
+
+		if (i++ >= nkeys && !tle->resjunk)
+			check_aggregate_privileges(castNode(Aggref, tle->expr));
 	}
 
 	i = 0;
@@ -425,36 +530,9 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		}
 	}
 
-	/*
-	 * Expressions compile for the heap tuples the scan reads, and those
-	 * over native columns also for a virtual row of a batch's columns.
-	 */
-	sink->columnar = true;
-	sink->exprcol_attnos = palloc(sizeof(AttrNumber) * RelationGetDescr(rel)->natts);
-	sink->exprcol_columns = palloc(sizeof(int) * RelationGetDescr(rel)->natts);
-	sink->exprcol_types = palloc(sizeof(gs_coltype) * RelationGetDescr(rel)->natts);
-	sink->exprcol_numeric_scale = palloc(sizeof(int16) * RelationGetDescr(rel)->natts);
-	for (i = 0; i < sink->ninputs; i++)
-	{
-		GroupInput *in = &sink->inputs[i];
-
-		if (in->attno != 0)
-		{
-			if (!in->deviceable)
-				sink->columnar = false;
-			continue;
-		}
-		in->state = GpuselInitExprForSlot(in->expr, false, ps, RelationGetDescr(rel),
-										  &TTSOpsBufferHeapTuple);
-		if (add_expr_columns(sink, in->expr))
-		{
-			in->colstate = GpuselInitExprForSlot(in->expr, false, ps, RelationGetDescr(rel),
-												 &TTSOpsVirtual);
-			sink->has_colstates = true;
-		}
-		else
-			sink->columnar = false;
-	}
+	/* the aggregates' own inputs, after the keys */
+	for (i = sink->nkeys; i < sink->ninputs; i++)
+		init_input_state(sink, i, ps, rel);
 	if (sink->nexprcols > 0)
 	{
 		sink->colslot = ExecInitExtraTupleSlot(estate, RelationGetDescr(rel), &TTSOpsVirtual);
@@ -703,11 +781,28 @@ find_group_hashed(GroupAggSink *sink)
 	return g;
 }
 
-/* Doubles the room for a collection's (group, key) pairs. */
+/*
+ * Doubles the room for a collection's (group, key) pairs, or, where that
+ * would pass work_mem, empties it by spilling its pairs (groupagg_spill.c).
+ */
 void
 GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc)
 {
-	int64		cap = pc->cap == 0 ? 65536 : pc->cap * 2;
+	/* the first arrays: 65536 pairs, fewer (not below 1024) where work_mem is smaller */
+	int64		first = Max(1024, Min(65536, (int64) work_mem * 1024 /
+									  (int64) GroupAggPairBytes(sink, pc)));
+	int64		cap = pc->cap == 0 ? first : pc->cap * 2;
+
+	if (GroupAggSpillDue(sink, pc))
+	{
+		/* the device's copy stays whole: everything spilled is shipped first */
+		if (pc->dev != NULL && pc->shipped < pc->nkeys)
+			GroupAggShipKeys(sink, pc);
+		if (pc->dev == NULL)
+			pc->dev_declined = true;	/* it would miss the spilled pairs */
+		GroupAggSpillPairs(sink, pc);
+		return;
+	}
 
 	/* without GROUP BY every key is group 0's: no group numbers are kept */
 	if (pc->cap == 0)
@@ -725,6 +820,28 @@ GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc)
 		pc->keys = repalloc_huge(pc->keys, (Size) pc->key_bytes * cap);
 	}
 	pc->cap = cap;
+}
+
+/*
+ * The memory one group takes: its hash, key bits, values and NULL flags,
+ * bucket, aggregate cells and, per percentile collection, its count and
+ * zero flags.  The planner compares the estimated groups' with hash_mem.
+ */
+Size
+GroupAggGroupBytes(int nkeys, int naggs, int ncollections)
+{
+	return sizeof(uint64) * 2 +
+		(sizeof(uint64) + sizeof(Datum) + sizeof(bool)) * nkeys +
+		sizeof(GroupCell) * naggs +
+		(sizeof(int64) + sizeof(uint8)) * ncollections;
+}
+
+/* Closes the collections' temporary files, at the end of the scan or before a rescan. */
+void
+GroupAggSinkEnd(GroupAggSink *sink)
+{
+	for (int c = 0; c < sink->ncollections; c++)
+		GroupAggSpillClose(&sink->collections[c]);
 }
 
 /* Forgets every group, for a rescan. */

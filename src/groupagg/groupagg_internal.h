@@ -11,6 +11,7 @@
 
 #include "executor/tuptable.h"
 #include "nodes/execnodes.h"
+#include "storage/buffile.h"
 
 #include "gpusel_cuda.h"
 #include "gpusel_filter.h"
@@ -118,6 +119,9 @@ typedef struct PercentileCollection
 	int64		shipped;		/* pairs copied to the device */
 	int64		dev_keys;		/* pairs the device appended itself (groupagg_batch.c): not in keys */
 	bool		dev_declined;	/* the GPU does not take them, or ran short */
+	/* past work_mem, pairs the host appended wait in a file (groupagg_spill.c) */
+	BufFile    *spill;
+	int64		nspilled;
 	char	   *segments;		/* the keys by group, after the counting sort */
 	PickedKeys *picked;			/* or: the keys the results read, picked on the GPU */
 } PercentileCollection;
@@ -239,6 +243,9 @@ struct GroupAggSink
 	int64		rows_from_columns;	/* of them, read from a batch's columns */
 	int64		rows_on_device;	/* of them, put into groups on the device */
 	int64		rows_summed_on_device;	/* of them, summed on the device */
+	int64		keys_spilled;	/* percentile keys written to temporary files */
+	Size		spill_bytes;	/* their bytes */
+	Size		peak_memory;	/* the most the sink's context held, noted at spills */
 };
 
 /*
@@ -273,6 +280,15 @@ GroupAggShipIfDue(GroupAggSink *sink)
 			GroupAggShipKeys(sink, pc);
 	}
 }
+
+/* groupagg_spill.c */
+extern Size GroupAggPairBytes(GroupAggSink *sink, PercentileCollection *pc);
+extern void GroupAggNoteMemory(GroupAggSink *sink);
+extern bool GroupAggSpillDue(GroupAggSink *sink, PercentileCollection *pc);
+extern void GroupAggSpillPairs(GroupAggSink *sink, PercentileCollection *pc);
+extern void GroupAggSpillClose(PercentileCollection *pc);
+extern void GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc,
+							  const int64 *positions, int64 npositions, void *out);
 
 /* groupagg_numeric.c */
 extern void GroupAggNumericAdd(GroupCell *cell, Datum value, MemoryContext cxt);

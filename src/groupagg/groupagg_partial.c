@@ -26,6 +26,7 @@
 
 #include <math.h>
 
+#include "miscadmin.h"
 #include "utils/float.h"
 #include "utils/memutils.h"
 
@@ -188,7 +189,8 @@ GroupAggSinkSendPartial(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
  * when its percentile keys fill a few chunks and outnumber its groups many
  * times, so that the consumer appends them while the workers still read,
  * instead of all at the end, and the group records sent again with each
- * part stay few beside the keys.
+ * part stay few beside the keys; and whenever they pass work_mem, as a
+ * worker does not spill them (groupagg_spill.c).
  */
 bool
 GroupAggSinkPartialIsDue(GroupAggSink *sink, GpuselFeed *feed)
@@ -203,8 +205,9 @@ GroupAggSinkPartialIsDue(GroupAggSink *sink, GpuselFeed *feed)
 		keys += pc->nkeys;
 		bytes += (Size) pc->nkeys * (pc->key_bytes + (pc->groups != NULL ? sizeof(uint32) : 0));
 	}
-	return bytes >= GROUPAGG_PARTIAL_CHUNKS * GpuselFeedChunkBytes(feed) &&
-		keys >= GROUPAGG_PARTIAL_KEYS_PER_GROUP * sink->ngroups;
+	return (bytes >= GROUPAGG_PARTIAL_CHUNKS * GpuselFeedChunkBytes(feed) &&
+			keys >= GROUPAGG_PARTIAL_KEYS_PER_GROUP * sink->ngroups) ||
+		bytes >= (Size) work_mem * 1024;
 }
 
 /* float4pl's and float8pl's sum, with their overflow rule. */

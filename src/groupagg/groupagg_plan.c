@@ -26,6 +26,7 @@
 #include "access/sysattr.h"
 #include "catalog/pg_aggregate_d.h"
 #include "catalog/pg_type_d.h"
+#include "miscadmin.h"
 #include "nodes/makefuncs.h"
 #include "nodes/nodeFuncs.h"
 #include "optimizer/clauses.h"
@@ -36,6 +37,7 @@
 #include "optimizer/tlist.h"
 #include "parser/parse_clause.h"
 #include "parser/parsetree.h"
+#include "utils/array.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
@@ -86,6 +88,42 @@ aggref_input(Aggref *agg)
 	return linitial_node(TargetEntry, agg->args)->expr;
 }
 
+/* Whether a fraction is NULL or in [0, 1]; false for NaN. */
+static bool
+fraction_valid(Datum value, bool isnull)
+{
+	float8		f = isnull ? 0 : DatumGetFloat8(value);
+
+	return f >= 0 && f <= 1;
+}
+
+/*
+ * Whether every fraction of a constant float8 or float8[] direct argument
+ * is valid.  PostgreSQL raises for an invalid one as it finalizes the first
+ * group, after reading only that group's rows in its sorted plan, before
+ * errors that later rows would raise: such a query keeps PostgreSQL's plan.
+ */
+static bool
+fractions_valid(Const *fraction)
+{
+	ArrayType  *array;
+	Datum	   *values;
+	bool	   *nulls;
+	int			n;
+
+	if (fraction->constisnull)
+		return true;
+	if (fraction->consttype == FLOAT8OID)
+		return fraction_valid(fraction->constvalue, false);
+	array = DatumGetArrayTypeP(fraction->constvalue);
+	deconstruct_array(array, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  &values, &nulls, &n);
+	for (int i = 0; i < n; i++)
+		if (!fraction_valid(values[i], nulls[i]))
+			return false;
+	return true;
+}
+
 /*
  * Classifies an aggregate the sink computes; false for every other.  For
  * percentiles, *descending says whether the ORDER BY is the type's '>'.
@@ -116,7 +154,8 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 		direct = linitial(agg->aggdirectargs);
 		if (!IsA(direct, Const) ||
 			(((Const *) direct)->consttype != FLOAT8OID &&
-			 ((Const *) direct)->consttype != FLOAT8ARRAYOID))
+			 ((Const *) direct)->consttype != FLOAT8ARRAYOID) ||
+			!fractions_valid((Const *) direct))
 			return false;
 		typid = exprType((Node *) input);
 		if (IsA(input, Var) &&
@@ -343,6 +382,98 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 	return true;
 }
 
+/*
+ * Whether the query's result may be cut short after its first groups in
+ * PostgreSQL's plan: a LIMIT (or a cursor, or an outer LIMIT passed down)
+ * over groups returned in the order of their keys, as a GroupAggregate
+ * over a sort returns them, stops reading before the later groups' rows
+ * and their inputs are computed.
+ */
+static bool
+may_stop_early(PlannerInfo *root, GroupAggShape *shape)
+{
+	Query	   *parse = root->parse;
+	ListCell   *lc;
+
+	if (root->tuple_fraction <= 0 || shape->keys == NIL)
+		return false;
+	foreach(lc, parse->sortClause)
+	{
+		SortGroupClause *sgc = lfirst_node(SortGroupClause, lc);
+
+		if (!list_member(shape->keys, get_sortgroupclause_expr(sgc, parse->targetList)))
+			return false;
+	}
+	return true;
+}
+
+/* Mutator: an Aggref becomes a NULL of its type, for GpuselExprMayFail over what is above it. */
+static Node *
+aggrefs_to_nulls(Node *node, void *context)
+{
+	if (node == NULL)
+		return NULL;
+	if (IsA(node, Aggref))
+		return (Node *) makeNullConst(((Aggref *) node)->aggtype, -1,
+									  ((Aggref *) node)->aggcollid);
+	return expression_tree_mutator(node, aggrefs_to_nulls, context);
+}
+
+/*
+ * Whether computing some group could raise an error: a key or aggregate
+ * input that may fail, a float sum or average (which raise on overflow),
+ * or an expression over the aggregates in the target list or HAVING.
+ */
+static bool
+groups_may_fail(GroupAggShape *shape, List *target_exprs, Node *having)
+{
+	ListCell   *lc;
+
+	foreach(lc, shape->keys)
+		if (GpuselExprMayFail(lfirst(lc), NULL))
+			return true;
+	foreach(lc, shape->aggs)
+	{
+		Aggref	   *agg = lfirst_node(Aggref, lc);
+		GroupAggKind kind;
+		bool		descending;
+		Expr	   *input = aggref_input(agg);
+
+		if (!GpuselGroupAggClassify(agg, &kind, &descending) ||
+			kind == GROUPAGG_SUM_FLOAT4 || kind == GROUPAGG_SUM_FLOAT8 ||
+			kind == GROUPAGG_AVG_FLOAT ||
+			(input != NULL && GpuselExprMayFail((Node *) input, NULL)))
+			return true;
+	}
+	return GpuselExprMayFail(aggrefs_to_nulls((Node *) target_exprs, NULL), NULL) ||
+		GpuselExprMayFail(aggrefs_to_nulls(having, NULL), NULL);
+}
+
+/* Whether every group key is a plain column. */
+static bool
+keys_are_columns(List *keys)
+{
+	ListCell   *lc;
+
+	foreach(lc, keys)
+		if (!IsA(lfirst(lc), Var))
+			return false;
+	return true;
+}
+
+/* The number of ordered-set aggregates: at most one percentile collection each. */
+static int
+count_collections(List *aggs)
+{
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+		if (lfirst_node(Aggref, lc)->aggkind == AGGKIND_ORDERED_SET)
+			n++;
+	return n;
+}
+
 /* Whether the query is count(*) alone, without group keys. */
 static bool
 counts_only(GroupAggShape *shape)
@@ -419,7 +550,8 @@ parallel_divisor(int workers)
  */
 static void
 add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-						   CustomPath *serial, List *device_flags, Cost row_cost)
+						   CustomPath *serial, List *device_flags, Cost row_cost,
+						   Cost disabled)
 {
 	Path	   *partial;
 	CustomPath *cpath;
@@ -448,7 +580,7 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	cpath->path.parallel_safe = true;
 	cpath->path.parallel_workers = workers;
 	cpath->path.startup_cost = partial->total_cost + row_cost / parallel_divisor(workers) +
-		groups * cpu_tuple_cost * (workers + 1);
+		groups * cpu_tuple_cost * (workers + 1) + disabled;
 	cpath->path.total_cost = cpath->path.startup_cost;
 	gather = create_gather_path(root, output_rel, &cpath->path, cpath->path.pathtarget,
 								NULL, &groups);
@@ -523,6 +655,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	double		rows;
 	double		groups;
 	Cost		row_cost;
+	Cost		disabled;
 	Cost		cost;
 	CustomPath *cpath;
 
@@ -537,6 +670,15 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	if (!collect_shape(root, input_rel, gextra->havingQual, &shape))
 		return;
 	/*
+	 * The scan aggregates every group before returning the first: where
+	 * PostgreSQL's plan could stop after the first groups, an error a later
+	 * group raises would be an error PostgreSQL does not raise.
+	 */
+	if (may_stop_early(root, &shape) &&
+		groups_may_fail(&shape, root->upper_targets[UPPERREL_GROUP_AGG]->exprs,
+						gextra->havingQual))
+		return;
+	/*
 	 * Every qual the device can run is a device qual here, whatever the
 	 * scan's own cost model says: the rows that pass then stay columns, with
 	 * no tuple per row on the host.  Without a GPU the same quals run on the
@@ -548,14 +690,30 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	rows = input_rel->rows;
 	groups = shape.keys == NIL ? 1 :
 		estimate_num_groups(root, shape.keys, rows, NULL, NULL);
+	/*
+	 * The groups stay in memory: where the columns' statistics say they
+	 * pass hash_mem, PostgreSQL's hash aggregation, which spills, or its
+	 * sort keep the query (percentile keys spill past work_mem,
+	 * groupagg_spill.c).  A key that is an expression has no statistics of
+	 * its own: its estimate is its columns' number of distinct values, an
+	 * upper bound often far off (an hour of a timestamp), and is not held
+	 * against the scan.
+	 */
+	if (keys_are_columns(shape.keys) &&
+		groups * GroupAggGroupBytes(list_length(shape.keys), list_length(shape.aggs),
+									count_collections(shape.aggs)) >
+		(double) get_hash_memory_limit())
+		return;
 	/* count(*) alone counts whole batches, with nothing to do per row */
 	row_cost = 0;
 	if (!counts_only(&shape))
 		row_cost = rows * cpu_operator_cost *
 			(GROUPAGG_KEY_FACTOR * list_length(shape.keys) +
 			 GROUPAGG_AGG_FACTOR * list_length(shape.aggs));
+	/* it groups by hashing, and is disabled with hash aggregation */
+	disabled = (!enable_hashagg && shape.keys != NIL) ? disable_cost : 0;
 	cost = GpuselFilteredReadCost(root, input_rel, quals, flags) + row_cost +
-		groups * cpu_tuple_cost;
+		groups * cpu_tuple_cost + disabled;
 
 	cpath = make_groupagg_path(root, output_rel, &shape, gextra->havingQual, groups, cost);
 	/*
@@ -566,9 +724,16 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	 * midnight in the TimeZone) needs the tuples, and a numeric sum or
 	 * extreme may be a numeric held by pointer
 	 */
+	/* for tests of the grouped scan: PostgreSQL's grouping paths are dropped */
+	if (gpusel_force_groupagg)
+	{
+		output_rel->pathlist = NIL;
+		output_rel->partial_pathlist = NIL;
+	}
 	if (!has_text_key(shape.keys) && !GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
 		!holds_numerics(shape.aggs))
-		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost);
+		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost,
+								   disabled);
 	add_path(output_rel, &cpath->path);
 }
 

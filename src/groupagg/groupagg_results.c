@@ -35,6 +35,7 @@ position_cmp(const void *a, const void *b)
 static void
 free_host_pairs(PercentileCollection *pc)
 {
+	GroupAggSpillClose(pc);
 	if (pc->groups != NULL)
 		pfree(pc->groups);
 	if (pc->keys != NULL)
@@ -74,13 +75,15 @@ percentile_value(GroupAggSink *sink, GroupAggDesc *desc, int64 g, bool *isnull)
 }
 
 /*
- * The GPU's way to the results: every percentile over the collection is
- * computed once with placeholder keys to note the positions it reads, the
- * device sorts all pairs by group and key (or, without groups, selects
- * ranks) and returns the keys at those positions, and the results read
- * them from there.  The pairs are those held on the device since the scan
- * (pc->dev).  False when the device declines (memory); the host's pairs
- * are whole then.
+ * The way to the results of a collection the device holds or that
+ * spilled: every percentile over the collection is computed once with
+ * placeholder keys to note the positions it reads, the device sorts all
+ * pairs by group and key (or, without groups, selects ranks) and returns
+ * the keys at those positions, and the results read them from there.  The
+ * pairs are those held on the device since the scan (pc->dev).  When the
+ * device declines (memory) and the collection spilled, a sort of the
+ * spilled and held pairs picks the keys (groupagg_spill.c).  False when
+ * the device declined and nothing spilled; the host's pairs are whole then.
  */
 static bool
 pick_collection(GroupAggSink *sink, PercentileCollection *pc)
@@ -133,8 +136,12 @@ pick_collection(GroupAggSink *sink, PercentileCollection *pc)
 									 MCXT_ALLOC_HUGE);
 	if (!GroupAggDevicePick(sink, pc, picked->positions, n, out))
 	{
-		pc->picked = NULL;
-		return false;
+		if (pc->spill == NULL)
+		{
+			pc->picked = NULL;
+			return false;
+		}
+		GroupAggSpillPick(sink, pc, picked->positions, n, out);
 	}
 	for (int64 i = 0; i < n; i++)
 		picked->keys[i] = pc->key_bytes == 4 ? ((uint32 *) out)[i] : ((uint64 *) out)[i];
@@ -163,8 +170,8 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 	{
 		/* one group: the keys are its segment as they are */
 		pc->counts[0] = 0;
-		pc->counts[1] = pc->nkeys + pc->dev_keys;
-		if (pc->dev != NULL && pick_collection(sink, pc))
+		pc->counts[1] = pc->nspilled + pc->nkeys + pc->dev_keys;
+		if ((pc->dev != NULL || pc->spill != NULL) && pick_collection(sink, pc))
 			return;
 		pc->segments = pc->keys != NULL ? pc->keys :
 			MemoryContextAlloc(sink->cxt, kb);
@@ -179,7 +186,7 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 		start += n;
 	}
 	pc->counts[sink->ngroups] = start;
-	if (pc->dev != NULL && pick_collection(sink, pc))
+	if ((pc->dev != NULL || pc->spill != NULL) && pick_collection(sink, pc))
 		return;
 	pc->segments = MemoryContextAllocExtended(sink->cxt, (Size) kb * Max(start, 1),
 											  MCXT_ALLOC_HUGE);
@@ -289,8 +296,11 @@ GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot)
 	if (sink->next_group >= sink->ngroups)
 		return false;
 	if (sink->next_group == 0)
+	{
+		GroupAggNoteMemory(sink);
 		for (int c = 0; c < sink->ncollections; c++)
 			segment_collection(sink, &sink->collections[c]);
+	}
 	g = sink->next_group++;
 	sink->groups_total++;
 	ExecClearTuple(scanslot);
@@ -332,6 +342,15 @@ GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix, Expla
 	{
 		ExplainPropertyInteger("Groups", NULL, sink->groups_total, es);
 		ExplainPropertyInteger("Rows Aggregated", NULL, sink->rows_aggregated, es);
+		/* percentile keys past work_mem, as a sort reports its disk */
+		if (sink->keys_spilled > 0)
+		{
+			ExplainPropertyInteger("Percentile Keys Spilled", NULL, sink->keys_spilled, es);
+			ExplainPropertyInteger("Disk Usage", "kB", (int64) ((sink->spill_bytes + 1023) / 1024),
+								   es);
+			ExplainPropertyInteger("Peak Memory Usage", "kB",
+								   (int64) ((sink->peak_memory + 1023) / 1024), es);
+		}
 		/*
 		 * How many arrived as a batch's columns rather than from their heap
 		 * tuples: a detail of the machine (on the GPU the first row of each

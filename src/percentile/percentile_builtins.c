@@ -13,7 +13,12 @@
  * Custom Scan (GpuSelScan), and EXPLAIN VERBOSE names the gpusel aggregate.
  *
  * Only the plan is rewritten, never a stored view or rule, and only where
- * the user may execute the gpusel aggregate.  Planning happens in the
+ * the user may execute both the built-in and the gpusel aggregate: the
+ * executor then checks the gpusel one, so a built-in the user may not run
+ * is left in the plan for PostgreSQL to refuse (42501) when the plan
+ * starts.  The plan depends on the role it was made for and on the
+ * built-ins' pg_proc rows, so a cached plan is made again after SET ROLE,
+ * GRANT or REVOKE.  Planning happens in the
  * backend that loaded the library, so the hook exists once gpusel is
  * loaded (preloaded, LOAD, or any earlier gpusel call in the session).
  */
@@ -110,19 +115,22 @@ lookup_replacements(void)
 
 /*
  * The gpusel aggregate that answers a built-in one, or InvalidOid: none
- * where the user may not execute it, and none where it is not PARALLEL
- * SAFE (a database still at version 1.0), which would make the whole
- * query serial.
+ * where the user may not execute the built-in or the gpusel aggregate, and
+ * none where the latter is not PARALLEL SAFE (a database still at version
+ * 1.0), which would make the whole query serial.
  */
 static Oid
-replacement_for(Oid aggfnoid)
+replacement_for(Oid aggfnoid, bool *is_builtin)
 {
+	*is_builtin = false;
 	for (int i = 0; i < NUM_BUILTIN_PERCENTILES; i++)
 	{
 		if (builtin_percentiles[i].builtin != aggfnoid)
 			continue;
+		*is_builtin = true;
 		if (!OidIsValid(replacements[i]) ||
 			func_parallel(replacements[i]) != PROPARALLEL_SAFE ||
+			pg_proc_aclcheck(aggfnoid, GetUserId(), ACL_EXECUTE) != ACLCHECK_OK ||
 			pg_proc_aclcheck(replacements[i], GetUserId(), ACL_EXECUTE) != ACLCHECK_OK)
 			return InvalidOid;
 		return replacements[i];
@@ -155,6 +163,7 @@ GpuselIsPercentileAggregate(Oid aggfnoid, bool *continuous)
 typedef struct ReplaceContext
 {
 	bool		replaced;		/* some Aggref now names a gpusel aggregate */
+	List	   *builtins;		/* OIDs of the built-ins it considered */
 } ReplaceContext;
 
 /*
@@ -177,10 +186,14 @@ replace_walker(Node *node, void *context)
 
 		if (AGGKIND_IS_ORDERED_SET(aggref->aggkind) && aggref->aggfnoid < FirstNormalObjectId)
 		{
+			bool		is_builtin = false;
+
 			/* looked up once until pg_proc changes */
 			Oid			replacement = lookup_replacements() ?
-				replacement_for(aggref->aggfnoid) : InvalidOid;
+				replacement_for(aggref->aggfnoid, &is_builtin) : InvalidOid;
 
+			if (is_builtin)
+				ctx->builtins = list_append_unique_oid(ctx->builtins, aggref->aggfnoid);
 			if (OidIsValid(replacement))
 			{
 				aggref->aggfnoid = replacement;
@@ -196,8 +209,9 @@ static PlannedStmt *
 gpusel_planner(Query *parse, const char *query_string, int cursorOptions,
 			   ParamListInfo boundParams)
 {
-	ReplaceContext ctx = {false};
+	ReplaceContext ctx = {false, NIL};
 	PlannedStmt *result;
+	ListCell   *lc;
 
 	if (gpusel_replace_builtin_percentiles)
 		(void) replace_walker((Node *) parse, &ctx);
@@ -207,11 +221,20 @@ gpusel_planner(Query *parse, const char *query_string, int cursorOptions,
 		result = standard_planner(parse, query_string, cursorOptions, boundParams);
 
 	/*
-	 * The choice depended on the user's EXECUTE right: a cached plan is
-	 * made again for another role.
+	 * The choice depended on the user's EXECUTE rights: a cached plan is
+	 * made again for another role, and after a GRANT or REVOKE on a
+	 * built-in (the plan cache watches pg_proc rows the plan lists).
 	 */
-	if (ctx.replaced)
+	if (ctx.builtins != NIL)
 		result->dependsOnRole = true;
+	foreach(lc, ctx.builtins)
+	{
+		PlanInvalItem *item = makeNode(PlanInvalItem);
+
+		item->cacheId = PROCOID;
+		item->hashValue = GetSysCacheHashValue1(PROCOID, ObjectIdGetDatum(lfirst_oid(lc)));
+		result->invalItems = lappend(result->invalItems, item);
+	}
 	return result;
 }
 

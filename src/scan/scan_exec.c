@@ -934,6 +934,8 @@ gpusel_end(CustomScanState *node)
 
 	drain_slots(state, false);
 	release_filter(state);
+	if (state->sink != NULL)
+		GroupAggSinkEnd(state->sink);
 	if (state->scan != NULL)
 		table_endscan(state->scan);
 	state->scan = NULL;

@@ -166,8 +166,8 @@ function_may_fail(Oid funcid, void *context)
  * known never to fail; every node type not listed as harmless counts as
  * one that may fail (subplans, coercions to domains, row comparisons...).
  */
-static bool
-expr_may_fail(Node *node, void *context)
+bool
+GpuselExprMayFail(Node *node, void *context)
 {
 	if (node == NULL)
 		return false;
@@ -201,7 +201,7 @@ expr_may_fail(Node *node, void *context)
 		default:
 			return true;
 	}
-	return expression_tree_walker(node, expr_may_fail, context);
+	return expression_tree_walker(node, GpuselExprMayFail, context);
 }
 
 /*
@@ -284,7 +284,7 @@ split_quals(RelOptInfo *rel, List *rinfos, bool *any_marked)
 			 * evaluates.
 			 */
 			if (!item->device &&
-				(expr_may_fail((Node *) clause, NULL) ||
+				(GpuselExprMayFail((Node *) clause, NULL) ||
 				 contain_volatile_functions((Node *) clause)))
 				blocked = true;
 			if (item->device)
@@ -373,6 +373,9 @@ cost_filtered_read(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	survivors = clamp_row_est(tuples * sel);
 
 	run = spc_seq_page_cost * rel->pages + cpu_tuple_cost * tuples;
+	/* it reads every page as a sequential scan does, and is disabled with it */
+	if (!enable_seqscan)
+		startup += disable_cost;
 	if (on_gpu && device_quals != NIL)
 	{
 		GpuselProgram *prog = GpuselCompileQuals(device_quals, rel->relid);

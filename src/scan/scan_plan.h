@@ -41,6 +41,7 @@
 
 extern void GpuselScanInit(void);
 extern bool GpuselRelIsReadable(RelOptInfo *rel, RangeTblEntry *rte);
+extern bool GpuselExprMayFail(Node *node, void *context);
 extern bool GpuselUpperQuals(PlannerInfo *root, RelOptInfo *rel, List **exprs,
 							 List **device_flags, bool *any_marked);
 extern Cost GpuselFilteredReadCost(PlannerInfo *root, RelOptInfo *rel, List *quals,
