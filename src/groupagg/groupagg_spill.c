@@ -18,16 +18,13 @@
 #include "postgres.h"
 
 #include "access/parallel.h"
-#include "access/tupdesc.h"
-#include "catalog/pg_operator_d.h"
-#include "catalog/pg_type_d.h"
-#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "storage/buffile.h"
 #include "utils/memutils.h"
-#include "utils/tuplesort.h"
 
 #include "groupagg_internal.h"
+#include "keystore.h"
+#include "radix_select.h"
 
 /* pairs moved to or from the file at a time */
 #define SPILL_CHUNK_PAIRS 8192
@@ -120,107 +117,52 @@ GroupAggSpillClose(PercentileCollection *pc)
 	pc->nspilled = 0;
 }
 
-/* One pair read back: its group and its key. */
-typedef struct SpillPair
+/* Reads pairs of a file written as GroupAggSpillPairs writes them, at most 'max'; returns how many. */
+static int64
+read_pairs(BufFile *file, int64 *left, Size pb, int key_bytes, bool grouped, char *buf,
+		   int64 max, uint32 *groups, uint64 *keys)
 {
-	uint32		group;
-	uint64		key;
-} SpillPair;
+	int64		n = Min(max, *left);
+	char	   *p = buf;
 
-/*
- * How the pairs are sorted: one int8 datum per pair where a pair fits 64
- * bits (no groups, or 4-byte keys beside the group), else a row of two
- * int8 columns.  Keys order as unsigned integers; flipping the top bit
- * makes int8's signed order the same.
- */
-typedef struct SpillSort
-{
-	Tuplesortstate *sort;
-	bool		as_rows;
-	int			key_bytes;
-	TupleDesc	desc;
-	TupleTableSlot *slot;
-} SpillSort;
-
-#define SIGN_FLIP	(UINT64CONST(1) << 63)
-
-/* Starts the sort of a collection's pairs in work_mem. */
-static void
-spill_sort_begin(SpillSort *ss, GroupAggSink *sink, PercentileCollection *pc)
-{
-	ss->key_bytes = pc->key_bytes;
-	ss->as_rows = sink->nkeys > 0 && pc->key_bytes == 8;
-	if (!ss->as_rows)
+	if (n == 0)
+		return 0;
+	CHECK_FOR_INTERRUPTS();
+	if (BufFileRead(file, buf, pb * n) != pb * n)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not read the temporary file of gpusel's percentile keys: %m")));
+	for (int64 i = 0; i < n; i++)
 	{
-		ss->sort = tuplesort_begin_datum(INT8OID, Int8LessOperator, InvalidOid, false,
-										 work_mem, NULL, TUPLESORT_NONE);
-		return;
-	}
-	{
-		AttrNumber	attnums[2] = {1, 2};
-		Oid			ops[2] = {Int8LessOperator, Int8LessOperator};
-		Oid			collations[2] = {InvalidOid, InvalidOid};
-		bool		nulls_first[2] = {false, false};
+		groups[i] = 0;
+		if (grouped)
+		{
+			memcpy(&groups[i], p, sizeof(uint32));
+			p += sizeof(uint32);
+		}
+		if (key_bytes == 4)
+		{
+			uint32		k4;
 
-		ss->desc = CreateTemplateTupleDesc(2);
-		TupleDescInitBuiltinEntry(ss->desc, 1, "group", INT8OID, -1, 0);
-		TupleDescInitBuiltinEntry(ss->desc, 2, "key", INT8OID, -1, 0);
-		ss->slot = MakeSingleTupleTableSlot(ss->desc, &TTSOpsMinimalTuple);
-		ss->sort = tuplesort_begin_heap(ss->desc, 2, attnums, ops, collations, nulls_first,
-										work_mem, NULL, TUPLESORT_NONE);
+			memcpy(&k4, p, sizeof(uint32));
+			keys[i] = k4;
+		}
+		else
+			memcpy(&keys[i], p, sizeof(uint64));
+		p += key_bytes;
 	}
+	*left -= n;
+	return n;
 }
 
-/* Adds one pair to the sort. */
+/* Rewinds a temporary file of pairs. */
 static void
-spill_sort_put(SpillSort *ss, uint32 group, uint64 key)
+rewind_pairs(BufFile *file)
 {
-	if (!ss->as_rows)
-	{
-		uint64		packed = ss->key_bytes == 4 ? ((uint64) group << 32) | key : key;
-
-		tuplesort_putdatum(ss->sort, Int64GetDatum((int64) (packed ^ SIGN_FLIP)), false);
-		return;
-	}
-	ExecClearTuple(ss->slot);
-	ss->slot->tts_values[0] = Int64GetDatum((int64) group);
-	ss->slot->tts_values[1] = Int64GetDatum((int64) (key ^ SIGN_FLIP));
-	ss->slot->tts_isnull[0] = false;
-	ss->slot->tts_isnull[1] = false;
-	ExecStoreVirtualTuple(ss->slot);
-	tuplesort_puttupleslot(ss->sort, ss->slot);
-}
-
-/* The next pair's key in the sorted order; false after the last. */
-static bool
-spill_sort_next(SpillSort *ss, uint64 *key)
-{
-	Datum		value;
-	bool		isnull;
-
-	if (!ss->as_rows)
-	{
-		if (!tuplesort_getdatum(ss->sort, true, &value, &isnull, NULL))
-			return false;
-		*key = ((uint64) DatumGetInt64(value)) ^ SIGN_FLIP;
-		if (ss->key_bytes == 4)
-			*key &= UINT64CONST(0xFFFFFFFF);
-		return true;
-	}
-	if (!tuplesort_gettupleslot(ss->sort, true, false, ss->slot, NULL))
-		return false;
-	value = slot_getattr(ss->slot, 2, &isnull);
-	*key = ((uint64) DatumGetInt64(value)) ^ SIGN_FLIP;
-	return true;
-}
-
-/* Ends the sort and frees what it holds. */
-static void
-spill_sort_end(SpillSort *ss)
-{
-	tuplesort_end(ss->sort);
-	if (ss->slot != NULL)
-		ExecDropSingleTupleTableSlot(ss->slot);
+	if (BufFileSeek(file, 0, 0, SEEK_SET) != 0)
+		ereport(ERROR,
+				(errcode_for_file_access(),
+				 errmsg("could not rewind the temporary file of gpusel's percentile keys: %m")));
 }
 
 /* The key of pair i in the host's arrays. */
@@ -231,86 +173,229 @@ held_key(PercentileCollection *pc, int64 i)
 }
 
 /*
+ * Where the pairs of one partition are read from: the collection's own
+ * file and held arrays when there is one partition, else the partition's
+ * file.
+ */
+typedef struct PairSource
+{
+	BufFile    *file;
+	int64		in_file;
+	bool		with_held;		/* then the collection's held pairs */
+} PairSource;
+
+/* What one partition's groups keep: a key store for each group the results read. */
+typedef struct PartitionStores
+{
+	int64		first;			/* its first group */
+	int64		end;			/* past its last group */
+	KeyStore  **stores;			/* by group - first; NULL where no rank is read */
+} PartitionStores;
+
+/* Adds one pair to its group's store, where its group has one. */
+static inline void
+store_pair(PartitionStores *ps, uint32 group, uint64 key)
+{
+	KeyStore   *store = ps->stores[group - ps->first];
+
+	if (store != NULL)
+		KeyStoreAdd(store, key);
+}
+
+/* Reads a partition's pairs into its groups' stores. */
+static void
+fill_stores(GroupAggSink *sink, PercentileCollection *pc, PairSource *src, PartitionStores *ps,
+			char *buf, uint32 *groups, uint64 *keys)
+{
+	Size		pb = GroupAggPairBytes(sink, pc);
+	int64		left = src->in_file;
+	int64		n;
+
+	if (src->file != NULL)
+		rewind_pairs(src->file);
+	while ((n = read_pairs(src->file, &left, pb, pc->key_bytes, sink->nkeys > 0, buf,
+						   SPILL_CHUNK_PAIRS, groups, keys)) > 0)
+		for (int64 i = 0; i < n; i++)
+			store_pair(ps, groups[i], keys[i]);
+	if (!src->with_held)
+		return;
+	for (int64 i = 0; i < pc->nkeys; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		store_pair(ps, sink->nkeys > 0 ? pc->groups[i] : 0, held_key(pc, i));
+	}
+}
+
+/*
+ * Selects the keys at the positions of one partition's groups into out:
+ * positions [*next, ...) that fall in its groups, by radix selection over
+ * each group's store.
+ */
+static void
+select_partition(PercentileCollection *pc, PartitionStores *ps, const int64 *positions,
+				 int64 npositions, int64 *next, void *out)
+{
+	for (int64 g = ps->first; g < ps->end; g++)
+	{
+		KeyStore   *store = ps->stores[g - ps->first];
+		int64		from = *next;
+		int64		n = 0;
+		int64	   *ranks;
+		uint64	   *keys;
+
+		if (store == NULL)
+			continue;
+		while (from + n < npositions && positions[from + n] < pc->counts[g + 1])
+			n++;
+		ranks = palloc(sizeof(int64) * n);
+		keys = palloc(sizeof(uint64) * n);
+		for (int64 i = 0; i < n; i++)
+			ranks[i] = positions[from + i] - pc->counts[g];
+		RadixSelectKeys(&store->source, ranks, (int) n, keys);
+		for (int64 i = 0; i < n; i++)
+		{
+			if (pc->key_bytes == 4)
+				((uint32 *) out)[from + i] = (uint32) keys[i];
+			else
+				((uint64 *) out)[from + i] = keys[i];
+		}
+		KeyStoreCloseFile(store);
+		pfree(ranks);
+		pfree(keys);
+		*next = from + n;
+	}
+}
+
+/*
  * The keys at the given positions (ascending, distinct) of a spilled
  * collection in its order by group and key, as GroupAggDevicePick returns
- * them, from the file and the pairs still held; the file is closed after.
+ * them.  Consecutive groups are dealt into partitions whose keys fit
+ * work_mem together (a larger group is a partition of its own, and its
+ * store spills); with more than one partition the pairs are first written
+ * to one file per partition.  The collection's file is closed after.
  */
 void
 GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc, const int64 *positions,
 				  int64 npositions, void *out)
 {
 	Size		pb = GroupAggPairBytes(sink, pc);
-	SpillSort	ss = {0};
-	char	   *buf;
-	int64		at = 0;
+	int64		ngroups = sink->nkeys > 0 ? sink->ngroups : 1;
+	int64		budget = Max((int64) work_mem * 1024 / pc->key_bytes, SPILL_CHUNK_PAIRS);
+	int64	   *first_group = palloc(sizeof(int64) * (ngroups + 1));
+	int32	   *part_of = palloc(sizeof(int32) * ngroups);
+	BufFile   **files = NULL;
+	int64	   *in_file = NULL;
+	int			nparts = 0;
+	int64		filled = 0;
 	int64		next = 0;
-	uint64		key;
+	char	   *buf = palloc(pb * SPILL_CHUNK_PAIRS);
+	uint32	   *groups = palloc(sizeof(uint32) * SPILL_CHUNK_PAIRS);
+	uint64	   *keys = palloc(sizeof(uint64) * SPILL_CHUNK_PAIRS);
+	MemoryContext part_cxt;
 
-	spill_sort_begin(&ss, sink, pc);
-	if (BufFileSeek(pc->spill, 0, 0, SEEK_SET) != 0)
-		ereport(ERROR,
-				(errcode_for_file_access(),
-				 errmsg("could not rewind the temporary file of gpusel's percentile keys: %m")));
-	buf = palloc(pb * SPILL_CHUNK_PAIRS);
-	for (int64 from = 0; from < pc->nspilled; from += SPILL_CHUNK_PAIRS)
+	/* consecutive groups whose keys fit the budget together */
+	for (int64 g = 0; g < ngroups; g++)
 	{
-		int64		n = Min(SPILL_CHUNK_PAIRS, pc->nspilled - from);
-		char	   *p = buf;
+		int64		n = pc->counts[g + 1] - pc->counts[g];
 
-		CHECK_FOR_INTERRUPTS();
-		if (BufFileRead(pc->spill, buf, pb * n) != pb * n)
-			ereport(ERROR,
-					(errcode_for_file_access(),
-					 errmsg("could not read the temporary file of gpusel's percentile keys: %m")));
-		for (int64 i = 0; i < n; i++)
+		if (nparts == 0 || (filled > 0 && filled + n > budget))
 		{
-			uint32		group = 0;
-			uint64		k = 0;
-
-			if (sink->nkeys > 0)
-			{
-				memcpy(&group, p, sizeof(uint32));
-				p += sizeof(uint32);
-			}
-			if (pc->key_bytes == 4)
-			{
-				uint32		k4;
-
-				memcpy(&k4, p, sizeof(uint32));
-				k = k4;
-			}
-			else
-				memcpy(&k, p, sizeof(uint64));
-			p += pc->key_bytes;
-			spill_sort_put(&ss, group, k);
+			first_group[nparts++] = g;
+			filled = 0;
 		}
+		filled += n;
+		part_of[g] = nparts - 1;
 	}
-	pfree(buf);
-	for (int64 i = 0; i < pc->nkeys; i++)
-	{
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		spill_sort_put(&ss, sink->nkeys > 0 ? pc->groups[i] : 0, held_key(pc, i));
-	}
-	GroupAggNoteMemory(sink);
-	tuplesort_performsort(ss.sort);
+	first_group[nparts] = ngroups;
 
-	/* one pass keeps the keys at the positions, in order */
-	while (next < npositions && spill_sort_next(&ss, &key))
+	/* more than one: each partition's pairs to a file of its own */
+	if (nparts > 1)
 	{
-		if ((at & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		if (at++ != positions[next])
-			continue;
-		if (pc->key_bytes == 4)
-			((uint32 *) out)[next] = (uint32) key;
-		else
-			((uint64 *) out)[next] = key;
-		next++;
+		PairSource	all = {pc->spill, pc->nspilled, false};
+		int64		left = all.in_file;
+		int64		n;
+
+		files = palloc(sizeof(BufFile *) * nparts);
+		in_file = palloc0(sizeof(int64) * nparts);
+		for (int p = 0; p < nparts; p++)
+			files[p] = BufFileCreateTemp(false);
+		rewind_pairs(all.file);
+		while ((n = read_pairs(all.file, &left, pb, pc->key_bytes, true, buf,
+							   SPILL_CHUNK_PAIRS, groups, keys)) > 0)
+		{
+			for (int64 i = 0; i < n; i++)
+			{
+				int			p = part_of[groups[i]];
+
+				BufFileWrite(files[p], &groups[i], sizeof(uint32));
+				BufFileWrite(files[p], &keys[i], pc->key_bytes);
+				in_file[p]++;
+			}
+		}
+		for (int64 i = 0; i < pc->nkeys; i++)
+		{
+			int			p = part_of[pc->groups[i]];
+
+			BufFileWrite(files[p], &pc->groups[i], sizeof(uint32));
+			BufFileWrite(files[p], pc->keys + i * pc->key_bytes, pc->key_bytes);
+			in_file[p]++;
+		}
+		GroupAggSpillClose(pc);
 	}
-	spill_sort_end(&ss);
+
+	part_cxt = AllocSetContextCreate(CurrentMemoryContext, "gpusel spilled partition",
+									 ALLOCSET_DEFAULT_SIZES);
+	for (int p = 0; p < nparts; p++)
+	{
+		PartitionStores ps;
+		PairSource	src;
+		int64		g;
+		MemoryContext old = MemoryContextSwitchTo(part_cxt);
+
+		ps.first = first_group[p];
+		ps.end = first_group[p + 1];
+		ps.stores = palloc0(sizeof(KeyStore *) * (ps.end - ps.first));
+		/* a store for each group of which the results read a rank */
+		g = ps.first;
+		for (int64 i = next; i < npositions && positions[i] < pc->counts[ps.end]; i++)
+		{
+			while (positions[i] >= pc->counts[g + 1])
+				g++;
+			if (ps.stores[g - ps.first] == NULL)
+			{
+				ps.stores[g - ps.first] = palloc(sizeof(KeyStore));
+				KeyStoreInit(ps.stores[g - ps.first], part_cxt, pc->key_bytes, false);
+			}
+		}
+		if (nparts > 1)
+		{
+			src.file = files[p];
+			src.in_file = in_file[p];
+			src.with_held = false;
+		}
+		else
+		{
+			src.file = pc->spill;
+			src.in_file = pc->nspilled;
+			src.with_held = true;
+		}
+		fill_stores(sink, pc, &src, &ps, buf, groups, keys);
+		GroupAggNoteMemory(sink);
+		select_partition(pc, &ps, positions, npositions, &next, out);
+		MemoryContextSwitchTo(old);
+		MemoryContextReset(part_cxt);
+		if (files != NULL)
+			BufFileClose(files[p]);
+	}
+	MemoryContextDelete(part_cxt);
 	if (next != npositions)
 		elog(ERROR, "gpusel: %lld of %lld positions of a spilled percentile were not found",
 			 (long long) (npositions - next), (long long) npositions);
 	GroupAggSpillClose(pc);
+	pfree(first_group);
+	pfree(part_of);
+	pfree(buf);
+	pfree(groups);
+	pfree(keys);
 }

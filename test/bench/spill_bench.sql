@@ -27,7 +27,9 @@ VACUUM ANALYZE spill_t;
 
 CREATE TEMP TABLE spill_runs (shape text, how text, ms float8, answer text);
 
--- Runs q once under the given settings and records its time and answer.
+-- Runs q once under the given settings (each run sets all it depends on:
+-- the settings last until the end of the calling statement) and records its
+-- time and answer.
 CREATE OR REPLACE FUNCTION spill_time(shape text, how text, q text, settings text[])
 RETURNS void LANGUAGE plpgsql AS $fn$
 DECLARE
@@ -43,15 +45,20 @@ BEGIN
 END
 $fn$;
 
--- PostgreSQL untouched, gpusel with every key in memory, gpusel past work_mem
+-- PostgreSQL untouched (with work_mem large and at 4MB), gpusel with every
+-- key in memory, gpusel past work_mem
 CREATE OR REPLACE FUNCTION spill_shape(shape text, q text, device text) RETURNS void
 LANGUAGE plpgsql AS $fn$
 BEGIN
   PERFORM spill_time(shape, 'postgres', q, ARRAY['gpusel.enable_scan', 'off',
                      'gpusel.replace_builtin_percentiles', 'off', 'work_mem', '1GB']);
-  PERFORM spill_time(shape, 'gpusel, keys in memory', q, ARRAY['gpusel.device', device,
+  PERFORM spill_time(shape, 'postgres, 4MB', q, ARRAY['gpusel.enable_scan', 'off',
+                     'gpusel.replace_builtin_percentiles', 'off', 'work_mem', '4MB']);
+  PERFORM spill_time(shape, 'gpusel, keys in memory', q, ARRAY['gpusel.enable_scan', 'on',
+                     'gpusel.replace_builtin_percentiles', 'on', 'gpusel.device', device,
                      'work_mem', '1GB']);
-  PERFORM spill_time(shape, 'gpusel, keys past 4MB', q, ARRAY['gpusel.device', device,
+  PERFORM spill_time(shape, 'gpusel, keys past 4MB', q, ARRAY['gpusel.enable_scan', 'on',
+                     'gpusel.replace_builtin_percentiles', 'on', 'gpusel.device', device,
                      'work_mem', '4MB']);
 END
 $fn$;
