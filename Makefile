@@ -19,8 +19,10 @@ OBJS = \
 	src/percentile/keys.o \
 	src/percentile/keystore.o \
 	src/percentile/radix_select.o \
+	src/percentile/key_select.o \
 	src/percentile/percentile.o \
 	src/percentile/percentile_builtins.o \
+	src/scan/qual_emit.o \
 	src/scan/qual_compile.o \
 	src/scan/qual_datetime.o \
 	src/scan/qual_numeric.o \
@@ -35,6 +37,7 @@ OBJS = \
 	src/scan/column_filter.o \
 	src/scan/scan_parallel.o \
 	src/scan/parallel_feed.o \
+	src/groupagg/groupagg_aggs.o \
 	src/groupagg/groupagg_plan.o \
 	src/groupagg/groupagg_exec.o \
 	src/groupagg/groupagg_rows.o \

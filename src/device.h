@@ -10,11 +10,6 @@
 #include "postgres.h"
 
 #include "gpusel_cuda.h"
-#include "keystore.h"
-
-/* Selects keys of ascending ranks from a source; see RadixSelectKeys. */
-typedef void (*KeySelectFn) (KeySource *source, const int64 *ranks, int nranks,
-							 uint64 *out);
 
 extern void GpuselDeviceInit(void);
 extern bool GpuselGpuUsable(void);
@@ -22,8 +17,6 @@ extern bool GpuselWantGpu(int64 nrows);
 extern bool GpuselMayUseGpu(void);
 extern bool GpuselMayPin(void);
 extern bool GpuselPlanForGpu(double nrows);
-extern KeySelectFn GpuselChooseKeySelect(int64 nrows, bool spilled);
-extern KeySelectFn GpuselChooseSegmentSelect(int64 nrows);
 extern void GpuselCountSelection(bool on_gpu);
 extern void GpuselCountFallback(void);
 

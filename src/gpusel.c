@@ -9,6 +9,7 @@
 #include "fmgr.h"
 
 #include "device.h"
+#include "groupagg.h"
 #include "guc.h"
 #include "percentile_builtins.h"
 #include "scan_plan.h"
@@ -24,5 +25,7 @@ _PG_init(void)
 	GpuselGucInit();
 	GpuselDeviceInit();
 	GpuselScanInit();
+	GroupAggPlanInit();
+	GroupAggScanInit();
 	GpuselPercentileBuiltinsInit();
 }

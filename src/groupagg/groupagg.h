@@ -52,8 +52,13 @@ typedef enum GroupAggKind
 /* Positions in CustomScan.custom_private after scan_plan.h's ones. */
 #define GPUSEL_PRIV_GROUP_NKEYS		5	/* Integer: leading key entries of custom_scan_tlist */
 
-/* groupagg_plan.c */
+/* groupagg_aggs.c */
 extern bool GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending);
+extern Expr *GroupAggAggrefInput(Aggref *agg);
+extern Size GroupAggGroupBytes(int nkeys, int naggs, int ncollections);
+
+/* groupagg_plan.c */
+extern void GroupAggPlanInit(void);
 extern bool GroupAggTextKey(Expr *key);
 extern void GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel,
 								  RelOptInfo *output_rel, void *extra);
@@ -63,6 +68,9 @@ extern bool GroupAggNumericInputBounded(Expr *input);
 
 /* groupagg_bigkeys.c */
 extern bool GroupAggBigKeyScale(Oid typid, int32 typmod, int *scale);
+
+/* groupagg_scan.c */
+extern void GroupAggScanInit(void);
 
 /* groupagg_exec.c */
 typedef struct GroupAggSink GroupAggSink;
@@ -100,7 +108,6 @@ extern bool GroupAggSinkAddDeviceSums(GroupAggSink *sink, struct gs_filter *filt
 extern bool GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot);
 extern void GroupAggSinkReset(GroupAggSink *sink);
 extern void GroupAggSinkEnd(GroupAggSink *sink);
-extern Size GroupAggGroupBytes(int nkeys, int naggs, int ncollections);
 extern void GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix,
 								ExplainState *es);
 

@@ -822,20 +822,6 @@ GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc)
 	pc->cap = cap;
 }
 
-/*
- * The memory one group takes: its hash, key bits, values and NULL flags,
- * bucket, aggregate cells and, per percentile collection, its count and
- * zero flags.  The planner compares the estimated groups' with hash_mem.
- */
-Size
-GroupAggGroupBytes(int nkeys, int naggs, int ncollections)
-{
-	return sizeof(uint64) * 2 +
-		(sizeof(uint64) + sizeof(Datum) + sizeof(bool)) * nkeys +
-		sizeof(GroupCell) * naggs +
-		(sizeof(int64) + sizeof(uint8)) * ncollections;
-}
-
 /* Closes the collections' temporary files, at the end of the scan or before a rescan. */
 void
 GroupAggSinkEnd(GroupAggSink *sink)

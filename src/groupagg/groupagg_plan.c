@@ -33,6 +33,7 @@
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "optimizer/pathnode.h"
+#include "optimizer/planner.h"
 #include "optimizer/paths.h"
 #include "optimizer/tlist.h"
 #include "parser/parse_clause.h"
@@ -74,186 +75,12 @@ static Plan *plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel,
 								CustomPath *best_path, List *tlist,
 								List *clauses, List *custom_plans);
 
+static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
+
 static CustomPathMethods groupagg_path_methods = {
 	.CustomName = GPUSEL_SCAN_NAME,
 	.PlanCustomPath = plan_groupagg_path,
 };
-
-/* The one input expression of an Aggref, or NULL. */
-static Expr *
-aggref_input(Aggref *agg)
-{
-	if (list_length(agg->args) != 1)
-		return NULL;
-	return linitial_node(TargetEntry, agg->args)->expr;
-}
-
-/* Whether a fraction is NULL or in [0, 1]; false for NaN. */
-static bool
-fraction_valid(Datum value, bool isnull)
-{
-	float8		f = isnull ? 0 : DatumGetFloat8(value);
-
-	return f >= 0 && f <= 1;
-}
-
-/*
- * Whether every fraction of a constant float8 or float8[] direct argument
- * is valid.  PostgreSQL raises for an invalid one as it finalizes the first
- * group, after reading only that group's rows in its sorted plan, before
- * errors that later rows would raise: such a query keeps PostgreSQL's plan.
- */
-static bool
-fractions_valid(Const *fraction)
-{
-	ArrayType  *array;
-	Datum	   *values;
-	bool	   *nulls;
-	int			n;
-
-	if (fraction->constisnull)
-		return true;
-	if (fraction->consttype == FLOAT8OID)
-		return fraction_valid(fraction->constvalue, false);
-	array = DatumGetArrayTypeP(fraction->constvalue);
-	deconstruct_array(array, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-					  &values, &nulls, &n);
-	for (int i = 0; i < n; i++)
-		if (!fraction_valid(values[i], nulls[i]))
-			return false;
-	return true;
-}
-
-/*
- * Classifies an aggregate the sink computes; false for every other.  For
- * percentiles, *descending says whether the ORDER BY is the type's '>'.
- * Shared by the planner and the executor, so both agree on every Aggref.
- */
-bool
-GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
-{
-	*descending = false;
-	if (agg->aggfilter != NULL || agg->aggdistinct != NIL || agg->agglevelsup != 0 ||
-		agg->aggsplit != AGGSPLIT_SIMPLE || agg->aggvariadic)
-		return false;
-
-	if (agg->aggkind == AGGKIND_ORDERED_SET)
-	{
-		Expr	   *input = aggref_input(agg);
-		Node	   *direct;
-		SortGroupClause *sortcl;
-		TypeCacheEntry *tc;
-		Oid			typid;
-		bool		continuous;
-		bool		numeric_input = false;
-		int			numeric_scale;
-
-		if (input == NULL || list_length(agg->aggorder) != 1 ||
-			list_length(agg->aggdirectargs) != 1)
-			return false;
-		direct = linitial(agg->aggdirectargs);
-		if (!IsA(direct, Const) ||
-			(((Const *) direct)->consttype != FLOAT8OID &&
-			 ((Const *) direct)->consttype != FLOAT8ARRAYOID) ||
-			!fractions_valid((Const *) direct))
-			return false;
-		typid = exprType((Node *) input);
-		if (IsA(input, Var) &&
-			(GpuselNumericScale(typid, ((Var *) input)->vartypmod, &numeric_scale) ||
-			 GroupAggBigKeyScale(typid, ((Var *) input)->vartypmod, &numeric_scale)))
-			numeric_input = true;	/* its keys are its values as scaled int8 (groupagg_bigkeys.c) */
-		else if (KeyTypeLookup(typid) == NULL || !GpuselTypeIsDeviceable(typid, NULL))
-			return false;
-		sortcl = linitial_node(SortGroupClause, agg->aggorder);
-		tc = lookup_type_cache(typid, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
-		if (sortcl->sortop == tc->gt_opr)
-			*descending = true;
-		else if (sortcl->sortop != tc->lt_opr)
-			return false;
-		if (!GpuselIsPercentileAggregate(agg->aggfnoid, &continuous) ||
-			(continuous && typid != FLOAT8OID) || (continuous && numeric_input))
-			return false;
-		*kind = continuous ? GROUPAGG_PERCENTILE_CONT : GROUPAGG_PERCENTILE_DISC;
-		return true;
-	}
-	if (agg->aggkind != AGGKIND_NORMAL || agg->aggorder != NIL)
-		return false;
-
-	switch (agg->aggfnoid)
-	{
-		case F_COUNT_:
-			*kind = GROUPAGG_COUNT_STAR;
-			return true;
-		case F_COUNT_ANY:
-			*kind = GROUPAGG_COUNT;
-			break;
-		case F_SUM_INT2:
-		case F_SUM_INT4:
-			*kind = GROUPAGG_SUM_INT;
-			break;
-		case F_SUM_INT8:
-			*kind = GROUPAGG_SUM_INT8;
-			break;
-		case F_SUM_FLOAT4:
-			*kind = GROUPAGG_SUM_FLOAT4;
-			break;
-		case F_SUM_FLOAT8:
-			*kind = GROUPAGG_SUM_FLOAT8;
-			break;
-		case F_AVG_INT2:
-		case F_AVG_INT4:
-		case F_AVG_INT8:
-			*kind = GROUPAGG_AVG_INT;
-			break;
-		case F_AVG_FLOAT4:
-		case F_AVG_FLOAT8:
-			*kind = GROUPAGG_AVG_FLOAT;
-			break;
-		case F_SUM_NUMERIC:
-		case F_AVG_NUMERIC:
-			/* exact for any input: in 256 bits, or as a numeric past them (groupagg_numeric.c) */
-			*kind = agg->aggfnoid == F_SUM_NUMERIC ? GROUPAGG_SUM_NUMERIC : GROUPAGG_AVG_NUMERIC;
-			return aggref_input(agg) != NULL;
-		case F_MIN_NUMERIC:
-		case F_MAX_NUMERIC:
-			{
-				/*
-				 * over a numeric column: numeric(p,s) read as scaled int8 (its
-				 * keys order its values), any other compared as numerics
-				 */
-				Expr	   *input = aggref_input(agg);
-
-				*kind = agg->aggfnoid == F_MIN_NUMERIC ? GROUPAGG_MIN : GROUPAGG_MAX;
-				return input != NULL && IsA(input, Var) && ((Var *) input)->varattno > 0;
-			}
-		case F_MIN_INT2:
-		case F_MIN_INT4:
-		case F_MIN_INT8:
-		case F_MIN_FLOAT4:
-		case F_MIN_FLOAT8:
-		case F_MIN_DATE:
-		case F_MIN_TIMESTAMP:
-		case F_MIN_TIMESTAMPTZ:
-			*kind = GROUPAGG_MIN;
-			break;
-		case F_MAX_INT2:
-		case F_MAX_INT4:
-		case F_MAX_INT8:
-		case F_MAX_FLOAT4:
-		case F_MAX_FLOAT8:
-		case F_MAX_DATE:
-		case F_MAX_TIMESTAMP:
-		case F_MAX_TIMESTAMPTZ:
-			*kind = GROUPAGG_MAX;
-			break;
-		default:
-			return false;
-	}
-	/* count(x) reads any type; the others are typed by their OID */
-	return aggref_input(agg) != NULL &&
-		(*kind == GROUPAGG_COUNT ||
-		 GpuselTypeIsDeviceable(exprType((Node *) aggref_input(agg)), NULL));
-}
 
 /*
  * Whether an expression can be evaluated per row on the relation's tuples:
@@ -371,7 +198,7 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 		Aggref	   *agg = lfirst_node(Aggref, lc);
 		GroupAggKind kind;
 		bool		descending;
-		Expr	   *input = aggref_input(agg);
+		Expr	   *input = GroupAggAggrefInput(agg);
 
 		if (!GpuselGroupAggClassify(agg, &kind, &descending))
 			return false;
@@ -437,7 +264,7 @@ groups_may_fail(GroupAggShape *shape, List *target_exprs, Node *having)
 		Aggref	   *agg = lfirst_node(Aggref, lc);
 		GroupAggKind kind;
 		bool		descending;
-		Expr	   *input = aggref_input(agg);
+		Expr	   *input = GroupAggAggrefInput(agg);
 
 		if (!GpuselGroupAggClassify(agg, &kind, &descending) ||
 			kind == GROUPAGG_SUM_FLOAT4 || kind == GROUPAGG_SUM_FLOAT8 ||
@@ -601,7 +428,7 @@ holds_numerics(List *aggs)
 	foreach(lc, aggs)
 	{
 		Aggref	   *agg = lfirst_node(Aggref, lc);
-		Expr	   *input = aggref_input(agg);
+		Expr	   *input = GroupAggAggrefInput(agg);
 		int			scale;
 
 		if ((agg->aggfnoid == F_SUM_NUMERIC || agg->aggfnoid == F_AVG_NUMERIC) &&
@@ -793,4 +620,29 @@ plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->methods = &gpusel_scan_methods;
 	return &cscan->scan.plan;
+}
+
+/*
+ * create_upper_paths_hook: at the grouping step of a query over one base
+ * relation, offers the grouped scan, which also answers a whole-table
+ * percentile and count(*) under device quals.
+ */
+static void
+groupagg_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
+							RelOptInfo *input_rel, RelOptInfo *output_rel,
+							void *extra)
+{
+	if (prev_create_upper_paths_hook)
+		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
+
+	if (stage == UPPERREL_GROUP_AGG && input_rel->reloptkind == RELOPT_BASEREL)
+		GpuselAddGroupAggPath(root, input_rel, output_rel, extra);
+}
+
+/* Installs the grouping step's hook. */
+void
+GroupAggPlanInit(void)
+{
+	prev_create_upper_paths_hook = create_upper_paths_hook;
+	create_upper_paths_hook = groupagg_create_upper_paths;
 }

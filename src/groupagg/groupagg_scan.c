@@ -35,6 +35,13 @@
 #include "parallel_feed.h"
 #include "scan_exec.h"
 
+/* The scan's sink, the grouped scan's groups. */
+static inline GroupAggSink *
+sink_of(GpuselScanState *state)
+{
+	return (GroupAggSink *) state->sink;
+}
+
 /*
  * A grouped scan reads its keys and aggregate inputs from the batch's
  * columns when all of them are plain columns: they become columns of the
@@ -48,7 +55,7 @@ add_group_columns(GpuselScanState *state, GpuselProgram *prog)
 	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
 	uint8		forms[GS_MAX_PROGRAM_LENGTH];
 	int16		form_args[GS_MAX_PROGRAM_LENGTH];
-	int			n = GroupAggSinkPayload(state->sink, attnos, coltypes, forms, form_args,
+	int			n = GroupAggSinkPayload(sink_of(state), attnos, coltypes, forms, form_args,
 										GS_MAX_PROGRAM_LENGTH);
 
 	for (int i = 0; i < n; i++)
@@ -68,7 +75,7 @@ add_group_columns(GpuselScanState *state, GpuselProgram *prog)
 			prog->ncols++;
 		}
 	}
-	GroupAggSinkSetColumns(state->sink, prog->attnos, prog->form, prog->ncols);
+	GroupAggSinkSetColumns(sink_of(state), prog->attnos, prog->form, prog->ncols);
 }
 
 /*
@@ -78,7 +85,7 @@ add_group_columns(GpuselScanState *state, GpuselProgram *prog)
  * the order cannot change which error a row raises) and no host qual
  * reads the tuple.
  */
-void
+static void
 GpuselGroupScanBegin(GpuselScanState *state, GpuselProgram *prog, EState *estate)
 {
 	TupleDesc	desc = RelationGetDescr(state->rel);
@@ -99,7 +106,7 @@ GpuselGroupScanBegin(GpuselScanState *state, GpuselProgram *prog, EState *estate
  * columns it reads go there too.  Without room for them the rows are
  * aggregated on the host.
  */
-void
+static void
 GpuselGroupScanFilterReady(GpuselScanState *state)
 {
 	GpuselProgram *prog = state->program;
@@ -108,8 +115,8 @@ GpuselGroupScanFilterReady(GpuselScanState *state)
 	gs_status	status;
 
 	memset(ship, 0, sizeof(ship));
-	if (!GroupAggSinkDeviceColumns(state->sink, ship, prog->ncols) &&
-		!GroupAggSinkDeviceSumColumns(state->sink, ship, prog->ncols))
+	if (!GroupAggSinkDeviceColumns(sink_of(state), ship, prog->ncols) &&
+		!GroupAggSinkDeviceSumColumns(sink_of(state), ship, prog->ncols))
 		return;
 	errbuf[0] = '\0';
 	status = gs_filter_ship_columns(state->filter, ship, errbuf, sizeof(errbuf));
@@ -118,8 +125,8 @@ GpuselGroupScanFilterReady(GpuselScanState *state)
 		ereport(DEBUG1,
 				(errmsg("gpusel: no GPU memory for the grouped columns, aggregating rows on the host"),
 				 errdetail("%s", errbuf)));
-		GroupAggSinkNoDeviceGroups(state->sink);
-		GroupAggSinkNoDeviceSums(state->sink);
+		GroupAggSinkNoDeviceGroups(sink_of(state));
+		GroupAggSinkNoDeviceSums(sink_of(state));
 		return;
 	}
 	GpuselCheckStatus(status, errbuf, "the GPU scan setup");
@@ -216,12 +223,12 @@ add_chunk(GpuselScanState *state, GpuselStaging *staging, int64 n, uint32 *posit
 
 	if (npass < 0)
 	{
-		GroupAggSinkAddColumns(state->sink, staging->values, staging->nulls,
+		GroupAggSinkAddColumns(sink_of(state), staging->values, staging->nulls,
 							   staging->has_nulls, NULL, n);
 		return;
 	}
 	state->removed_device += n - npass;
-	GroupAggSinkAddColumns(state->sink, staging->values, staging->nulls,
+	GroupAggSinkAddColumns(sink_of(state), staging->values, staging->nulls,
 						   staging->has_nulls, positions, npass);
 }
 
@@ -262,7 +269,7 @@ filter_in_worker(void *arg, GpuselStaging *staging, int64 n)
 	npass = filter_columns(state, staging, n, state->worker_positions);
 	if (npass < 0)
 		return n;
-	if (!GroupAggSinkCountOnly(state->sink))
+	if (!GroupAggSinkCountOnly(sink_of(state)))
 		compact_rows(state->program, staging, state->worker_positions, npass);
 	return npass;
 }
@@ -273,7 +280,7 @@ filter_in_worker(void *arg, GpuselStaging *staging, int64 n)
  * aggregates its blocks into its own sink and sends its groups
  * (groupagg_partial.c); otherwise it sends its rows' columns.
  */
-void
+static void
 GpuselGroupScanProduce(GpuselScanState *state)
 {
 	GpuselFeed *feed = state->feed;
@@ -294,13 +301,13 @@ GpuselGroupScanProduce(GpuselScanState *state)
 		count_rows_read(state, batch.nrows);
 		add_chunk(state, &batch.staging, batch.nrows, positions);
 		/* percentile keys go while the scan goes on, not all at its end */
-		if (GroupAggSinkPartialIsDue(state->sink, feed))
+		if (GroupAggSinkPartialIsDue(sink_of(state), feed))
 		{
-			GroupAggSinkSendPartial(state->sink, feed, state->rows_in - sent);
+			GroupAggSinkSendPartial(sink_of(state), feed, state->rows_in - sent);
 			sent = state->rows_in;
 		}
 	}
-	GroupAggSinkSendPartial(state->sink, feed, state->rows_in - sent);
+	GroupAggSinkSendPartial(sink_of(state), feed, state->rows_in - sent);
 	GpuselFeedStopProducing(feed);
 	pfree(positions);
 }
@@ -321,12 +328,12 @@ fill_groups_from_feed(GpuselScanState *state)
 		if (batch.kind != GPUSEL_FEED_ROWS)
 		{
 			state->removed_device += batch.nscanned - batch.naggregated;
-			GroupAggSinkMerge(state->sink, &batch);
+			GroupAggSinkMerge(sink_of(state), &batch);
 		}
 		else if (batch.filtered)
 		{
 			state->removed_device += batch.nscanned - batch.nrows;
-			GroupAggSinkAddColumns(state->sink, batch.staging.values, batch.staging.nulls,
+			GroupAggSinkAddColumns(sink_of(state), batch.staging.values, batch.staging.nulls,
 								   batch.staging.has_nulls, NULL, batch.nrows);
 		}
 		else
@@ -379,7 +386,7 @@ fill_groups(GpuselScanState *state)
 
 	/* a numeric column read where it fits cannot be a numeric again: the quals read the tuple */
 	if ((!state->use_gpu || state->device_quals == NIL) && !state->has_host_quals &&
-		GroupAggSinkColumnar(state->sink) && !GpuselProgramHasUndecodableColumns(state->program) &&
+		GroupAggSinkColumnar(sink_of(state)) && !GpuselProgramHasUndecodableColumns(state->program) &&
 		(GpuselScanFeeding(state) || GpuselPagesUsable(state->rel, snapshot)))
 	{
 		if (GpuselScanFeeding(state))
@@ -400,16 +407,16 @@ fill_groups(GpuselScanState *state)
 		TupleTableSlot *row;
 
 		if (state->use_gpu && state->out_slot >= 0 && !state->out_recheck &&
-			!state->has_host_quals && GroupAggSinkColumnar(state->sink))
+			!state->has_host_quals && GroupAggSinkColumnar(sink_of(state)))
 		{
 			GpuselProgram *prog = state->program;
 			void	   *values[GS_MAX_PROGRAM_LENGTH];
 			uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];
 			int			s = state->out_slot;
 
-			if (!GroupAggSinkAddDeviceBatch(state->sink, state->filter, s, state->out_next,
+			if (!GroupAggSinkAddDeviceBatch(sink_of(state), state->filter, s, state->out_next,
 											state->batch_rows) &&
-				!GroupAggSinkAddDeviceSums(state->sink, state->filter, s, state->out_next,
+				!GroupAggSinkAddDeviceSums(sink_of(state), state->filter, s, state->out_next,
 										   state->npositions))
 			{
 				for (int c = 0; c < prog->ncols; c++)
@@ -417,7 +424,7 @@ fill_groups(GpuselScanState *state)
 					values[c] = gs_filter_values(state->filter, s, c);
 					nulls[c] = gs_filter_nulls(state->filter, s, c);
 				}
-				GroupAggSinkAddColumns(state->sink, values, nulls, state->slots[s].has_nulls,
+				GroupAggSinkAddColumns(sink_of(state), values, nulls, state->slots[s].has_nulls,
 									   state->positions + state->out_next,
 									   state->npositions - state->out_next);
 			}
@@ -426,7 +433,7 @@ fill_groups(GpuselScanState *state)
 		row = GpuselScanNextRow(state);	/* not inside TupIsNull, which reads it twice */
 		if (TupIsNull(row))
 			break;
-		GroupAggSinkAddSlot(state->sink, state->heapslot);
+		GroupAggSinkAddSlot(sink_of(state), state->heapslot);
 	}
 }
 
@@ -434,7 +441,7 @@ fill_groups(GpuselScanState *state)
  * The grouped scan: fills the groups on the first call, then returns one
  * group per call that passes HAVING, projected into the targetlist.
  */
-TupleTableSlot *
+static TupleTableSlot *
 GpuselGroupScanNext(GpuselScanState *state)
 {
 	ScanState  *ss = &state->css.ss;
@@ -470,7 +477,7 @@ GpuselGroupScanNext(GpuselScanState *state)
 		/* the first group's call computes every group's results */
 		if (first)
 			INSTR_TIME_SET_CURRENT(start);
-		found = GroupAggSinkNextGroup(state->sink, slot);
+		found = GroupAggSinkNextGroup(sink_of(state), slot);
 		if (first)
 		{
 			INSTR_TIME_SET_CURRENT(end);
@@ -492,3 +499,67 @@ GpuselGroupScanNext(GpuselScanState *state)
 	}
 }
 
+
+/* GpuselSinkMethods.create: the sink of the plan's keys and aggregates. */
+static void *
+group_sink_create(GpuselScanState *state, CustomScan *cscan, EState *estate)
+{
+	return GroupAggSinkCreate(&state->css.ss.ps, cscan->custom_scan_tlist,
+							  intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_GROUP_NKEYS)),
+							  state->rel, estate);
+}
+
+/* GpuselSinkMethods.columnar */
+static bool
+group_sink_columnar(void *sink)
+{
+	return GroupAggSinkColumnar((GroupAggSink *) sink);
+}
+
+/* GpuselSinkMethods.partial_record_bytes */
+static Size
+group_sink_record_bytes(void *sink)
+{
+	return GroupAggSinkPartialRecordBytes((GroupAggSink *) sink);
+}
+
+/* GpuselSinkMethods.rescan */
+static void
+group_sink_rescan(void *sink)
+{
+	GroupAggSinkReset((GroupAggSink *) sink);
+}
+
+/* GpuselSinkMethods.end */
+static void
+group_sink_end(void *sink)
+{
+	GroupAggSinkEnd((GroupAggSink *) sink);
+}
+
+/* GpuselSinkMethods.explain */
+static void
+group_sink_explain(void *sink, List *deparse_cxt, bool useprefix, ExplainState *es)
+{
+	GroupAggSinkExplain((GroupAggSink *) sink, deparse_cxt, useprefix, es);
+}
+
+static const GpuselSinkMethods group_sink_methods = {
+	.create = group_sink_create,
+	.begin = GpuselGroupScanBegin,
+	.filter_ready = GpuselGroupScanFilterReady,
+	.next = GpuselGroupScanNext,
+	.produce = GpuselGroupScanProduce,
+	.columnar = group_sink_columnar,
+	.partial_record_bytes = group_sink_record_bytes,
+	.rescan = group_sink_rescan,
+	.end = group_sink_end,
+	.explain = group_sink_explain,
+};
+
+/* Registers the grouped scan's sink with GpuSelScan. */
+void
+GroupAggScanInit(void)
+{
+	GpuselRegisterGroupSink(&group_sink_methods);
+}

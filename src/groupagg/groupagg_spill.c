@@ -4,10 +4,12 @@
  *	  PostgreSQL's sort keeps its input: once the collection's (group, key)
  *	  arrays would grow past work_mem, the pairs they hold go to a temporary
  *	  file and the arrays are refilled.  When the results need the keys and
- *	  the device cannot pick them, PostgreSQL's tuplesort (which spills in
- *	  turn) orders the spilled and the held pairs by group and key, and one
- *	  pass over that order keeps the keys at the positions the results read
- *	  (the positions pick_collection notes in groupagg_results.c).
+ *	  the device cannot pick them, the pairs are dealt by group into
+ *	  partitions of consecutive groups that fit work_mem together, and each
+ *	  group whose ranks the results read (the positions pick_collection
+ *	  notes in groupagg_results.c) selects them by radix selection over its
+ *	  keys, which spills again where one group alone passes work_mem
+ *	  (keystore.c, radix_select.c): a few linear passes, no sort.
  *
  * A collection the device holds keeps that copy: every pair is shipped to
  * the device before it is spilled, so the file only stands in for the

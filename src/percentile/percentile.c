@@ -36,6 +36,7 @@
 
 #include "device.h"
 #include "guc.h"
+#include "key_select.h"
 #include "keys.h"
 #include "keystore.h"
 #include "percentile.h"

@@ -19,55 +19,8 @@
 
 #include "gpusel_filter.h"
 #include "numeric_stored.h"
-
-/*
- * How a batch column holds values that are not their stored bytes, as
- * int8: a numeric(p,s) column as v * 10^s (form_arg s, qual_numeric.c), a
- * char(n) column of at most 7 bytes as its bytes packed (form_arg n,
- * column_form.c), and a numeric column whose values need not fit 18 digits
- * (wider or unconstrained) as v * 10^s where v fits and a stand-in that
- * sends the batch to the executor where it does not (form_arg s; device
- * quals only, qual_numeric.c), and a numeric(p,s) column of 19 to 38
- * digits as the 128-bit v * 10^s in two int8 columns, its high and low
- * halves, next to each other (form_arg s; device comparisons only,
- * qual_numeric_wide.c), and a date column as its midnight in the session's
- * TimeZone, a timestamptz, to compare with timestamptz values the device
- * computes (qual_datetime.c).
- */
-typedef enum GpuselColumnForm
-{
-	GPUSEL_FORM_PLAIN = 0,
-	GPUSEL_FORM_NUMERIC,
-	GPUSEL_FORM_SHORT_CHAR,
-	GPUSEL_FORM_NUMERIC_FIT,
-	GPUSEL_FORM_NUMERIC_WIDE_HI,
-	GPUSEL_FORM_NUMERIC_WIDE_LO,
-	GPUSEL_FORM_DATE_TIMESTAMPTZ
-} GpuselColumnForm;
-
-/* A compiled device program with the columns and parameters it reads. */
-typedef struct GpuselProgram
-{
-	gs_instr	code[GS_MAX_PROGRAM_LENGTH];
-	int			ncode;
-	gs_const	consts[GS_MAX_PROGRAM_CONSTS];
-	int			nconsts;
-	int			max_stack;
-
-	/* device column c holds attribute attnos[c] of physical type coltypes[c] */
-	int			ncols;
-	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
-	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
-
-	/* a column whose batch values are not its stored bytes (GpuselColumnForm) */
-	uint8		form[GS_MAX_PROGRAM_LENGTH];
-	int16		form_arg[GS_MAX_PROGRAM_LENGTH];
-
-	/* constants filled in at scan start: consts[param_slots[i]] = param_exprs[i] */
-	int			nparams;
-	int			param_slots[GS_MAX_PROGRAM_CONSTS];
-	Expr	   *param_exprs[GS_MAX_PROGRAM_CONSTS];
-} GpuselProgram;
+#include "qual_numeric.h"
+#include "qual_program.h"
 
 /* filter_sql.c: the OID of gpu_filter(bool), InvalidOid without the extension */
 extern Oid	GpuselFilterFuncOid(void);
@@ -82,49 +35,9 @@ extern void GpuselDatumToConst(Datum value, bool isnull, Oid typid,
 							   gs_const *out);
 extern int	GpuselColumnWidth(gs_coltype type);
 
-/* qual_numeric.c: numeric(p,s) columns as scaled int8 */
-#define GPUSEL_NUMERIC_NAN	PG_INT64_MAX	/* NaN's stand-in, above every value */
-#define GPUSEL_NUMERIC_DIGITS	18	/* digits a scaled value holds: |v| < 10^18 */
-/* GPUSEL_FORM_NUMERIC_FIT's stand-ins: -Infinity < every number < +Infinity < NaN */
-#define GPUSEL_NUMERIC_POS_INF	(PG_INT64_MAX - 1)
-#define GPUSEL_NUMERIC_NEG_INF	(PG_INT64_MIN + 1)
-#define GPUSEL_NUMERIC_UNFIT	PG_INT64_MIN	/* a value that does not fit: never compared */
-/* The scale an unconstrained numeric column travels at, with no numeric constant of a larger one */
-#define GPUSEL_NUMERIC_FIT_MIN_SCALE 6
-extern int64 GpuselPowerOfTen(int k);
-
-/*
- * A numeric column's typmod as its precision and scale (an 11-bit signed
- * field since PostgreSQL 15); false for another type or no typmod.
- */
-static inline bool
-GpuselNumericTypmod(Oid typid, int32 typmod, int32 *precision, int32 *scale)
-{
-	if (typid != NUMERICOID || typmod < (int32) VARHDRSZ)
-		return false;
-	*precision = ((typmod - VARHDRSZ) >> 16) & 0xffff;
-	*scale = (((typmod - VARHDRSZ) & 0x7ff) ^ 1024) - 1024;
-	return true;
-}
-
-extern bool GpuselNumericConstScaled(Datum value, int *scale, int64 *scaled);
-extern bool GpuselNumericScale(Oid typid, int32 typmod, int *scale);
-extern bool GpuselNumericFitScale(Oid typid, int32 typmod, int unconstrained_scale, int *scale);
-extern int64 GpuselNumericToScaledFit(Datum value, int scale);
-extern int	GpuselNumericConstsScale(List *quals);
+/* columns whose batch values do not decode back to their values */
 extern bool GpuselProgramHasUndecodableColumns(const GpuselProgram *prog);
 extern bool GpuselQualsReadUndecodableColumns(List *quals, Index relid);
-extern int64 GpuselNumericToScaled(Datum value, int scale);
-extern Datum GpuselScaledToNumeric(int64 scaled, int scale);
-extern void GpuselNumericBound(int opcode, Datum constant, int scale,
-							   int *out_opcode, int64 *bound);
-extern int	GpuselNumericComparison(Oid funcid);
-extern int	GpuselCommuteOpcode(int opcode);
-
-/* qual_numeric_wide.c: numeric(p,s) columns of 19 to 38 digits as 128-bit integers */
-#define GPUSEL_NUMERIC_WIDE_DIGITS	38	/* |v * 10^s| < 10^38 < 2^127 */
-extern bool GpuselNumericWideScale(Oid typid, int32 typmod, int *scale);
-extern void GpuselNumericToWideHalves(Datum value, int scale, int64 *hi, int64 *lo);
 
 /* column_form.c */
 extern bool GpuselCollationComparesBytes(Oid collid);

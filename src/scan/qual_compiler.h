@@ -1,7 +1,8 @@
 /*
  * qual_compiler.h
  *	  The predicate compiler's state and emitters, shared by the files that
- *	  compile parts of a WHERE clause (qual_compile.c, qual_numeric_compile.c).
+ *	  compile parts of a WHERE clause (qual_compile.c, qual_emit.c,
+ *	  qual_numeric_compile.c, qual_numeric_wide.c).
  *	  Not used outside the compiler.
  */
 #ifndef GPUSEL_QUAL_COMPILER_H
@@ -20,7 +21,8 @@ typedef struct QualCompiler
 	int			fit_scale;		/* the scale unconstrained numeric columns travel at */
 } QualCompiler;
 
-/* qual_compile.c */
+/* qual_emit.c */
+extern int	GpuselQualKindOfType(Oid typid);
 extern int	GpuselQualEmit(QualCompiler *qc, int op, int kind, int kind2, int arg, int arg2,
 						   int pops, int pushes);
 extern int	GpuselQualNewConst(QualCompiler *qc);
@@ -29,8 +31,10 @@ extern int	GpuselQualColumn(QualCompiler *qc, AttrNumber attno, gs_coltype t, in
 extern bool GpuselQualVarIsOurs(QualCompiler *qc, Var *var);
 extern int	GpuselQualCompileVar(QualCompiler *qc, Var *var);
 extern int	GpuselQualCompareWithBound(QualCompiler *qc, int opcode, int kind, Datum bound);
-extern int	GpuselQualCompileExpr(QualCompiler *qc, Expr *expr);
 extern void GpuselQualEmitRangeGuard(QualCompiler *qc, int kind, int64 lo, int64 hi);
+
+/* qual_compile.c */
+extern int	GpuselQualCompileExpr(QualCompiler *qc, Expr *expr);
 
 /* qual_numeric_compile.c */
 extern int	GpuselQualCompileNumericComparison(QualCompiler *qc, int opcode, List *args);

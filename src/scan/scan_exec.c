@@ -254,6 +254,23 @@ GpuselUpperScanRelid(CustomScan *cscan)
 	return ((Var *) linitial(vars))->varno;
 }
 
+/* The grouped scan's sink, registered by its module (scan_sink.h). */
+static const GpuselSinkMethods *group_sink = NULL;
+
+/* Registers the sink a grouped scan feeds. */
+void
+GpuselRegisterGroupSink(const GpuselSinkMethods *methods)
+{
+	group_sink = methods;
+}
+
+/* The sink a grouped scan feeds, NULL when none is registered. */
+const GpuselSinkMethods *
+GpuselGroupSink(void)
+{
+	return group_sink;
+}
+
 /* BeginCustomScan: reads the plan, compiles the device program, picks the device. */
 static void
 gpusel_begin(CustomScanState *node, EState *estate, int eflags)
@@ -296,10 +313,12 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 		node->ss.ps.ps_ResultTupleSlot != NULL &&
 		node->ss.ps.ps_ResultTupleSlot->tts_tupleDescriptor->natts == 0;
 	if (state->group_mode)
-		state->sink = GroupAggSinkCreate(&node->ss.ps, cscan->custom_scan_tlist,
-										 intVal(list_nth(cscan->custom_private,
-														 GPUSEL_PRIV_GROUP_NKEYS)),
-										 rel, estate);
+	{
+		state->sink_methods = GpuselGroupSink();
+		if (state->sink_methods == NULL)
+			elog(ERROR, "gpusel's grouped scan has no sink registered");
+		state->sink = state->sink_methods->create(state, cscan, estate);
+	}
 	if (eflags & EXEC_FLAG_EXPLAIN_ONLY)
 		return;
 
@@ -328,7 +347,7 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	 */
 	state->cpu_order = GpuselProgramCanError(prog) ? EVAL_PG_ORDER : EVAL_DEVICE_FIRST;
 	if (state->group_mode)
-		GpuselGroupScanBegin(state, prog, estate);
+		state->sink_methods->begin(state, prog, estate);
 	state->max_attno = 0;
 	for (int c = 0; c < prog->ncols; c++)
 		state->max_attno = Max(state->max_attno, prog->attnos[c]);
@@ -506,7 +525,7 @@ ensure_filter(GpuselScanState *state)
 		state->filter = NULL;
 	GpuselCheckStatus(status, errbuf, "the GPU scan setup");
 	if (state->sink != NULL)
-		GpuselGroupScanFilterReady(state);
+		state->sink_methods->filter_ready(state);
 
 	if (state->filter_consts == NULL)
 		state->filter_consts = MemoryContextAlloc(state->css.ss.ps.state->es_query_cxt, constbytes);
@@ -859,7 +878,7 @@ gpusel_exec(CustomScanState *node)
 	GpuselScanState *state = (GpuselScanState *) node;
 
 	if (state->group_mode)
-		return GpuselGroupScanNext(state);
+		return state->sink_methods->next(state);
 	if (state->empty_output && node->ss.ps.state->es_epq_active == NULL)
 	{
 		TupleTableSlot *result = node->ss.ps.ps_ResultTupleSlot;
@@ -921,7 +940,7 @@ gpusel_rescan(CustomScanState *node)
 	state->started = false;
 	state->consts_ready = false;
 	if (state->sink != NULL)
-		GroupAggSinkReset(state->sink);
+		state->sink_methods->rescan(state->sink);
 	state->groups_filled = false;
 	ExecScanReScan(&node->ss);
 }
@@ -935,7 +954,7 @@ gpusel_end(CustomScanState *node)
 	drain_slots(state, false);
 	release_filter(state);
 	if (state->sink != NULL)
-		GroupAggSinkEnd(state->sink);
+		state->sink_methods->end(state->sink);
 	if (state->scan != NULL)
 		table_endscan(state->scan);
 	state->scan = NULL;

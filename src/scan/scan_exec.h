@@ -14,9 +14,9 @@
 #include "nodes/extensible.h"
 
 #include "gpusel_filter.h"
-#include "groupagg.h"
 #include "qual_compile.h"
 #include "scan_pages.h"
+#include "scan_sink.h"
 
 #define GPUSEL_NSLOTS 2
 
@@ -70,8 +70,9 @@ typedef struct GpuselScanState
 	Index		relid;			/* range table index of the scanned relation */
 	Relation	rel;			/* the scanned relation */
 	List	   *upper_quals;	/* grouped scan: its quals, Vars at relid */
-	bool		group_mode;		/* returns one row per group (groupagg.h) */
-	GroupAggSink *sink;			/* grouped scan: the groups */
+	bool		group_mode;		/* returns the rows of its sink (scan_sink.h) */
+	const GpuselSinkMethods *sink_methods;
+	void	   *sink;			/* grouped scan: the groups */
 	bool		groups_filled;	/* every row went into its group in this (re)scan */
 	TupleTableSlot *colslot;	/* grouped scan on the CPU: a row of the columns */
 	struct ColumnFilter *column_filter;	/* CPU: column tests of device quals */
@@ -141,10 +142,5 @@ extern void GpuselScanParallelMethods(CustomExecMethods *methods);
 extern bool GpuselScanTakeRole(GpuselScanState *state);
 extern bool GpuselScanFeeding(GpuselScanState *state);
 
-/* groupagg_scan.c */
-extern void GpuselGroupScanBegin(GpuselScanState *state, GpuselProgram *prog, EState *estate);
-extern TupleTableSlot *GpuselGroupScanNext(GpuselScanState *state);
-extern void GpuselGroupScanFilterReady(GpuselScanState *state);
-extern void GpuselGroupScanProduce(GpuselScanState *state);
 
 #endif							/* GPUSEL_SCAN_EXEC_H */

@@ -57,7 +57,7 @@ GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (state->group_mode)
 	{
 		ExplainPropertyText("Relation", RelationGetRelationName(state->rel), es);
-		GroupAggSinkExplain(state->sink,
+		state->sink_methods->explain(state->sink,
 							set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors),
 							list_length(es->rtable) > 1 || es->verbose, es);
 	}

@@ -32,7 +32,7 @@ static bool
 feed_usable(GpuselScanState *state)
 {
 	return state->group_mode && state->program != NULL && !state->has_host_quals &&
-		GroupAggSinkColumnar(state->sink) && !GpuselProgramHasUndecodableColumns(state->program) &&
+		state->sink_methods->columnar(state->sink) && !GpuselProgramHasUndecodableColumns(state->program) &&
 		GpuselPagesUsable(state->rel, state->css.ss.ps.state->es_snapshot);
 }
 
@@ -58,7 +58,8 @@ scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 		return;
 	shared = GpuselFeedInitialize(coordinate, state->rel, state->program, pcxt->nworkers,
 								  feed_usable(state),
-								  GroupAggSinkPartialRecordBytes(state->sink));
+								  state->sink != NULL ?
+								  state->sink_methods->partial_record_bytes(state->sink) : 0);
 	state->feed = GpuselFeedAttach(shared, state->rel, node->ss.ps.state->es_snapshot,
 								   state->program);
 
@@ -134,7 +135,7 @@ GpuselScanTakeRole(GpuselScanState *state)
 		return true;
 	}
 	state->feed_role = GPUSEL_FEED_PRODUCER;
-	GpuselGroupScanProduce(state);
+	state->sink_methods->produce(state);
 	return false;
 }
 

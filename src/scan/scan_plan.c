@@ -55,7 +55,6 @@
 #include "device.h"
 #include "guc.h"
 #include "qual_compile.h"
-#include "groupagg.h"
 #include "scan_plan.h"
 
 /*
@@ -83,7 +82,6 @@ typedef struct QualItem
 } QualItem;
 
 static set_rel_pathlist_hook_type prev_set_rel_pathlist_hook = NULL;
-static create_upper_paths_hook_type prev_create_upper_paths_hook = NULL;
 
 static List *order_quals_as_postgres(PlannerInfo *root, List *rinfos);
 static Plan *plan_gpusel_path(PlannerInfo *root, RelOptInfo *rel,
@@ -678,23 +676,6 @@ order_quals_as_postgres(PlannerInfo *root, List *rinfos)
 }
 
 /*
- * create_upper_paths_hook: at the grouping step of a query over one base
- * relation, offers the grouped scan (groupagg_plan.c), which also answers
- * a whole-table percentile and count(*) under device quals.
- */
-static void
-gpusel_create_upper_paths(PlannerInfo *root, UpperRelationKind stage,
-						  RelOptInfo *input_rel, RelOptInfo *output_rel,
-						  void *extra)
-{
-	if (prev_create_upper_paths_hook)
-		prev_create_upper_paths_hook(root, stage, input_rel, output_rel, extra);
-
-	if (stage == UPPERREL_GROUP_AGG && input_rel->reloptkind == RELOPT_BASEREL)
-		GpuselAddGroupAggPath(root, input_rel, output_rel, extra);
-}
-
-/*
  * The quals of a scan planned at the grouping step (scanrelid 0), in
  * PostgreSQL's order, with a 1 in *device_flags where a qual runs on the
  * device, as split_quals decides.  Returns false where such a scan cannot take them: a
@@ -736,7 +717,5 @@ GpuselScanInit(void)
 {
 	prev_set_rel_pathlist_hook = set_rel_pathlist_hook;
 	set_rel_pathlist_hook = gpusel_set_rel_pathlist;
-	prev_create_upper_paths_hook = create_upper_paths_hook;
-	create_upper_paths_hook = gpusel_create_upper_paths;
 	GpuselScanExecInit();
 }
