@@ -53,8 +53,8 @@ OBJS = \
 	src/groupagg/groupagg_bigkeys.o \
 	src/groupagg/groupagg_spill.o
 
-REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_enable_gucs groupagg groupagg_text groupagg_privileges groupagg_limit groupagg_spill parallel tpch upgrade
-REGRESS_OPTS = --inputdir=. --load-extension=gpusel
+REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_enable_gucs groupagg groupagg_values groupagg_shapes groupagg_errors groupagg_sizes groupagg_rescan groupagg_mvcc groupagg_device groupagg_text groupagg_privileges groupagg_limit groupagg_spill parallel tpch upgrade
+REGRESS_OPTS = --inputdir=test --load-extension=gpusel
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(CUDA_HOME)/bin/nvcc

@@ -54,7 +54,7 @@ for mode in "${sql_modes[@]}"; do
 
   note "pg_regress suite, $mode (${GPUSEL_TEST_DEVICE:-default device})"
   outdir=$(mktemp -d /tmp/gpusel-regress.XXXXXX)
-  if ! "$regress" --bindir="$("$PG_CONFIG" --bindir)" --inputdir=. --outputdir="$outdir" --load-extension=gpusel \
+  if ! "$regress" --bindir="$("$PG_CONFIG" --bindir)" --inputdir=test --outputdir="$outdir" --load-extension=gpusel \
        --dbname=gpusel_regression $tests; then
     cat "$outdir/regression.diffs" 2>/dev/null | head -200
     failures+=("pg_regress-$mode")

@@ -801,6 +801,18 @@ GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc)
 		if (pc->dev == NULL)
 			pc->dev_declined = true;	/* it would miss the spilled pairs */
 		GroupAggSpillPairs(sink, pc);
+		/* arrays the device's pairs came back into may be far past work_mem */
+		if (pc->cap > first &&
+			(Size) pc->cap * GroupAggPairBytes(sink, pc) > (Size) work_mem * 1024)
+		{
+			if (pc->groups != NULL)
+				pfree(pc->groups);
+			pfree(pc->keys);
+			pc->groups = NULL;
+			pc->keys = NULL;
+			pc->cap = 0;
+			GroupAggGrowCollection(sink, pc);
+		}
 		return;
 	}
 

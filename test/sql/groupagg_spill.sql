@@ -14,7 +14,7 @@ SET gpusel.min_rows = 0;
 SET extra_float_digits = 1;
 SET synchronize_seqscans = off;
 
-\i sql/oracle_functions.sql
+\i test/sql/oracle_functions.sql
 
 -- 300,007 rows in 53 groups of uneven sizes, one group of one row and one
 -- of NULLs only; NULLs, NaN, infinities, -0 and runs of equal values

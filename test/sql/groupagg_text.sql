@@ -9,7 +9,7 @@ LOAD 'gpusel';
 SET max_parallel_workers_per_gather = 0;
 SET extra_float_digits = 1;
 
-\i sql/oracle_functions.sql
+\i test/sql/oracle_functions.sql
 
 --
 -- NULL keys, the empty string, values that differ only in trailing spaces

@@ -428,7 +428,7 @@ SELECT pg_temp.rows_check($$SELECT count(*), sum(id) FROM nf WHERE gpu_filter(v 
 -- the scan that hands rows on (string_agg is not the grouped scan's)
 SELECT pg_temp.rows_check($$SELECT id, u FROM nf WHERE gpu_filter(u > 10 AND w < 1e9 AND z <> 5000)$$) AS rows_out;
 -- not under Gather: a numeric read where it fits needs the tuples on the CPU
-\i sql/oracle_functions.sql
+\i test/sql/oracle_functions.sql
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;

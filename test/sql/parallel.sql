@@ -21,7 +21,7 @@ SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 4;
 SET gpusel.explain_device_details = off;
 
-\i sql/oracle_functions.sql
+\i test/sql/oracle_functions.sql
 
 -- Whether the plan is the parallel grouped scan.
 CREATE FUNCTION pa_is_parallel(plan text) RETURNS bool LANGUAGE sql AS $fn$

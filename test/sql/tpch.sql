@@ -11,7 +11,7 @@
 LOAD 'gpusel';
 SET client_min_messages = warning;
 
-\i sql/oracle_functions.sql
+\i test/sql/oracle_functions.sql
 
 -- lineitem as TPC-H defines it
 CREATE TABLE lineitem (
