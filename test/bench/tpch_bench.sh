@@ -91,24 +91,8 @@ else
   # UNLOGGED: no WAL to write; a crash empties it, and the check above then
   # loads it again.
   tpchgen-cli csv --scale-factor "$sf" --tables lineitem --stdout |
-    psql_q -1 -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS lineitem" -c "
-      CREATE UNLOGGED TABLE lineitem (
-        l_orderkey      BIGINT NOT NULL,
-        l_partkey       INTEGER NOT NULL,
-        l_suppkey       INTEGER NOT NULL,
-        l_linenumber    INTEGER NOT NULL,
-        l_quantity      DECIMAL(15,2) NOT NULL,
-        l_extendedprice DECIMAL(15,2) NOT NULL,
-        l_discount      DECIMAL(15,2) NOT NULL,
-        l_tax           DECIMAL(15,2) NOT NULL,
-        l_returnflag    CHAR(1) NOT NULL,
-        l_linestatus    CHAR(1) NOT NULL,
-        l_shipdate      DATE NOT NULL,
-        l_commitdate    DATE NOT NULL,
-        l_receiptdate   DATE NOT NULL,
-        l_shipinstruct  CHAR(25) NOT NULL,
-        l_shipmode      CHAR(10) NOT NULL,
-        l_comment       VARCHAR(44) NOT NULL)" \
+    psql_q -1 -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS lineitem" \
+      -c "$(sed 's/^CREATE TABLE lineitem/CREATE UNLOGGED TABLE lineitem/' "$repo/test/tpch/lineitem.sql")" \
       -c "COPY lineitem FROM STDIN (FORMAT csv, HEADER match, FREEZE)"
   t1=$(date +%s.%N)
   psql_q -c "VACUUM (FREEZE, ANALYZE) lineitem"
@@ -146,46 +130,16 @@ settings=(
 )
 gpu_serial=2 gpu_parallel=3
 
-# The queries as the TPC-H specification writes them, with its validation
-# substitution parameters (Q1: DELTA = 90; Q6: DATE = 1994-01-01,
-# DISCOUNT = 0.06, QUANTITY = 24), and two percentile queries.
+# The queries of the test suite (test/tpch/queries.sql): Q1 and Q6 as the
+# TPC-H specification writes them, with its validation substitution
+# parameters, and two percentile queries; read back from the table it
+# fills.
+psql_q -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS tpch_query" -f "$repo/test/tpch/queries.sql"
 qnames=(Q1 Q6 P1 P2)
-queries=(
-"select
-	l_returnflag,
-	l_linestatus,
-	sum(l_quantity) as sum_qty,
-	sum(l_extendedprice) as sum_base_price,
-	sum(l_extendedprice * (1 - l_discount)) as sum_disc_price,
-	sum(l_extendedprice * (1 - l_discount) * (1 + l_tax)) as sum_charge,
-	avg(l_quantity) as avg_qty,
-	avg(l_extendedprice) as avg_price,
-	avg(l_discount) as avg_disc,
-	count(*) as count_order
-from
-	lineitem
-where
-	l_shipdate <= date '1998-12-01' - interval '90' day
-group by
-	l_returnflag,
-	l_linestatus
-order by
-	l_returnflag,
-	l_linestatus"
-"select
-	sum(l_extendedprice * l_discount) as revenue
-from
-	lineitem
-where
-	l_shipdate >= date '1994-01-01'
-	and l_shipdate < date '1994-01-01' + interval '1' year
-	and l_discount between .06 - 0.01 and .06 + 0.01
-	and l_quantity < 24"
-"select l_returnflag, l_linestatus, percentile_disc(0.5) within group (order by l_extendedprice)
-from lineitem group by l_returnflag, l_linestatus order by 1, 2"
-"select percentile_disc(array[0.5, 0.9, 0.99]) within group (order by l_extendedprice)
-from lineitem where l_shipdate >= date '1995-01-01' and l_shipdate < date '1996-01-01'"
-)
+queries=()
+for n in "${qnames[@]}"; do
+  queries+=("$(psql_q -At -c "SELECT q FROM tpch_query WHERE name = '$n'")")
+done
 
 tmp=$(mktemp -d /tmp/tpch_bench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
