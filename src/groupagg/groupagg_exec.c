@@ -464,7 +464,7 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 	sink->exprcol_columns = palloc(sizeof(int) * RelationGetDescr(rel)->natts);
 	sink->exprcol_types = palloc(sizeof(gs_coltype) * RelationGetDescr(rel)->natts);
 	sink->exprcol_numeric_scale = palloc(sizeof(int16) * RelationGetDescr(rel)->natts);
-	for (i = 0; i < sink->ninputs; i++)
+	for (i = 0; i < sink->nkeys; i++)
 		init_input_state(sink, i, ps, rel);
 	i = 0;
 	foreach(lc, custom_scan_tlist)

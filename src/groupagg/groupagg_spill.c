@@ -109,7 +109,10 @@ GroupAggSpillPairs(GroupAggSink *sink, PercentileCollection *pc)
 	pc->shipped = 0;
 }
 
-/* Closes a collection's file; after an error the resource owner has closed it. */
+/*
+ * Closes a collection's file, which no longer counts any pairs.  (After an
+ * error the resource owner closes it, and the sink's memory is gone.)
+ */
 void
 GroupAggSpillClose(PercentileCollection *pc)
 {
@@ -174,17 +177,63 @@ held_key(PercentileCollection *pc, int64 i)
 	return pc->key_bytes == 4 ? ((uint32 *) pc->keys)[i] : ((uint64 *) pc->keys)[i];
 }
 
+/* What is done with each pair read back. */
+typedef void (*PairFn) (void *arg, uint32 group, uint64 key);
+
 /*
- * Where the pairs of one partition are read from: the collection's own
- * file and held arrays when there is one partition, else the partition's
- * file.
+ * Calls fn on the 'in_file' pairs of a file written as GroupAggSpillPairs
+ * writes them, from its start, and then, with_held, on the collection's
+ * pairs still in its arrays.
  */
-typedef struct PairSource
+static void
+for_each_pair(GroupAggSink *sink, PercentileCollection *pc, BufFile *file, int64 in_file,
+			  bool with_held, PairFn fn, void *arg)
 {
-	BufFile    *file;
-	int64		in_file;
-	bool		with_held;		/* then the collection's held pairs */
-} PairSource;
+	Size		pb = GroupAggPairBytes(sink, pc);
+	char	   *buf = palloc(pb * SPILL_CHUNK_PAIRS);
+	uint32	   *groups = palloc(sizeof(uint32) * SPILL_CHUNK_PAIRS);
+	uint64	   *keys = palloc(sizeof(uint64) * SPILL_CHUNK_PAIRS);
+	int64		left = in_file;
+	int64		n;
+
+	if (file != NULL)
+		rewind_pairs(file);
+	while ((n = read_pairs(file, &left, pb, pc->key_bytes, sink->nkeys > 0, buf,
+						   SPILL_CHUNK_PAIRS, groups, keys)) > 0)
+		for (int64 i = 0; i < n; i++)
+			fn(arg, groups[i], keys[i]);
+	for (int64 i = 0; with_held && i < pc->nkeys; i++)
+	{
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		fn(arg, sink->nkeys > 0 ? pc->groups[i] : 0, held_key(pc, i));
+	}
+	pfree(buf);
+	pfree(groups);
+	pfree(keys);
+}
+
+/* Where the pairs are dealt to when there are several partitions. */
+typedef struct PartitionFiles
+{
+	BufFile   **files;
+	int64	   *in_file;
+	const int32 *part_of;		/* each group's partition */
+	int			key_bytes;
+} PartitionFiles;
+
+/* PairFn: writes a pair to its group's partition file. */
+static void
+deal_pair(void *arg, uint32 group, uint64 key)
+{
+	PartitionFiles *pf = (PartitionFiles *) arg;
+	int			p = pf->part_of[group];
+	uint32		k4 = (uint32) key;
+
+	BufFileWrite(pf->files[p], &group, sizeof(uint32));
+	BufFileWrite(pf->files[p], pf->key_bytes == 4 ? (void *) &k4 : (void *) &key, pf->key_bytes);
+	pf->in_file[p]++;
+}
 
 /* What one partition's groups keep: a key store for each group the results read. */
 typedef struct PartitionStores
@@ -194,39 +243,15 @@ typedef struct PartitionStores
 	KeyStore  **stores;			/* by group - first; NULL where no rank is read */
 } PartitionStores;
 
-/* Adds one pair to its group's store, where its group has one. */
-static inline void
-store_pair(PartitionStores *ps, uint32 group, uint64 key)
+/* PairFn: adds a pair to its group's store, where its group has one. */
+static void
+store_pair(void *arg, uint32 group, uint64 key)
 {
+	PartitionStores *ps = (PartitionStores *) arg;
 	KeyStore   *store = ps->stores[group - ps->first];
 
 	if (store != NULL)
 		KeyStoreAdd(store, key);
-}
-
-/* Reads a partition's pairs into its groups' stores. */
-static void
-fill_stores(GroupAggSink *sink, PercentileCollection *pc, PairSource *src, PartitionStores *ps,
-			char *buf, uint32 *groups, uint64 *keys)
-{
-	Size		pb = GroupAggPairBytes(sink, pc);
-	int64		left = src->in_file;
-	int64		n;
-
-	if (src->file != NULL)
-		rewind_pairs(src->file);
-	while ((n = read_pairs(src->file, &left, pb, pc->key_bytes, sink->nkeys > 0, buf,
-						   SPILL_CHUNK_PAIRS, groups, keys)) > 0)
-		for (int64 i = 0; i < n; i++)
-			store_pair(ps, groups[i], keys[i]);
-	if (!src->with_held)
-		return;
-	for (int64 i = 0; i < pc->nkeys; i++)
-	{
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		store_pair(ps, sink->nkeys > 0 ? pc->groups[i] : 0, held_key(pc, i));
-	}
 }
 
 /*
@@ -281,19 +306,14 @@ void
 GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc, const int64 *positions,
 				  int64 npositions, void *out)
 {
-	Size		pb = GroupAggPairBytes(sink, pc);
 	int64		ngroups = sink->nkeys > 0 ? sink->ngroups : 1;
 	int64		budget = Max((int64) work_mem * 1024 / pc->key_bytes, SPILL_CHUNK_PAIRS);
 	int64	   *first_group = palloc(sizeof(int64) * (ngroups + 1));
 	int32	   *part_of = palloc(sizeof(int32) * ngroups);
-	BufFile   **files = NULL;
-	int64	   *in_file = NULL;
+	PartitionFiles pf = {NULL, NULL, part_of, pc->key_bytes};
 	int			nparts = 0;
 	int64		filled = 0;
 	int64		next = 0;
-	char	   *buf = palloc(pb * SPILL_CHUNK_PAIRS);
-	uint32	   *groups = palloc(sizeof(uint32) * SPILL_CHUNK_PAIRS);
-	uint64	   *keys = palloc(sizeof(uint64) * SPILL_CHUNK_PAIRS);
 	MemoryContext part_cxt;
 
 	/* consecutive groups whose keys fit the budget together */
@@ -314,35 +334,11 @@ GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc, const int64 *pos
 	/* more than one: each partition's pairs to a file of its own */
 	if (nparts > 1)
 	{
-		PairSource	all = {pc->spill, pc->nspilled, false};
-		int64		left = all.in_file;
-		int64		n;
-
-		files = palloc(sizeof(BufFile *) * nparts);
-		in_file = palloc0(sizeof(int64) * nparts);
+		pf.files = palloc(sizeof(BufFile *) * nparts);
+		pf.in_file = palloc0(sizeof(int64) * nparts);
 		for (int p = 0; p < nparts; p++)
-			files[p] = BufFileCreateTemp(false);
-		rewind_pairs(all.file);
-		while ((n = read_pairs(all.file, &left, pb, pc->key_bytes, true, buf,
-							   SPILL_CHUNK_PAIRS, groups, keys)) > 0)
-		{
-			for (int64 i = 0; i < n; i++)
-			{
-				int			p = part_of[groups[i]];
-
-				BufFileWrite(files[p], &groups[i], sizeof(uint32));
-				BufFileWrite(files[p], &keys[i], pc->key_bytes);
-				in_file[p]++;
-			}
-		}
-		for (int64 i = 0; i < pc->nkeys; i++)
-		{
-			int			p = part_of[pc->groups[i]];
-
-			BufFileWrite(files[p], &pc->groups[i], sizeof(uint32));
-			BufFileWrite(files[p], pc->keys + i * pc->key_bytes, pc->key_bytes);
-			in_file[p]++;
-		}
+			pf.files[p] = BufFileCreateTemp(false);
+		for_each_pair(sink, pc, pc->spill, pc->nspilled, true, deal_pair, &pf);
 		GroupAggSpillClose(pc);
 	}
 
@@ -351,7 +347,6 @@ GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc, const int64 *pos
 	for (int p = 0; p < nparts; p++)
 	{
 		PartitionStores ps;
-		PairSource	src;
 		int64		g;
 		MemoryContext old = MemoryContextSwitchTo(part_cxt);
 
@@ -370,25 +365,17 @@ GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc, const int64 *pos
 				KeyStoreInit(ps.stores[g - ps.first], part_cxt, pc->key_bytes, false);
 			}
 		}
+		/* one partition reads the collection's file and arrays, several their own files */
 		if (nparts > 1)
-		{
-			src.file = files[p];
-			src.in_file = in_file[p];
-			src.with_held = false;
-		}
+			for_each_pair(sink, pc, pf.files[p], pf.in_file[p], false, store_pair, &ps);
 		else
-		{
-			src.file = pc->spill;
-			src.in_file = pc->nspilled;
-			src.with_held = true;
-		}
-		fill_stores(sink, pc, &src, &ps, buf, groups, keys);
+			for_each_pair(sink, pc, pc->spill, pc->nspilled, true, store_pair, &ps);
 		GroupAggNoteMemory(sink);
 		select_partition(pc, &ps, positions, npositions, &next, out);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(part_cxt);
-		if (files != NULL)
-			BufFileClose(files[p]);
+		if (nparts > 1)
+			BufFileClose(pf.files[p]);
 	}
 	MemoryContextDelete(part_cxt);
 	if (next != npositions)
@@ -397,7 +384,4 @@ GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc, const int64 *pos
 	GroupAggSpillClose(pc);
 	pfree(first_group);
 	pfree(part_of);
-	pfree(buf);
-	pfree(groups);
-	pfree(keys);
 }
