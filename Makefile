@@ -16,7 +16,12 @@ OBJS = \
 	src/gpusel.o \
 	src/guc.o \
 	src/device.o \
-	src/percentile/keys.o \
+	src/types/column_form.o \
+	src/types/form_numeric.o \
+	src/types/form_numeric_wide.o \
+	src/types/form_short_char.o \
+	src/types/form_date.o \
+	src/types/order_keys.o \
 	src/percentile/keystore.o \
 	src/percentile/radix_select.o \
 	src/percentile/key_select.o \
@@ -28,7 +33,6 @@ OBJS = \
 	src/scan/qual_numeric.o \
 	src/scan/qual_numeric_compile.o \
 	src/scan/qual_numeric_wide.o \
-	src/scan/column_form.o \
 	src/scan/filter_sql.o \
 	src/scan/scan_plan.o \
 	src/scan/scan_exec.o \
@@ -77,7 +81,7 @@ CUDA_OBJS = cuda/nocuda.o cuda/nocuda_filter.o
 SHLIB_LINK += $(CUDA_OBJS)
 endif
 
-PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src -I$(srcdir)/src/percentile -I$(srcdir)/src/scan \
+PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src -I$(srcdir)/src/types -I$(srcdir)/src/percentile -I$(srcdir)/src/scan \
 	-I$(srcdir)/src/groupagg
 EXTRA_CLEAN = cuda/*.o test/kernel/bin
 

@@ -17,7 +17,7 @@
 
 #include "device.h"
 #include "groupagg_internal.h"
-#include "keys.h"
+#include "order_keys.h"
 #include "percentile_builtins.h"
 #include "qual_compile.h"
 

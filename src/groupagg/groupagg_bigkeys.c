@@ -43,12 +43,12 @@
 bool
 GroupAggBigKeyScale(Oid typid, int32 typmod, int *scale)
 {
-	int32		precision;
-	int32		s;
+	GpuselNumericShape shape;
 
-	if (!GpuselNumericTypmod(typid, typmod, &precision, &s) || s > GPUSEL_NUMERIC_DIGITS)
+	if (!GpuselNumericShapeOf(typid, typmod, &shape) || !shape.constrained ||
+		shape.typmod_scale > GPUSEL_NUMERIC_DIGITS)
 		return false;
-	*scale = Max(s, 0);
+	*scale = shape.scale;
 	return true;
 }
 

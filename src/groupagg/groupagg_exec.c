@@ -40,7 +40,7 @@
 #include "device.h"
 #include "groupagg.h"
 #include "guc.h"
-#include "keys.h"
+#include "order_keys.h"
 #include "percentile.h"
 #include "qual_compile.h"
 #include "scan_exec.h"
@@ -78,22 +78,20 @@ new_input(GroupAggSink *sink, Expr *expr)
 	if (IsA(expr, Var) && ((Var *) expr)->varattno > 0)
 	{
 		Var		   *var = (Var *) expr;
-		int			arg;
+		GpuselFormChoice choice;
 
 		/*
-		 * a numeric(p,s) column is read as int8 times 10^s, a short char(n)
-		 * column as its bytes packed in an int8; both are keyed as int8
+		 * a column of an encoded form groups take (numeric(p,s) as int8 times
+		 * 10^s, short char(n) packed) is keyed as its form says
 		 */
-		if (GpuselNumericScale(var->vartype, var->vartypmod, &arg))
-			in->form = GPUSEL_FORM_NUMERIC;
-		else if (GpuselShortCharLength(var->vartype, var->vartypmod, var->varcollid, &arg))
-			in->form = GPUSEL_FORM_SHORT_CHAR;
-		if (in->form != GPUSEL_FORM_PLAIN)
+		if (GpuselChooseForm(var->vartype, var->vartypmod, var->varcollid, GPUSEL_USE_GROUP, 0,
+							 &choice) && choice.form != GPUSEL_FORM_PLAIN)
 		{
-			in->form_arg = (int16) arg;
+			in->form = choice.form;
+			in->form_arg = (int16) choice.arg;
 			in->deviceable = true;
-			in->coltype = GS_COL_INT8;
-			in->keytype = KeyTypeLookup(INT8OID);
+			in->coltype = choice.coltype;
+			in->keytype = KeyTypeLookup(GpuselFormLookup(choice.form)->key_typid);
 			in->attno = var->varattno;
 		}
 		else if (in->typid != NUMERICOID)
@@ -295,15 +293,12 @@ add_expr_columns(GroupAggSink *sink, Expr *expr)
 	foreach(lc, vars)
 	{
 		Var		   *var = lfirst_node(Var, lc);
-		gs_coltype	coltype;
-		int			numeric_scale = -1;
+		GpuselFormChoice choice;
 		int			c;
 
-		if (var->varattno <= 0)
-			return false;
-		if (GpuselNumericScale(var->vartype, var->vartypmod, &numeric_scale))
-			coltype = GS_COL_INT8;
-		else if (!GpuselTypeIsDeviceable(var->vartype, &coltype))
+		if (var->varattno <= 0 ||
+			!GpuselChooseForm(var->vartype, var->vartypmod, var->varcollid, GPUSEL_USE_EXPR, 0,
+							  &choice))
 			return false;
 		for (c = 0; c < sink->nexprcols; c++)
 			if (sink->exprcol_attnos[c] == var->varattno)
@@ -311,8 +306,11 @@ add_expr_columns(GroupAggSink *sink, Expr *expr)
 		if (c == sink->nexprcols)
 		{
 			sink->exprcol_attnos[c] = var->varattno;
-			sink->exprcol_types[c] = coltype;
-			sink->exprcol_numeric_scale[c] = (int16) numeric_scale;
+			sink->exprcol_types[c] = choice.coltype;
+			sink->exprcol_forms[c] = (uint8) choice.form;
+			sink->exprcol_form_args[c] = (int16) choice.arg;
+			sink->exprcol_numeric_scale[c] =
+				GpuselFormLookup(choice.form)->scaled_numeric ? (int16) choice.arg : -1;
 			sink->exprcol_columns[c] = -1;
 			sink->nexprcols++;
 		}
@@ -464,6 +462,8 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 	sink->exprcol_columns = palloc(sizeof(int) * RelationGetDescr(rel)->natts);
 	sink->exprcol_types = palloc(sizeof(gs_coltype) * RelationGetDescr(rel)->natts);
 	sink->exprcol_numeric_scale = palloc(sizeof(int16) * RelationGetDescr(rel)->natts);
+	sink->exprcol_forms = palloc(sizeof(uint8) * RelationGetDescr(rel)->natts);
+	sink->exprcol_form_args = palloc(sizeof(int16) * RelationGetDescr(rel)->natts);
 	for (i = 0; i < sink->nkeys; i++)
 		init_input_state(sink, i, ps, rel);
 	i = 0;
@@ -512,7 +512,7 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 				sink->collections[c].input = desc->input;
 				sink->collections[c].descending = descending;
 				sink->collections[c].numeric_scale =
-					sink->inputs[desc->input].form == GPUSEL_FORM_NUMERIC ?
+					GpuselFormLookup(sink->inputs[desc->input].form)->scaled_numeric ?
 					sink->inputs[desc->input].form_arg : -1;
 				/* a wider numeric column: scaled where it fits (groupagg_bigkeys.c) */
 				if (sink->collections[c].numeric_scale < 0 && IsA(input, Var) &&
@@ -618,8 +618,8 @@ GroupAggSinkPayload(GroupAggSink *sink, AttrNumber *attnos, gs_coltype *coltypes
 	{
 		attnos[n] = sink->exprcol_attnos[c];
 		coltypes[n] = sink->exprcol_types[c];
-		forms[n] = sink->exprcol_numeric_scale[c] >= 0 ? GPUSEL_FORM_NUMERIC : GPUSEL_FORM_PLAIN;
-		form_args[n] = (int16) Max(sink->exprcol_numeric_scale[c], 0);
+		forms[n] = sink->exprcol_forms[c];
+		form_args[n] = sink->exprcol_form_args[c];
 		n++;
 	}
 	return n;
@@ -647,11 +647,9 @@ GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, const uint8
 	}
 	for (int e = 0; e < sink->nexprcols; e++)
 	{
-		uint8		form = sink->exprcol_numeric_scale[e] >= 0 ? GPUSEL_FORM_NUMERIC : GPUSEL_FORM_PLAIN;
-
 		sink->exprcol_columns[e] = -1;
 		for (int c = 0; c < ncols; c++)
-			if (attnos[c] == sink->exprcol_attnos[e] && forms[c] == form)
+			if (attnos[c] == sink->exprcol_attnos[e] && forms[c] == sink->exprcol_forms[e])
 				sink->exprcol_columns[e] = c;
 		if (sink->exprcol_columns[e] < 0)
 			sink->columnar = false;

@@ -16,7 +16,7 @@
 #include "gpusel_cuda.h"
 #include "gpusel_filter.h"
 #include "groupagg.h"
-#include "keys.h"
+#include "order_keys.h"
 #include "percentile.h"
 
 /* <integer column> <op> <constant>, computed by block in C (groupagg_native.c). */
@@ -177,6 +177,8 @@ struct GroupAggSink
 	int		   *exprcol_columns;
 	gs_coltype *exprcol_types;
 	int16	   *exprcol_numeric_scale;	/* a numeric column's scale (scaled int8), else -1 */
+	uint8	   *exprcol_forms;	/* how each travels (GpuselColumnForm) */
+	int16	   *exprcol_form_args;
 	TupleTableSlot *colslot;
 	/*
 	 * every expression input returns a pass-by-value type: a block of rows

@@ -543,19 +543,13 @@ numeric_bound(Expr *expr, int *digits, int *scale)
 	if (IsA(expr, Var))
 	{
 		Var		   *var = (Var *) expr;
-		int32		precision;
-		int32		s;
+		GpuselNumericShape shape;
 
-		if (!GpuselNumericTypmod(var->vartype, var->vartypmod, &precision, &s))
+		/* numeric(p,-k) holds integers of p + k digits */
+		if (!GpuselNumericShapeOf(var->vartype, var->vartypmod, &shape) || !shape.constrained)
 			return false;
-		*digits = precision;
-		*scale = s;
-		if (*scale < 0)
-		{
-			/* numeric(p,-k): integers of p + k digits */
-			*digits -= *scale;
-			*scale = 0;
-		}
+		*digits = shape.digits;
+		*scale = shape.scale;
 		return true;
 	}
 	if (IsA(expr, Const))
@@ -1091,7 +1085,7 @@ GroupAggNumericDeviceSum(GroupAggSink *sink, GroupInput *in, gs_sum_expr *out, i
 	memset(out, 0, sizeof(*out));
 	if (in->colstate == NULL)
 	{
-		if (in->form != GPUSEL_FORM_NUMERIC || in->column < 0)
+		if (!GpuselFormLookup(in->form)->scaled_numeric || in->column < 0)
 			return false;
 		out->ncode = 1;
 		out->code[0].op = GS_SUM_COLUMN;

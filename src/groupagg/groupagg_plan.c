@@ -47,7 +47,7 @@
 #include "device.h"
 #include "groupagg.h"
 #include "guc.h"
-#include "keys.h"
+#include "order_keys.h"
 #include "percentile_builtins.h"
 #include "qual_compile.h"
 #include "scan_plan.h"
@@ -163,16 +163,17 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 		Expr	   *expr = (Expr *) get_sortgroupclause_expr(sgc, parse->targetList);
 		Oid			typid = exprType((Node *) expr);
 		TypeCacheEntry *tc;
-		int			length;
+		GpuselFormChoice choice;
 
 		/*
-		 * a key of a device type, a short char(n) column keyed by its bytes,
-		 * or a text column numbered by a dictionary
+		 * a key of a device type, a column of a form groups take (a short
+		 * char(n) column keyed by its bytes), or a text column numbered by a
+		 * dictionary
 		 */
 		if (!(GpuselTypeIsDeviceable(typid, NULL) ||
 			  (IsA(expr, Var) &&
-			   GpuselShortCharLength(typid, ((Var *) expr)->vartypmod,
-									 ((Var *) expr)->varcollid, &length)) ||
+			   GpuselChooseForm(typid, ((Var *) expr)->vartypmod, ((Var *) expr)->varcollid,
+								GPUSEL_USE_GROUP, 0, &choice)) ||
 			  GroupAggTextKey(expr)) ||
 			!input_is_evaluable(expr, rel->relid))
 			return false;

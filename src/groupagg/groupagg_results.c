@@ -270,10 +270,11 @@ final_value(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, int64 g, bo
 			return GroupAggNumericAvg(cell);
 		case GROUPAGG_MIN:
 		case GROUPAGG_MAX:
-			/* a numeric(p,s) column's extreme was kept as its scaled int8 */
-			if (sink->inputs[desc->input].form == GPUSEL_FORM_NUMERIC)
-				return GpuselScaledToNumeric(DatumGetInt64(cell->value),
-											 sink->inputs[desc->input].form_arg);
+			/* an extreme of a column read as int8 was kept as its batch value */
+			if (sink->inputs[desc->input].form != GPUSEL_FORM_PLAIN)
+				return GpuselFormDecode(sink->inputs[desc->input].form,
+										sink->inputs[desc->input].form_arg,
+										DatumGetInt64(cell->value));
 			return cell->value;
 		default:
 			elog(ERROR, "gpusel: unexpected aggregate kind %d", (int) desc->kind);

@@ -20,7 +20,7 @@
 #include "utils/float.h"
 
 #include "groupagg_internal.h"
-#include "keys.h"
+#include "order_keys.h"
 #include "scan_exec.h"
 
 /* Integer input as int64, by its type. */
@@ -103,7 +103,7 @@ update_cell(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, Datum v)
 		case GROUPAGG_AVG_NUMERIC:
 			if (sink->numvalues[desc->input].native)
 				GroupAggNumericAddNative(cell, &sink->numvalues[desc->input]);
-			else if (sink->inputs[desc->input].form == GPUSEL_FORM_NUMERIC)
+			else if (GpuselFormLookup(sink->inputs[desc->input].form)->scaled_numeric)
 				GroupAggNumericAddScaled(cell, DatumGetInt64(v),
 										 sink->inputs[desc->input].form_arg);
 			else

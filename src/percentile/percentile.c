@@ -37,7 +37,7 @@
 #include "device.h"
 #include "guc.h"
 #include "key_select.h"
-#include "keys.h"
+#include "order_keys.h"
 #include "keystore.h"
 #include "percentile.h"
 

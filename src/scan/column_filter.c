@@ -13,7 +13,7 @@
 #include "utils/typcache.h"
 
 #include "column_filter.h"
-#include "keys.h"
+#include "order_keys.h"
 
 /* One comparison of a batch column with a constant's key. */
 typedef struct ColumnTest

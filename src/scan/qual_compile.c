@@ -172,14 +172,6 @@ static const DeviceCast device_casts[] = {
 };
 
 
-/* Bytes per value of a device column type. */
-int
-GpuselColumnWidth(gs_coltype type)
-{
-	return (int) gs_coltype_width(type);
-}
-
-
 /* Whether a value of kind 'have' may be an operand of an operation in kind 'want'. */
 static bool
 kind_fits(int have, int want)
@@ -735,10 +727,7 @@ bool
 GpuselProgramHasUndecodableColumns(const GpuselProgram *prog)
 {
 	for (int c = 0; c < prog->ncols; c++)
-		if (prog->form[c] == GPUSEL_FORM_NUMERIC_FIT ||
-			prog->form[c] == GPUSEL_FORM_NUMERIC_WIDE_HI ||
-			prog->form[c] == GPUSEL_FORM_NUMERIC_WIDE_LO ||
-			prog->form[c] == GPUSEL_FORM_DATE_TIMESTAMPTZ)
+		if (prog->form[c] != GPUSEL_FORM_PLAIN && GpuselFormLookup(prog->form[c])->decode == NULL)
 			return true;
 	return false;
 }

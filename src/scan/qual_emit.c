@@ -15,43 +15,6 @@
 #include "qual_compile.h"
 #include "qual_compiler.h"
 
-/* Maps a SQL type to the device column type holding it, if any. */
-bool
-GpuselTypeIsDeviceable(Oid typid, gs_coltype *coltype)
-{
-	gs_coltype	t;
-
-	switch (typid)
-	{
-		case BOOLOID:
-			t = GS_COL_BOOL;
-			break;
-		case INT2OID:
-			t = GS_COL_INT2;
-			break;
-		case INT4OID:
-		case DATEOID:
-			t = GS_COL_INT4;
-			break;
-		case INT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			t = GS_COL_INT8;
-			break;
-		case FLOAT4OID:
-			t = GS_COL_FLOAT4;
-			break;
-		case FLOAT8OID:
-			t = GS_COL_FLOAT8;
-			break;
-		default:
-			return false;
-	}
-	if (coltype)
-		*coltype = t;
-	return true;
-}
-
 /* Converts a value of a deviceable SQL type into a program constant. */
 void
 GpuselDatumToConst(Datum value, bool isnull, Oid typid, gs_const *out)
@@ -190,39 +153,24 @@ GpuselQualVarIsOurs(QualCompiler *qc, Var *var)
 int
 GpuselQualCompileVar(QualCompiler *qc, Var *var)
 {
-	gs_coltype	t;
-	int			numeric_scale = -1;
-	int			form = GPUSEL_FORM_PLAIN;
+	GpuselFormChoice choice;
 	int			col;
 
-	if (!GpuselQualVarIsOurs(qc, var))
+	if (!GpuselQualVarIsOurs(qc, var) ||
+		!GpuselChooseForm(var->vartype, var->vartypmod, var->varcollid, GPUSEL_USE_QUAL,
+						  qc->fit_scale, &choice))
 	{
 		qc->failed = true;
 		return -1;
 	}
-	if (GpuselNumericScale(var->vartype, var->vartypmod, &numeric_scale))
-	{
-		t = GS_COL_INT8;
-		form = GPUSEL_FORM_NUMERIC;
-	}
-	else if (GpuselNumericFitScale(var->vartype, var->vartypmod, qc->fit_scale, &numeric_scale))
-	{
-		t = GS_COL_INT8;
-		form = GPUSEL_FORM_NUMERIC_FIT;
-	}
-	else if (!GpuselTypeIsDeviceable(var->vartype, &t))
-	{
-		qc->failed = true;
-		return -1;
-	}
-	col = GpuselQualColumn(qc, var->varattno, t, form, Max(numeric_scale, 0));
+	col = GpuselQualColumn(qc, var->varattno, choice.coltype, choice.form, choice.arg);
 	if (col < 0)
 		return -1;
-	GpuselQualEmit(qc, GS_OP_COLUMN, (int) t, 0, col, 0, 0, 1);
+	GpuselQualEmit(qc, GS_OP_COLUMN, (int) choice.coltype, 0, col, 0, 0, 1);
 	/* every stand-in but the one of a value that does not fit compares as it is */
-	if (form == GPUSEL_FORM_NUMERIC_FIT)
+	if (GpuselFormLookup(choice.form)->range_guarded)
 		GpuselQualEmitRangeGuard(qc, GS_VK_INT8, GPUSEL_NUMERIC_UNFIT + 1, PG_INT64_MAX);
-	return (int) t;
+	return (int) choice.coltype;
 }
 
 /*

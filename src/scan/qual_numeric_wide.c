@@ -31,21 +31,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
 
-#include "numeric_stored.h"
 #include "qual_compiler.h"
-
-#define WIDE_LO_OFFSET	((int128) 1 << 63)
-/* 10^38: every value of a column of at most 38 digits lies below it */
-#define WIDE_LIMIT \
-	((int128) INT64CONST(1000000000000000000) * INT64CONST(1000000000000000000) * 100)
-
-/* The NaN pair, above every number's; the infinities' pairs for constants. */
-#define WIDE_NAN_HI		PG_INT64_MAX
-#define WIDE_NAN_LO		PG_INT64_MAX
-#define WIDE_PINF_HI	PG_INT64_MAX
-#define WIDE_PINF_LO	(PG_INT64_MAX - 1)
-#define WIDE_NINF_HI	PG_INT64_MIN
-#define WIDE_NINF_LO	PG_INT64_MIN
 
 /* A value of the pair form: a column's halves or a bound's. */
 typedef struct WideOperand
@@ -57,152 +43,6 @@ typedef struct WideOperand
 	int64		lo;
 } WideOperand;
 
-/*
- * Whether a column of this type and typmod travels as 128-bit halves: a
- * typmod of 19 to 38 digits with a scale of 0 to 38, or with a negative
- * scale whose whole numbers have at most 38 digits (they travel at scale
- * 0).  Sets *scale.
- */
-bool
-GpuselNumericWideScale(Oid typid, int32 typmod, int *scale)
-{
-	int32		precision;
-	int32		s;
-
-	if (!GpuselNumericTypmod(typid, typmod, &precision, &s))
-		return false;
-	if (s < 0)
-	{
-		if (precision - s <= GPUSEL_NUMERIC_DIGITS || precision - s > GPUSEL_NUMERIC_WIDE_DIGITS)
-			return false;
-		*scale = 0;
-		return true;
-	}
-	if (precision <= GPUSEL_NUMERIC_DIGITS || precision > GPUSEL_NUMERIC_WIDE_DIGITS ||
-		s > GPUSEL_NUMERIC_WIDE_DIGITS)
-		return false;
-	*scale = s;
-	return true;
-}
-
-/* Raised for a stored value that its column's typmod should not allow. */
-static void
-wide_value_out_of_typmod(int scale)
-{
-	ereport(ERROR,
-			(errcode(ERRCODE_DATA_CORRUPTED),
-			 errmsg("numeric value does not fit its column's type"),
-			 errdetail("A value of a numeric column with scale %d has more than %d digits "
-					   "or more decimals than the scale.", scale, GPUSEL_NUMERIC_WIDE_DIGITS)));
-}
-
-/* (10^38 - 1) / 10^k: the largest acc that acc * 10^k keeps below 10^38 */
-static int128 wide_mul_limit[GPUSEL_NUMERIC_WIDE_DIGITS + 1];
-static int128 wide_pow10[GPUSEL_NUMERIC_WIDE_DIGITS + 1];
-
-/* Fills the tables of powers of ten once: no 128-bit division per row. */
-static void
-wide_tables_init(void)
-{
-	if (wide_pow10[0] != 0)
-		return;
-	wide_pow10[0] = 1;
-	for (int k = 1; k <= GPUSEL_NUMERIC_WIDE_DIGITS; k++)
-		wide_pow10[k] = wide_pow10[k - 1] * 10;
-	for (int k = 0; k <= GPUSEL_NUMERIC_WIDE_DIGITS; k++)
-		wide_mul_limit[k] = (WIDE_LIMIT - 1) / wide_pow10[k];
-}
-
-/*
- * acc * 10^k + a (a < 10^k) for a value of a column of scale 'scale',
- * raising where the result would reach 10^38, which no value of the
- * typmod does.  acc * 10^k <= 10^38 - 1 - (10^38 - 1) mod 10^k, so adding
- * a stays below 10^38.
- */
-static inline int128
-wide_mul_add(int128 acc, int k, int a, int scale)
-{
-	if (unlikely(acc > wide_mul_limit[k]))
-		wide_value_out_of_typmod(scale);
-	return acc * wide_pow10[k] + a;
-}
-
-/*
- * A finite stored numeric as v * 10^scale in 128 bits.  The leading
- * groups gather in 64 bits while the value is below 10^14 (one more group
- * stays below 2^64).  The last digit group is divided before it joins the
- * rest (its decimals past the scale are zeros), so every step stays below
- * the value's 10^38.
- */
-static int128
-wide_scaled(const NumericStored *n, int scale)
-{
-	uint64		head = 0;
-	int128		acc;
-	int			i = 0;
-	int			shift;
-	int			last;
-
-	if (n->ndigits == 0)
-		return 0;
-	for (; i < n->ndigits - 1 && head < UINT64CONST(100000000000000); i++)
-		head = head * NUMERIC_STORED_BASE + (uint64) numeric_stored_digit(n, i);
-	acc = (int128) head;
-	for (; i < n->ndigits - 1; i++)
-		acc = wide_mul_add(acc, NUMERIC_STORED_BASE_DECIMALS, numeric_stored_digit(n, i), scale);
-	last = numeric_stored_digit(n, n->ndigits - 1);
-	shift = scale - NUMERIC_STORED_BASE_DECIMALS * (n->ndigits - 1 - n->weight);
-	if (shift < -(NUMERIC_STORED_BASE_DECIMALS - 1) || shift > GPUSEL_NUMERIC_WIDE_DIGITS)
-		wide_value_out_of_typmod(scale);
-	if (shift < 0)
-	{
-		int			divisor = (int) wide_pow10[-shift];
-
-		if (last % divisor != 0)
-			wide_value_out_of_typmod(scale);
-		acc = wide_mul_add(acc, NUMERIC_STORED_BASE_DECIMALS + shift, last / divisor, scale);
-	}
-	else
-	{
-		acc = wide_mul_add(acc, NUMERIC_STORED_BASE_DECIMALS, last, scale);
-		acc = wide_mul_add(acc, shift, 0, scale);
-	}
-	return n->negative ? -acc : acc;
-}
-
-/* The high or low half of a 128-bit value, as the pair form keeps it. */
-static int64
-wide_half(int128 v, bool high)
-{
-	if (high)
-		return (int64) (v >> 64);
-	return (int64) ((int128) (uint64) v - WIDE_LO_OFFSET);
-}
-
-/*
- * A stored numeric of a column of scale 'scale' as its two halves (the
- * batch values of GPUSEL_FORM_NUMERIC_WIDE_HI and _LO): once per row.
- */
-void
-GpuselNumericToWideHalves(Datum value, int scale, int64 *hi, int64 *lo)
-{
-	NumericStored n;
-	int128		v;
-
-	numeric_stored_decode(value, &n);
-	if (unlikely(n.kind != NUMERIC_STORED_FINITE))
-	{
-		if (n.kind != NUMERIC_STORED_IS_NAN)
-			wide_value_out_of_typmod(scale);	/* an infinity */
-		*hi = WIDE_NAN_HI;
-		*lo = WIDE_NAN_LO;
-		return;
-	}
-	wide_tables_init();
-	v = wide_scaled(&n, scale);
-	*hi = wide_half(v, true);
-	*lo = wide_half(v, false);
-}
 
 /* A whole numeric of at most 38 digits as an int128, through its text. */
 static int128
@@ -313,8 +153,8 @@ wide_bound(int opcode, Datum constant, int scale, int *out_opcode, WideOperand *
 			b = clamp_to_int128(lo);
 			break;
 	}
-	bound->hi = wide_half(b, true);
-	bound->lo = wide_half(b, false);
+	bound->hi = GpuselWideHalf(b, true);
+	bound->lo = GpuselWideHalf(b, false);
 }
 
 /* Pushes one half of an operand. */

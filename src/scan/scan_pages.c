@@ -150,16 +150,17 @@ GpuselPagesSetColumns(GpuselPageReader *reader, const GpuselProgram *prog)
 	{
 		AttrNumber	attno = prog->attnos[c];
 
-		/* a 128-bit numeric's high half fills its low half, the next column */
-		if (prog->form[c] == GPUSEL_FORM_NUMERIC_WIDE_HI &&
-			(c + 1 >= prog->ncols || prog->form[c + 1] != GPUSEL_FORM_NUMERIC_WIDE_LO ||
-			 prog->attnos[c + 1] != attno))
-			elog(ERROR, "gpusel program holds a 128-bit numeric's high half without its low half");
+		/* a form of several columns (a 128-bit numeric's halves) fills the next ones */
+		for (int k = 1; k < GpuselFormLookup(prog->form[c])->ncolumns; k++)
+			if (c + k >= prog->ncols || GpuselFormLookup(prog->form[c + k])->ncolumns != 0 ||
+				prog->attnos[c + k] != attno)
+				elog(ERROR, "gpusel program holds the first column of a form without the rest");
 
 		reader->attnos[c] = attno;
 		reader->coltypes[c] = prog->coltypes[c];
 		reader->form[c] = prog->form[c];
 		reader->form_arg[c] = prog->form_arg[c];
+		reader->read[c] = GpuselFormLookup(prog->form[c])->read;
 		reader->widths[c] = GpuselColumnWidth(prog->coltypes[c]);
 		reader->offsets[c] = -1;
 		if (attno >= 1 && attno <= nfixed)
@@ -171,12 +172,12 @@ GpuselPagesSetColumns(GpuselPageReader *reader, const GpuselProgram *prog)
 			 * itself; a date read as its midnight is encoded from the bytes
 			 * at its offset by the walk
 			 */
-			if (reader->form[c] == GPUSEL_FORM_PLAIN ?
+			if (reader->read[c] == GPUSEL_READ_BYTES ?
 				att->attbyval && att->attlen == reader->widths[c] :
-				reader->form[c] == GPUSEL_FORM_DATE_TIMESTAMPTZ)
+				reader->read[c] == GPUSEL_READ_DATE)
 				reader->offsets[c] = offsets[attno - 1];
 		}
-		if (reader->offsets[c] < 0 || reader->form[c] != GPUSEL_FORM_PLAIN)
+		if (reader->offsets[c] < 0 || reader->read[c] != GPUSEL_READ_BYTES)
 			reader->fixed = false;
 	}
 
@@ -526,9 +527,9 @@ set_walk(GpuselPageReader *reader, TupleDesc desc)
 
 		reader->walk_next[c] = reader->walk_column[a];
 		reader->walk_column[a] = (int16) c;
-		if (reader->form[c] == GPUSEL_FORM_DATE_TIMESTAMPTZ ?
+		if (reader->read[c] == GPUSEL_READ_DATE ?
 			!(att->attbyval && att->attlen == sizeof(DateADT)) :
-			reader->form[c] != GPUSEL_FORM_PLAIN ? att->attlen != -1 :
+			reader->read[c] == GPUSEL_READ_VARLENA ? att->attlen != -1 :
 			!(att->attbyval && att->attlen == reader->widths[c]))
 			reader->walkable = false;
 	}
@@ -542,10 +543,10 @@ static inline void
 store_walked(GpuselPageReader *reader, GpuselStaging *staging, int c, int64 row,
 			 const char *src)
 {
-	if (reader->form[c] == GPUSEL_FORM_DATE_TIMESTAMPTZ)
+	if (reader->read[c] == GPUSEL_READ_DATE)
 		GpuselStoreEncoded(staging->values, c, row, reader->form[c], reader->form_arg[c],
 						   fetch_att(src, true, sizeof(DateADT)));
-	else if (reader->form[c] != GPUSEL_FORM_PLAIN)
+	else if (reader->read[c] == GPUSEL_READ_VARLENA)
 		GpuselStoreEncoded(staging->values, c, row, reader->form[c], reader->form_arg[c],
 						   PointerGetDatum(src));
 	else if (reader->coltypes[c] == GS_COL_BOOL)

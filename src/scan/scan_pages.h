@@ -62,6 +62,7 @@ typedef struct GpuselPageReader
 	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
 	uint8		form[GS_MAX_PROGRAM_LENGTH];	/* GpuselColumnForm */
 	int16		form_arg[GS_MAX_PROGRAM_LENGTH];
+	uint8		read[GS_MAX_PROGRAM_LENGTH];	/* GpuselFormRead of its form */
 	int			widths[GS_MAX_PROGRAM_LENGTH];
 	int32		offsets[GS_MAX_PROGRAM_LENGTH];	/* in a tuple without nulls */
 	bool		fixed;			/* every device column has a fixed offset */

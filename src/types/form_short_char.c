@@ -1,8 +1,7 @@
 /*
- * column_form.c
- *	  Columns whose batch values are not their stored bytes (GpuselColumnForm):
- *	  numeric(p,s) as scaled int8 (qual_numeric.c), and short char(n) columns
- *	  as their bytes packed in an int8.
+ * form_short_char.c
+ *	  The catalogue's packed char(n) form (GPUSEL_FORM_SHORT_CHAR): a char(n)
+ *	  column of at most 7 bytes as its bytes packed in an int8.
  *
  * A char(n) value compares equal to another when they are equal once
  * trailing spaces are dropped (bpchareq, under a deterministic collation).
@@ -22,7 +21,7 @@
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
 
-#include "qual_compile.h"
+#include "column_form.h"
 
 /* The bytes a packed value holds; the eighth is its length. */
 #define SHORT_CHAR_BYTES	7
@@ -87,8 +86,8 @@ GpuselShortCharPack(Datum value, int n)
 }
 
 /* A packed char(n) value as the stored value: its bytes, padded to n characters. */
-static Datum
-unpack_short_char(int64 packed, int n)
+Datum
+GpuselShortCharUnpack(int64 packed, int n)
 {
 	uint64		p = (uint64) packed;
 	int			len = (int) (p >> (8 * SHORT_CHAR_BYTES));
@@ -104,21 +103,4 @@ unpack_short_char(int64 packed, int n)
 	memcpy(VARDATA(result), buf, len);
 	memset(VARDATA(result) + len, ' ', Max(n - chars, 0));
 	return PointerGetDatum(result);
-}
-
-/* An int8 batch value of a column of the given form as the stored value. */
-Datum
-GpuselFormDecode(int form, int arg, int64 value)
-{
-	if (form == GPUSEL_FORM_NUMERIC)
-		return GpuselScaledToNumeric(value, arg);
-	/* its values' stand-ins do not say which numeric they stand for */
-	if (form == GPUSEL_FORM_NUMERIC_FIT)
-		elog(ERROR, "gpusel cannot turn a batch value of a numeric column read where it fits back into a numeric");
-	/* half a 128-bit value is not a value */
-	if (form == GPUSEL_FORM_NUMERIC_WIDE_HI || form == GPUSEL_FORM_NUMERIC_WIDE_LO)
-		elog(ERROR, "gpusel cannot turn half of a 128-bit numeric batch value back into a numeric");
-	if (form == GPUSEL_FORM_DATE_TIMESTAMPTZ)
-		elog(ERROR, "gpusel cannot turn a date read as a timestamptz back into a date");
-	return unpack_short_char(value, arg);
 }

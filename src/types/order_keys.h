@@ -1,11 +1,11 @@
 /*
- * keys.h
+ * order_keys.h
  *	  Order-preserving unsigned keys for the SQL types gpusel selects on
  *	  natively.  Sorting keys as unsigned integers gives PostgreSQL's default
  *	  btree order of the values, so selection never calls a comparator.
  */
-#ifndef GPUSEL_KEYS_H
-#define GPUSEL_KEYS_H
+#ifndef GPUSEL_ORDER_KEYS_H
+#define GPUSEL_ORDER_KEYS_H
 
 #include "postgres.h"
 
@@ -75,4 +75,4 @@ extern const KeyType *KeyTypeLookup(Oid typid);
 extern bool KeysOfColumn(int coltype, Oid keytypid, const void *values, const uint32 *rows,
 						 int64 first, int len, uint64 *keys);
 
-#endif							/* GPUSEL_KEYS_H */
+#endif							/* GPUSEL_ORDER_KEYS_H */

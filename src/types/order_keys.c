@@ -1,5 +1,5 @@
 /*
- * keys.c
+ * order_keys.c
  *	  Maps int2, int4, int8, float4, float8, date, timestamp and timestamptz
  *	  to unsigned keys whose unsigned order is PostgreSQL's btree order.
  *
@@ -19,7 +19,7 @@
 #include "utils/timestamp.h"
 
 #include "gpusel_filter.h"
-#include "keys.h"
+#include "order_keys.h"
 
 #define SIGN32 UINT64CONST(0x80000000)
 #define SIGN64 UINT64CONST(0x8000000000000000)
