@@ -42,6 +42,7 @@ OBJS = \
 	src/scan/scan_parallel.o \
 	src/scan/parallel_feed.o \
 	src/groupagg/groupagg_aggs.o \
+	src/groupagg/groupagg_aggtable.o \
 	src/groupagg/groupagg_plan.o \
 	src/groupagg/groupagg_exec.o \
 	src/groupagg/groupagg_rows.o \

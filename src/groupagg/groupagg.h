@@ -49,6 +49,11 @@ typedef enum GroupAggKind
 	GROUPAGG_PERCENTILE_CONT	/* gpu_percentile_cont over float8 */
 } GroupAggKind;
 
+/* What the planner and the device ask of an aggregate (groupagg_aggtable.c). */
+#define GROUPAGG_MAY_FAIL		0x01	/* its steps may raise (float overflow) */
+#define GROUPAGG_NUMERIC_SUM	0x02	/* sums numerics: native values and device sums */
+#define GROUPAGG_COLLECTS_KEYS	0x04	/* a percentile: keys into a collection, no cell */
+
 /* Positions in CustomScan.custom_private after scan_plan.h's ones. */
 #define GPUSEL_PRIV_GROUP_NKEYS		5	/* Integer: leading key entries of custom_scan_tlist */
 
@@ -56,6 +61,9 @@ typedef enum GroupAggKind
 extern bool GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending);
 extern Expr *GroupAggAggrefInput(Aggref *agg);
 extern Size GroupAggGroupBytes(int nkeys, int naggs, int ncollections);
+
+/* groupagg_aggtable.c */
+extern bool GroupAggKindHas(GroupAggKind kind, int flag);
 
 /* groupagg_plan.c */
 extern void GroupAggPlanInit(void);

@@ -43,7 +43,7 @@ device_sums_fit(GroupAggSink *sink)
 
 		if (kind == GROUPAGG_COUNT_STAR)
 			continue;
-		if (kind != GROUPAGG_SUM_NUMERIC && kind != GROUPAGG_AVG_NUMERIC)
+		if (!GroupAggKindHas(kind, GROUPAGG_NUMERIC_SUM))
 			return false;
 		nsums++;
 	}

@@ -335,8 +335,8 @@ numeric_input_blockable(GroupAggSink *sink, int i)
 	{
 		GroupAggKind kind = sink->aggs[a].kind;
 
-		if (sink->aggs[a].input == i && kind != GROUPAGG_SUM_NUMERIC &&
-			kind != GROUPAGG_AVG_NUMERIC && kind != GROUPAGG_COUNT)
+		if (sink->aggs[a].input == i && !GroupAggKindHas(kind, GROUPAGG_NUMERIC_SUM) &&
+			kind != GROUPAGG_COUNT)
 			return false;
 	}
 	return true;
@@ -490,6 +490,7 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		desc = &sink->aggs[sink->naggs++];
 		if (!GpuselGroupAggClassify(agg, &desc->kind, &descending))
 			elog(ERROR, "gpusel cannot compute aggregate %u in its grouped scan", agg->aggfnoid);
+		desc->methods = GroupAggMethodsOf(desc->kind);
 		desc->input = -1;
 		desc->collection = -1;
 		if (desc->kind == GROUPAGG_COUNT_STAR)
@@ -497,7 +498,7 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 		input = linitial_node(TargetEntry, agg->args)->expr;
 		desc->input = find_or_add_input(sink, input);
 		desc->input_type = sink->inputs[desc->input].typid;
-		if (desc->kind == GROUPAGG_PERCENTILE_DISC || desc->kind == GROUPAGG_PERCENTILE_CONT)
+		if (desc->methods->flags & GROUPAGG_COLLECTS_KEYS)
 		{
 			int			c;
 			int			scale;

@@ -63,9 +63,11 @@ typedef struct GroupInput
 } GroupInput;
 
 /* One aggregate of the query. */
+typedef struct GroupAggMethods GroupAggMethods;
 typedef struct GroupAggDesc
 {
 	GroupAggKind kind;
+	const GroupAggMethods *methods; /* its row of the aggregate table */
 	int			input;			/* index into inputs; -1 for count(*) */
 	Oid			input_type;
 	int			collection;		/* percentiles: their key collection */
@@ -255,6 +257,34 @@ struct GroupAggSink
  * once it holds ship_first_keys (as many as the GPU takes) and started
  */
 #define GROUPAGG_SHIP_KEYS (1 << 20)
+
+/*
+ * One aggregate's row of the table (groupagg_aggtable.c): its steps on a
+ * group's cell, by row and by block of a batch column, across processes
+ * and at the end.
+ */
+struct GroupAggMethods
+{
+	GroupAggKind kind;
+	const char *name;
+	bool		strict;			/* NULL for a group without a non-NULL input */
+	int			flags;			/* GROUPAGG_MAY_FAIL ... (groupagg.h) */
+	void		(*update) (GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell,
+						   Datum v);
+	void		(*update_block) (GroupAggSink *sink, const GroupAggDesc *desc, int a,
+								 const int64 *groups, const void *values, gs_coltype coltype,
+								 const uint8 *nl, const uint32 *rows, int64 start, int len);
+	void		(*combine) (const GroupAggDesc *desc, GroupCell *dst, const GroupCell *src);
+	Datum		(*final) (GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell,
+						  int64 g, bool *isnull);
+};
+
+/* groupagg_aggtable.c */
+extern const GroupAggMethods *GroupAggMethodsOf(GroupAggKind kind);
+
+/* groupagg_results.c */
+extern Datum GroupAggPercentileFinal(GroupAggSink *sink, const GroupAggDesc *desc,
+									 GroupCell *cell, int64 g, bool *isnull);
 
 /* groupagg_device.c */
 extern void GroupAggShipKeys(GroupAggSink *sink, PercentileCollection *pc);

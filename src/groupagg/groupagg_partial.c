@@ -210,79 +210,13 @@ GroupAggSinkPartialIsDue(GroupAggSink *sink, GpuselFeed *feed)
 		bytes >= (Size) work_mem * 1024;
 }
 
-/* float4pl's and float8pl's sum, with their overflow rule. */
-static inline double
-add_float(double a, double b, bool single)
-{
-	double		r = single ? (double) ((float4) a + (float4) b) : a + b;
-
-	if (unlikely(isinf(r)) && !isinf(a) && !isinf(b))
-		float_overflow_error();
-	return r;
-}
-
 /* Merges a worker's cell of aggregate 'desc' into the consumer's cell. */
 static void
 combine_cell(GroupAggDesc *desc, GroupCell *dst, const GroupCell *src)
 {
 	if (src->count == 0)
 		return;
-	switch (desc->kind)
-	{
-		case GROUPAGG_COUNT_STAR:
-		case GROUPAGG_COUNT:
-			dst->count += src->count;
-			break;
-		case GROUPAGG_SUM_INT:
-		case GROUPAGG_SUM_INT8:
-		case GROUPAGG_AVG_INT:
-			dst->isum += src->isum;
-			dst->count += src->count;
-			break;
-		case GROUPAGG_SUM_FLOAT4:
-		case GROUPAGG_SUM_FLOAT8:
-			dst->fsum = dst->count == 0 ? src->fsum :
-				add_float(dst->fsum, src->fsum, desc->kind == GROUPAGG_SUM_FLOAT4);
-			dst->count += src->count;
-			break;
-		case GROUPAGG_AVG_FLOAT:
-			if (dst->count == 0)
-				*dst = *src;
-			else
-			{
-				/* float8_combine */
-				double		n1 = (double) dst->count;
-				double		n2 = (double) src->count;
-				double		n = n1 + n2;
-				double		sx = add_float(dst->fsum, src->fsum, false);
-				double		tmp = dst->fsum / n1 - src->fsum / n2;
-				double		sxx = dst->sxx + src->sxx + n1 * n2 * tmp * tmp / n;
-
-				if (unlikely(isinf(sxx)) && !isinf(dst->sxx) && !isinf(src->sxx))
-					float_overflow_error();
-				dst->fsum = sx;
-				dst->sxx = sxx;
-				dst->count += src->count;
-			}
-			break;
-		case GROUPAGG_MIN:
-		case GROUPAGG_MAX:
-			if (dst->count == 0 ||
-				(desc->kind == GROUPAGG_MIN ? src->key <= dst->key : src->key >= dst->key))
-			{
-				dst->key = src->key;
-				dst->value = src->value;
-			}
-			dst->count += src->count;
-			break;
-		case GROUPAGG_SUM_NUMERIC:
-		case GROUPAGG_AVG_NUMERIC:
-			GroupAggNumericMerge(dst, src);
-			break;
-		case GROUPAGG_PERCENTILE_DISC:
-		case GROUPAGG_PERCENTILE_CONT:
-			break;				/* their keys come as pairs */
-	}
+	desc->methods->combine(desc, dst, src);
 }
 
 /* The consumer's group numbers of a worker's groups, grown to 'len'. */

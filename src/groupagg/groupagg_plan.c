@@ -268,8 +268,7 @@ groups_may_fail(GroupAggShape *shape, List *target_exprs, Node *having)
 		Expr	   *input = GroupAggAggrefInput(agg);
 
 		if (!GpuselGroupAggClassify(agg, &kind, &descending) ||
-			kind == GROUPAGG_SUM_FLOAT4 || kind == GROUPAGG_SUM_FLOAT8 ||
-			kind == GROUPAGG_AVG_FLOAT ||
+			GroupAggKindHas(kind, GROUPAGG_MAY_FAIL) ||
 			(input != NULL && GpuselExprMayFail((Node *) input, NULL)))
 			return true;
 	}

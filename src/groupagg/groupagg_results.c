@@ -46,7 +46,7 @@ free_host_pairs(PercentileCollection *pc)
 
 /* The percentile result of aggregate desc in group g, from the collection's keys. */
 static Datum
-percentile_value(GroupAggSink *sink, GroupAggDesc *desc, int64 g, bool *isnull)
+percentile_value(GroupAggSink *sink, const GroupAggDesc *desc, int64 g, bool *isnull)
 {
 	PercentileCollection *pc = &sink->collections[desc->collection];
 	int64		start = pc->counts[g];
@@ -72,6 +72,14 @@ percentile_value(GroupAggSink *sink, GroupAggDesc *desc, int64 g, bool *isnull)
 									   desc->fraction->constvalue,
 									   desc->fraction->consttype == FLOAT8ARRAYOID, result);
 	return result;
+}
+
+/* A percentile's final value (the aggregate table's final step). */
+Datum
+GroupAggPercentileFinal(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell, int64 g,
+						bool *isnull)
+{
+	return percentile_value(sink, desc, g, isnull);
 }
 
 /*
@@ -208,78 +216,17 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 	free_host_pairs(pc);
 }
 
-/* A 128-bit integer as numeric. */
-static Datum
-int128_to_numeric(int128 value)
-{
-	char		buf[48];
-	char	   *p = buf + sizeof(buf);
-	uint128		u = value < 0 ? -(uint128) value : (uint128) value;
-
-	*--p = '\0';
-	do
-	{
-		*--p = '0' + (int) (u % 10);
-		u /= 10;
-	} while (u != 0);
-	if (value < 0)
-		*--p = '-';
-	return DirectFunctionCall3(numeric_in, CStringGetDatum(p),
-							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
-}
-
 /* The final value of one aggregate in group g, as PostgreSQL's final function gives it. */
 static Datum
 final_value(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, int64 g, bool *isnull)
 {
 	*isnull = false;
-	switch (desc->kind)
-	{
-		case GROUPAGG_COUNT_STAR:
-		case GROUPAGG_COUNT:
-			return Int64GetDatum(cell->count);
-		case GROUPAGG_PERCENTILE_DISC:
-		case GROUPAGG_PERCENTILE_CONT:
-			return percentile_value(sink, desc, g, isnull);
-		default:
-			break;
-	}
-	if (cell->count == 0)
+	if (desc->methods->strict && cell->count == 0)
 	{
 		*isnull = true;			/* no non-NULL input */
 		return (Datum) 0;
 	}
-	switch (desc->kind)
-	{
-		case GROUPAGG_SUM_INT:
-			return Int64GetDatum((int64) cell->isum);
-		case GROUPAGG_SUM_INT8:
-			return int128_to_numeric(cell->isum);
-		case GROUPAGG_AVG_INT:
-			return DirectFunctionCall2(numeric_div, int128_to_numeric(cell->isum),
-									   NumericGetDatum(int64_to_numeric(cell->count)));
-		case GROUPAGG_SUM_FLOAT4:
-			return Float4GetDatum((float4) cell->fsum);
-		case GROUPAGG_SUM_FLOAT8:
-			return Float8GetDatum(cell->fsum);
-		case GROUPAGG_AVG_FLOAT:
-			return Float8GetDatum(cell->fsum / (double) cell->count);
-		case GROUPAGG_SUM_NUMERIC:
-			return GroupAggNumericSum(cell);
-		case GROUPAGG_AVG_NUMERIC:
-			return GroupAggNumericAvg(cell);
-		case GROUPAGG_MIN:
-		case GROUPAGG_MAX:
-			/* an extreme of a column read as int8 was kept as its batch value */
-			if (sink->inputs[desc->input].form != GPUSEL_FORM_PLAIN)
-				return GpuselFormDecode(sink->inputs[desc->input].form,
-										sink->inputs[desc->input].form_arg,
-										DatumGetInt64(cell->value));
-			return cell->value;
-		default:
-			elog(ERROR, "gpusel: unexpected aggregate kind %d", (int) desc->kind);
-	}
-	return (Datum) 0;
+	return desc->methods->final(sink, desc, cell, g, isnull);
 }
 
 /*

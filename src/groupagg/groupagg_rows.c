@@ -23,159 +23,6 @@
 #include "order_keys.h"
 #include "scan_exec.h"
 
-/* Integer input as int64, by its type. */
-static inline int64
-int_input(Datum value, Oid typid)
-{
-	switch (typid)
-	{
-		case INT2OID:
-			return DatumGetInt16(value);
-		case INT4OID:
-			return DatumGetInt32(value);
-		default:
-			return DatumGetInt64(value);
-	}
-}
-
-/* Float input as float8, by its type. */
-static inline double
-float_input(Datum value, Oid typid)
-{
-	return typid == FLOAT4OID ? (double) DatumGetFloat4(value) : DatumGetFloat8(value);
-}
-
-/*
- * float8_accum's step: Youngs-Cramer, with its overflow rule, on the three
- * parts of the state held apart, so that a caller keeping them in locals
- * lets the sum's chain run ahead of Sxx's divisions.
- */
-static inline void
-accum_float_parts(int64 *count, double *fsum, double *sxxp, double newval)
-{
-	double		n = (double) *count + 1.0;
-	double		sx = *fsum + newval;
-	double		sxx = *sxxp;
-
-	if (*count > 0)
-	{
-		double		tmp = newval * n - sx;
-
-		sxx += tmp * tmp / (n * (double) *count);
-		if (isinf(sx) || isinf(sxx))
-		{
-			if (!isinf(*fsum) && !isinf(newval))
-				float_overflow_error();
-			sxx = get_float8_nan();
-		}
-	}
-	else if (isnan(newval) || isinf(newval))
-		sxx = get_float8_nan();
-	(*count)++;
-	*fsum = sx;
-	*sxxp = sxx;
-}
-
-/* float8_accum's step on a group's cell. */
-static inline void
-accum_float(GroupCell *cell, double newval)
-{
-	accum_float_parts(&cell->count, &cell->fsum, &cell->sxx, newval);
-}
-
-/* Adds one non-NULL input (none for count(*)) to an aggregate's cell. */
-static inline void
-update_cell(GroupAggSink *sink, GroupAggDesc *desc, GroupCell *cell, Datum v)
-{
-	switch (desc->kind)
-	{
-		case GROUPAGG_COUNT_STAR:
-		case GROUPAGG_COUNT:
-			cell->count++;
-			break;
-		case GROUPAGG_SUM_INT:
-		case GROUPAGG_SUM_INT8:
-		case GROUPAGG_AVG_INT:
-			cell->isum += int_input(v, desc->input_type);
-			cell->count++;
-			break;
-		case GROUPAGG_SUM_NUMERIC:
-		case GROUPAGG_AVG_NUMERIC:
-			if (sink->numvalues[desc->input].native)
-				GroupAggNumericAddNative(cell, &sink->numvalues[desc->input]);
-			else if (GpuselFormLookup(sink->inputs[desc->input].form)->scaled_numeric)
-				GroupAggNumericAddScaled(cell, DatumGetInt64(v),
-										 sink->inputs[desc->input].form_arg);
-			else
-				GroupAggNumericAdd(cell, v, sink->cxt);
-			break;
-		case GROUPAGG_SUM_FLOAT4:
-			{
-				float4		x = DatumGetFloat4(v);
-
-				if (cell->count == 0)
-					cell->fsum = x;
-				else
-				{
-					float4		s = (float4) cell->fsum;
-					float4		r = s + x;
-
-					if (unlikely(isinf(r)) && !isinf(s) && !isinf(x))
-						float_overflow_error();
-					cell->fsum = r;
-				}
-				cell->count++;
-				break;
-			}
-		case GROUPAGG_SUM_FLOAT8:
-			{
-				float8		x = DatumGetFloat8(v);
-
-				if (cell->count == 0)
-					cell->fsum = x;
-				else
-				{
-					float8		r = cell->fsum + x;
-
-					if (unlikely(isinf(r)) && !isinf(cell->fsum) && !isinf(x))
-						float_overflow_error();
-					cell->fsum = r;
-				}
-				cell->count++;
-				break;
-			}
-		case GROUPAGG_AVG_FLOAT:
-			accum_float(cell, float_input(v, desc->input_type));
-			break;
-		case GROUPAGG_MIN:
-		case GROUPAGG_MAX:
-			{
-				uint64		key;
-
-				/* a numeric column without keys: compared as numerics */
-				if (sink->inputs[desc->input].keytype == NULL)
-				{
-					GroupAggNumericExtreme(cell, v, desc->kind == GROUPAGG_MIN, sink->cxt);
-					break;
-				}
-				key = sink->inputs[desc->input].keytype->to_key(v);
-
-				/* of two equal values the later one is kept, as PostgreSQL does */
-				if (cell->count == 0 ||
-					(desc->kind == GROUPAGG_MIN ? key <= cell->key : key >= cell->key))
-				{
-					cell->key = key;
-					cell->value = v;
-				}
-				cell->count++;
-				break;
-			}
-		case GROUPAGG_PERCENTILE_DISC:
-		case GROUPAGG_PERCENTILE_CONT:
-			break;			/* collected below, once per collection */
-	}
-}
-
 /* Appends one key of group g to a collection (room made by the caller). */
 static inline void
 append_pair(PercentileCollection *pc, int64 g, uint64 key)
@@ -259,8 +106,8 @@ add_row(GroupAggSink *sink)
 
 		if (desc->input >= 0 && sink->nulls[desc->input])
 			continue;			/* strict: NULL inputs are skipped */
-		update_cell(sink, desc, &cells[a],
-					desc->input >= 0 ? sink->values[desc->input] : (Datum) 0);
+		desc->methods->update(sink, desc, &cells[a],
+							  desc->input >= 0 ? sink->values[desc->input] : (Datum) 0);
 	}
 	add_row_keys(sink, g);
 }
@@ -448,7 +295,7 @@ add_expr_block_to_cells(GroupAggSink *sink, GroupAggDesc *desc, int a,
 	const bool *nls = &sink->exprnulls[desc->input * KEYS_BLOCK];
 
 	if (sink->inputs[desc->input].numexpr != NULL &&
-		(desc->kind == GROUPAGG_SUM_NUMERIC || desc->kind == GROUPAGG_AVG_NUMERIC))
+		(desc->methods->flags & GROUPAGG_NUMERIC_SUM))
 	{
 		/* values computed in C, or the executor's numeric where C could not */
 		const GroupNumericValue *nv = &sink->numblock[desc->input * KEYS_BLOCK];
@@ -468,7 +315,7 @@ add_expr_block_to_cells(GroupAggSink *sink, GroupAggDesc *desc, int a,
 	}
 	for (int j = 0; j < len; j++)
 		if (!nls[j])			/* strict: NULL inputs are skipped */
-			update_cell(sink, desc, &sink->cells[groups[j] * sink->naggs + a], vals[j]);
+			desc->methods->update(sink, desc, &sink->cells[groups[j] * sink->naggs + a], vals[j]);
 }
 
 /* Adds a block's values of an expression input to a collection. */
@@ -495,57 +342,6 @@ add_expr_block_to_collection(GroupAggSink *sink, PercentileCollection *pc,
 		if (unlikely(key == kt->zero_key) && kt->is_negative_zero != NULL)
 			pc->zeros[groups[j]] |= kt->is_negative_zero(v) ? 1 : 2;
 		append_pair(pc, groups[j], key);
-	}
-}
-
-/*
- * avg(float4|float8) of a block's column values: accum_float's steps in
- * the rows' order, as update_cell takes them, without its per-row dispatch.
- * Without GROUP BY every row's cell is the same one: its non-NULL inputs
- * are gathered first, then accumulated with the state in three locals
- * (kept in one struct, the compiler packs the sum and Sxx into one vector
- * register, which chains each row's sum to the last row's division).
- */
-static void
-avg_float_block(GroupCell *cells, int naggs, int a, const int64 *groups, bool one_cell,
-				const void *values, gs_coltype coltype, const uint8 *nl,
-				const uint32 *rows, int64 start, int len)
-{
-	const float8 *f8 = (const float8 *) values;
-	const float4 *f4 = (const float4 *) values;
-
-	if (one_cell)
-	{
-		GroupCell  *cell = &cells[groups[0] * naggs + a];
-		double		inputs[KEYS_BLOCK];
-		int			n = 0;
-		int64		count = cell->count;
-		double		fsum = cell->fsum;
-		double		sxx = cell->sxx;
-
-		for (int j = 0; j < len; j++)
-		{
-			int64		row = rows != NULL ? (int64) rows[j] : start + j;
-
-			if (nl != NULL && nl[row])
-				continue;		/* strict: NULL inputs are skipped */
-			inputs[n++] = coltype == GS_COL_FLOAT8 ? f8[row] : (double) f4[row];
-		}
-		for (int j = 0; j < n; j++)
-			accum_float_parts(&count, &fsum, &sxx, inputs[j]);
-		cell->count = count;
-		cell->fsum = fsum;
-		cell->sxx = sxx;
-		return;
-	}
-	for (int j = 0; j < len; j++)
-	{
-		int64		row = rows != NULL ? (int64) rows[j] : start + j;
-
-		if (nl != NULL && nl[row])
-			continue;
-		accum_float(&cells[groups[j] * naggs + a],
-					coltype == GS_COL_FLOAT8 ? f8[row] : (double) f4[row]);
 	}
 }
 
@@ -612,22 +408,8 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 				continue;
 			}
 			nl = has_nulls[in->column] ? nulls[in->column] : NULL;
-			if (desc->kind == GROUPAGG_AVG_FLOAT &&
-				(in->coltype == GS_COL_FLOAT8 || in->coltype == GS_COL_FLOAT4))
-			{
-				avg_float_block(cells, naggs, a, groups, sink->nkeys == 0,
-								values[in->column], in->coltype, nl, rows, start, len);
-				continue;
-			}
-			for (int j = 0; j < len; j++)
-			{
-				int64		row = rows != NULL ? (int64) rows[j] : start + j;
-
-				if (nl != NULL && nl[row])
-					continue;	/* strict: NULL inputs are skipped */
-				update_cell(sink, desc, &cells[groups[j] * naggs + a],
-							GpuselLoadValue(values[in->column], row, in->coltype));
-			}
+			desc->methods->update_block(sink, desc, a, groups, values[in->column], in->coltype,
+										nl, rows, start, len);
 		}
 
 		for (int p = 0; p < sink->ncollections; p++)
