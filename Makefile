@@ -21,6 +21,7 @@ OBJS = \
 	src/types/form_numeric_wide.o \
 	src/types/form_short_char.o \
 	src/types/form_date.o \
+	src/types/form_text_dict.o \
 	src/types/order_keys.o \
 	src/percentile/keystore.o \
 	src/percentile/radix_select.o \
@@ -54,7 +55,6 @@ OBJS = \
 	src/groupagg/groupagg_devsum.o \
 	src/groupagg/groupagg_native.o \
 	src/groupagg/groupagg_numeric.o \
-	src/groupagg/groupagg_textkeys.o \
 	src/groupagg/groupagg_bigkeys.o \
 	src/groupagg/groupagg_spill.o
 

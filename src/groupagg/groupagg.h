@@ -67,7 +67,6 @@ extern bool GroupAggKindHas(GroupAggKind kind, int flag);
 
 /* groupagg_plan.c */
 extern void GroupAggPlanInit(void);
-extern bool GroupAggTextKey(Expr *key);
 extern void GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel,
 								  RelOptInfo *output_rel, void *extra);
 

@@ -85,10 +85,17 @@ new_input(GroupAggSink *sink, Expr *expr)
 		 * 10^s, short char(n) packed) is keyed as its form says
 		 */
 		if (GpuselChooseForm(var->vartype, var->vartypmod, var->varcollid, GPUSEL_USE_GROUP, 0,
-							 &choice) && choice.form != GPUSEL_FORM_PLAIN)
+							 &choice) && choice.form != GPUSEL_FORM_PLAIN &&
+			(!GpuselFormLookup(choice.form)->dictionary || sink->ninputs < sink->nkeys))
 		{
+			const GpuselFormInfo *info = GpuselFormLookup(choice.form);
+
 			in->form = choice.form;
 			in->form_arg = (int16) choice.arg;
+			/* a key numbered by a dictionary: one per key, for the query */
+			if (info->dictionary)
+				in->form_arg = (int16) GpuselTextDictOpen(MemoryContextGetParent(sink->cxt),
+														  choice.arg != 0);
 			in->deviceable = true;
 			in->coltype = choice.coltype;
 			in->keytype = KeyTypeLookup(GpuselFormLookup(choice.form)->key_typid);
@@ -269,9 +276,8 @@ start_groups(GroupAggSink *sink)
 		pc->key_bytes = pc->keytype->key_bytes;
 	}
 	for (int k = 0; k < sink->nkeys; k++)
-		if (sink->inputs[k].text_key)
-			sink->inputs[k].dict = GroupTextDictCreate(sink->cxt,
-													   sink->inputs[k].typid == BPCHAROID);
+		if (GpuselFormLookup(sink->inputs[k].form)->dictionary)
+			GpuselTextDictReset(sink->inputs[k].form_arg);
 	grow_groups(sink, sink->nkeys == 0 ? 1 : GROUPAGG_INITIAL_GROUPS);
 	if (sink->nkeys == 0)
 		sink->ngroups = 1;		/* no GROUP BY: one row, even without input */
@@ -444,12 +450,10 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 	foreach(lc, custom_scan_tlist)
 	{
 		Expr	   *expr = lfirst_node(TargetEntry, lc)->expr;
-		GroupInput *in;
 
 		if (i++ >= nkeys)
 			break;
-		in = &sink->inputs[new_input(sink, expr)];
-		in->text_key = GroupAggTextKey(expr);
+		(void) new_input(sink, expr);
 	}
 
 	/*
@@ -729,8 +733,6 @@ find_group_hashed(GroupAggSink *sink)
 			b = 0;
 		else if (in->keytype != NULL)
 			b = in->keytype->to_key(sink->values[k]);	/* -0 = +0, one NaN */
-		else if (in->dict != NULL)
-			b = GroupTextDictNumber(in->dict, sink->values[k]);
 		else
 			b = (uint64) sink->values[k];
 		sink->bits[k] = b;
@@ -758,16 +760,8 @@ find_group_hashed(GroupAggSink *sink)
 	sink->hashes[g] = h;
 	for (int k = 0; k < nk; k++)
 	{
-		GroupInput *in = &sink->inputs[k];
-
 		sink->keybits[g * nk + k] = sink->bits[k];
-		/* a text key's value lies in the tuple: the group returns the dictionary's copy */
-		if (sink->nulls[k])
-			sink->keyvalues[g * nk + k] = (Datum) 0;
-		else if (in->dict != NULL)
-			sink->keyvalues[g * nk + k] = GroupTextDictValue(in->dict, sink->bits[k]);
-		else
-			sink->keyvalues[g * nk + k] = sink->values[k];
+		sink->keyvalues[g * nk + k] = sink->nulls[k] ? (Datum) 0 : sink->values[k];
 		sink->keynulls[g * nk + k] = sink->nulls[k];
 	}
 	if (sink->keyslots != NULL && !sink->nulls[0])

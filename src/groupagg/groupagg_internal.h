@@ -13,6 +13,7 @@
 #include "nodes/execnodes.h"
 #include "storage/buffile.h"
 
+#include "column_form.h"
 #include "gpusel_cuda.h"
 #include "gpusel_filter.h"
 #include "groupagg.h"
@@ -39,8 +40,6 @@ typedef struct GroupNumericValue
 	bool		native;			/* this row's value is here, not in the input's Datum */
 } GroupNumericValue;
 
-/* Numbers of a text group key's values (groupagg_textkeys.c). */
-typedef struct GroupTextDict GroupTextDict;
 
 /* One expression read per row: a group key or an aggregate's input. */
 typedef struct GroupInput
@@ -58,8 +57,6 @@ typedef struct GroupInput
 	GroupNumericExpr *numexpr;	/* colstate's expression, computed natively per row */
 	uint8		form;			/* a plain column read as int8 (GpuselColumnForm) */
 	int16		form_arg;		/* its scale or char length */
-	bool		text_key;		/* a text group key, numbered by dict */
-	GroupTextDict *dict;		/* its values' numbers, for this scan's groups */
 } GroupInput;
 
 /* One aggregate of the query. */
@@ -155,6 +152,8 @@ typedef struct GroupAggPartialMap
 {
 	int64	   *groups;			/* by the worker's group number */
 	int64		cap;
+	/* per key numbered by a dictionary: the worker's numbers, as the consumer's */
+	GpuselTextDictReader *dicts;
 } GroupAggPartialMap;
 
 struct GroupAggSink
@@ -354,9 +353,6 @@ extern int	GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *con
 extern int64 GroupAggFindGroup(GroupAggSink *sink);
 
 /* groupagg_textkeys.c */
-extern GroupTextDict *GroupTextDictCreate(MemoryContext cxt, bool blank_padded);
-extern uint64 GroupTextDictNumber(GroupTextDict *dict, Datum value);
-extern Datum GroupTextDictValue(GroupTextDict *dict, uint64 number);
 extern void GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc);
 
 /* groupagg_bigkeys.c (and GroupAggBigKeyScale in groupagg.h) */

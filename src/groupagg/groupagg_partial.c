@@ -6,11 +6,14 @@
  *	  consumer merges them into its sink, once per group and per key, never
  *	  per row.
  *
- * A worker sends, in order: its groups (each a record of its key values
- * and aggregate cells, numbered in the worker's order), then for each
- * percentile collection its (group, key) pairs with the worker's group
- * numbers.  The feed delivers a worker's chunks in the order it sent them,
- * so the consumer knows a worker's group numbers before their pairs.
+ * A worker sends, in order: the dictionaries of its keys whose batch
+ * values are numbers of one (GPUSEL_CROSS_DICTIONARY: text keys), its groups
+ * (each a record of its key values and aggregate cells, numbered in the
+ * worker's order), then for each percentile collection its (group, key)
+ * pairs with the worker's group numbers.  The feed delivers a worker's
+ * chunks in the order it sent them, so the consumer knows a worker's
+ * dictionary numbers before its groups, and its group numbers before their
+ * pairs.
  *
  * Merging follows PostgreSQL's combine functions, so results are those of
  * PostgreSQL's own parallel aggregation: counts and integer sums add
@@ -84,6 +87,38 @@ GroupAggSinkPartialRecordBytes(GroupAggSink *sink)
 		return 0;
 	record_layout(sink, &layout);
 	return layout.bytes;
+}
+
+/*
+ * A worker: sends the dictionary of each key numbered by one, as a stream
+ * of values in their numbers' order over as many chunks as it takes.
+ * False when the consumer is done and takes nothing more.
+ */
+static bool
+send_dictionaries(GroupAggSink *sink, GpuselFeed *feed)
+{
+	for (int k = 0; k < sink->nkeys; k++)
+	{
+		GroupInput *in = &sink->inputs[k];
+		GpuselTextDictCursor cursor = {0, 0};
+		bool		first = true;
+
+		if (GpuselFormLookup(in->form)->crosses != GPUSEL_CROSS_DICTIONARY)
+			continue;
+		do
+		{
+			Size		room;
+			char	   *buf = GpuselFeedClaimBuffer(feed, &room);
+			Size		n;
+
+			if (buf == NULL)
+				return false;
+			n = GpuselTextDictWrite(in->form_arg, &cursor, buf, room);
+			GpuselFeedPublishBuffer(feed, GPUSEL_FEED_DICT, k, first ? 0 : 1, (int64) n, 0, 0);
+			first = false;
+		} while (!GpuselTextDictWritten(in->form_arg, &cursor));
+	}
+	return true;
 }
 
 /*
@@ -173,7 +208,7 @@ GroupAggSinkSendPartial(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
 {
 	int64		aggregated = sink->rows_aggregated;
 
-	if (!send_groups(sink, feed, nscanned))
+	if (!send_dictionaries(sink, feed) || !send_groups(sink, feed, nscanned))
 		return;
 	for (int c = 0; c < sink->ncollections; c++)
 		if (!send_pairs(sink, feed, c))
@@ -260,6 +295,7 @@ merge_groups(GroupAggSink *sink, GpuselFeedBatch *batch)
 	RecordLayout layout;
 	int			nk = sink->nkeys;
 	int64	   *map = producer_map(sink, batch->producer, batch->first + batch->nrows);
+	GpuselTextDictReader *dicts = sink->maps[batch->producer].dicts;
 
 	record_layout(sink, &layout);
 	for (int64 i = 0; i < batch->nrows; i++)
@@ -271,6 +307,18 @@ merge_groups(GroupAggSink *sink, GpuselFeedBatch *batch)
 		/* the group of the worker's keys, as a row with those keys finds it */
 		memcpy(sink->values, rec + layout.keyvalues, sizeof(Datum) * nk);
 		memcpy(sink->nulls, rec + layout.keynulls, sizeof(bool) * nk);
+		if (dicts != NULL)
+			for (int k = 0; k < nk; k++)
+			{
+				int64		number = DatumGetInt64(sink->values[k]);
+
+				if (sink->nulls[k] ||
+					GpuselFormLookup(sink->inputs[k].form)->crosses != GPUSEL_CROSS_DICTIONARY)
+					continue;
+				if (number < 0 || number >= dicts[k].nnumbers)
+					elog(ERROR, "gpusel worker sent a key number its dictionary did not hold");
+				sink->values[k] = Int64GetDatum(dicts[k].numbers[number]);
+			}
 		g = GroupAggFindGroup(sink);
 		cells = &sink->cells[g * sink->naggs];
 		for (int a = 0; a < sink->naggs; a++)
@@ -325,11 +373,34 @@ merge_pairs(GroupAggSink *sink, GpuselFeedBatch *batch)
 	pc->nkeys += n;
 }
 
+/*
+ * The consumer: numbers the values of a piece of a worker's dictionary in
+ * its own, so that the worker's groups that follow find their keys here.
+ */
+static void
+merge_dictionary(GroupAggSink *sink, GpuselFeedBatch *batch)
+{
+	GroupAggPartialMap *map;
+	int			k = batch->collection;
+
+	(void) producer_map(sink, batch->producer, 0);
+	map = &sink->maps[batch->producer];
+	if (map->dicts == NULL)
+		map->dicts = MemoryContextAllocZero(sink->cxt, sizeof(GpuselTextDictReader) * sink->nkeys);
+	/* each partial aggregate of a worker numbers its keys anew */
+	if (batch->first == 0)
+		GpuselTextDictReaderReset(&map->dicts[k], sink->cxt);
+	GpuselTextDictRead(&map->dicts[k], sink->cxt, sink->inputs[k].form_arg, batch->data,
+					   (Size) batch->nrows);
+}
+
 /* The consumer: merges one chunk of a worker's partial aggregate. */
 void
 GroupAggSinkMerge(GroupAggSink *sink, GpuselFeedBatch *batch)
 {
-	if (batch->kind == GPUSEL_FEED_GROUPS)
+	if (batch->kind == GPUSEL_FEED_DICT)
+		merge_dictionary(sink, batch);
+	else if (batch->kind == GPUSEL_FEED_GROUPS)
 		merge_groups(sink, batch);
 	else
 	{

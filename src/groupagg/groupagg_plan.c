@@ -166,15 +166,14 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 		GpuselFormChoice choice;
 
 		/*
-		 * a key of a device type, a column of a form groups take (a short
-		 * char(n) column keyed by its bytes), or a text column numbered by a
-		 * dictionary
+		 * a key of a device type, or a column of a form groups take (a short
+		 * char(n) column keyed by its bytes, a text column numbered by a
+		 * dictionary)
 		 */
 		if (!(GpuselTypeIsDeviceable(typid, NULL) ||
 			  (IsA(expr, Var) &&
 			   GpuselChooseForm(typid, ((Var *) expr)->vartypmod, ((Var *) expr)->varcollid,
-								GPUSEL_USE_GROUP, 0, &choice)) ||
-			  GroupAggTextKey(expr)) ||
+								GPUSEL_USE_GROUP, 0, &choice))) ||
 			!input_is_evaluable(expr, rel->relid))
 			return false;
 		tc = lookup_type_cache(typid, TYPECACHE_EQ_OPR);
@@ -384,6 +383,7 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	CustomPath *cpath;
 	GatherPath *gather;
 	double		groups = serial->path.rows;
+	double		process_groups;
 	int			workers;
 	ListCell   *lc;
 
@@ -406,11 +406,24 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	cpath->path.parallel_aware = true;
 	cpath->path.parallel_safe = true;
 	cpath->path.parallel_workers = workers;
+	/*
+	 * a process has no more groups than rows, whatever the estimate (an
+	 * expression key has no statistics and gets a large one), and merging
+	 * one of its groups is a lookup and a combine per aggregate
+	 */
+	process_groups = Min(groups, input_rel->rows / parallel_divisor(workers));
 	cpath->path.startup_cost = partial->total_cost + row_cost / parallel_divisor(workers) +
-		groups * cpu_tuple_cost * (workers + 1) + disabled;
+		process_groups * cpu_operator_cost * (workers + 1) + disabled;
 	cpath->path.total_cost = cpath->path.startup_cost;
 	gather = create_gather_path(root, output_rel, &cpath->path, cpath->path.pathtarget,
 								NULL, &groups);
+	/*
+	 * the groups reach the Gather from the leader's own copy of the plan, not
+	 * through a worker's tuple queue (the workers' groups are merged inside,
+	 * costed above): the Gather's charge per tuple is not paid
+	 */
+	gather->path.total_cost = Max(gather->path.total_cost - parallel_tuple_cost * groups,
+								  gather->path.startup_cost);
 	add_path(output_rel, &gather->path);
 }
 
@@ -442,18 +455,6 @@ holds_numerics(List *aggs)
 			!GpuselNumericScale(NUMERICOID, exprTypmod((Node *) input), &scale))
 			return true;
 	}
-	return false;
-}
-
-/* Whether a group key is a text column numbered by a dictionary. */
-static bool
-has_text_key(List *keys)
-{
-	ListCell   *lc;
-
-	foreach(lc, keys)
-		if (GroupAggTextKey((Expr *) lfirst(lc)))
-			return true;
 	return false;
 }
 
@@ -544,9 +545,8 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 
 	cpath = make_groupagg_path(root, output_rel, &shape, gextra->havingQual, groups, cost);
 	/*
-	 * before add_path, which may free the serial path it is copied from;
-	 * text keys' numbers belong to one process, so their groups cannot
-	 * merge, a column whose batch values do not become its values again
+	 * before add_path, which may free the serial path it is copied from; a
+	 * column whose batch values do not become its values again
 	 * (a numeric read where it fits or as 128-bit halves, a date as its
 	 * midnight in the TimeZone) needs the tuples, and a numeric sum or
 	 * extreme may be a numeric held by pointer
@@ -557,7 +557,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		output_rel->pathlist = NIL;
 		output_rel->partial_pathlist = NIL;
 	}
-	if (!has_text_key(shape.keys) && !GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
+	if (!GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
 		!holds_numerics(shape.aggs))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost,
 								   disabled);

@@ -221,6 +221,15 @@ GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int n
 	shared->data_off = feed_data_off(nchunks);
 	shared->workers_aggregate = partial_record_bytes > 0 &&
 		partial_record_bytes <= shared->chunk_bytes;
+	/*
+	 * rows cross as their batch values only where those mean the same in
+	 * every process (a number of a worker's dictionary does not); groups
+	 * carry their dictionaries with them
+	 */
+	if (!shared->workers_aggregate)
+		for (int c = 0; c < prog->ncols; c++)
+			if (GpuselFormLookup(prog->form[c])->crosses != GPUSEL_CROSS_AS_IS)
+				shared->enabled = false;
 	table_block_parallelscan_initialize(rel, (ParallelTableScanDesc) &shared->pscan);
 	reset_shared(shared);
 	return shared;

@@ -49,7 +49,8 @@ typedef enum GpuselFeedKind
 {
 	GPUSEL_FEED_ROWS,
 	GPUSEL_FEED_GROUPS,			/* a worker's groups: keys and cells */
-	GPUSEL_FEED_PAIRS			/* a worker's (group, key) pairs of a collection */
+	GPUSEL_FEED_PAIRS,			/* a worker's (group, key) pairs of a collection */
+	GPUSEL_FEED_DICT			/* a piece of a worker's dictionary of a group key */
 } GpuselFeedKind;
 
 /* Rows or records lent to the consumer by GpuselFeedNext, until its next call. */
@@ -62,8 +63,9 @@ typedef struct GpuselFeedBatch
 	bool		filtered;		/* a worker's filter ran: every row passes */
 	char	   *data;			/* records */
 	int			producer;		/* records: the worker that sent them, from 1 */
-	int			collection;		/* pairs: their collection */
-	int64		first;			/* groups: the worker's number of the first */
+	int			collection;		/* pairs: their collection; a dictionary: its key */
+	int64		first;			/* groups: the worker's number of the first;
+								 * a dictionary: 0 for its first piece */
 	int64		naggregated;	/* records: rows the worker aggregated, once */
 } GpuselFeedBatch;
 

@@ -64,6 +64,15 @@ date_tz_accepts(Oid typid, int32 typmod, Oid collid, int unconstrained_scale, in
 	return typid == DATEOID;
 }
 
+/* Whether a text key column is numbered by a dictionary (GPUSEL_FORM_TEXT_DICT). */
+static bool
+text_dict_accepts(Oid typid, int32 typmod, Oid collid, int unconstrained_scale, int *arg,
+				  gs_coltype *coltype)
+{
+	*coltype = GS_COL_INT8;
+	return GpuselTextDictAccepts(typid, typmod, collid, arg);
+}
+
 /* A scaled numeric batch value as its numeric. */
 static Datum
 numeric_decode(int64 value, int arg)
@@ -86,25 +95,29 @@ short_char_decode(int64 value, int arg)
 static const GpuselFormInfo forms[] = {
 	{GPUSEL_FORM_NUMERIC, "numeric as scaled int8",
 		GPUSEL_USE_QUAL | GPUSEL_USE_GROUP | GPUSEL_USE_EXPR, numeric_accepts,
-	1, GPUSEL_READ_VARLENA, true, false, INT8OID, numeric_decode},
+	1, GPUSEL_READ_VARLENA, true, false, INT8OID, numeric_decode, GPUSEL_CROSS_AS_IS, false},
 	{GPUSEL_FORM_SHORT_CHAR, "char(n) packed into int8",
 		GPUSEL_USE_GROUP, short_char_accepts,
-	1, GPUSEL_READ_VARLENA, false, false, INT8OID, short_char_decode},
+	1, GPUSEL_READ_VARLENA, false, false, INT8OID, short_char_decode, GPUSEL_CROSS_AS_IS, false},
 	{GPUSEL_FORM_NUMERIC_FIT, "numeric as scaled int8 where it fits",
 		GPUSEL_USE_QUAL, numeric_fit_accepts,
-	1, GPUSEL_READ_VARLENA, false, true, InvalidOid, NULL},
+	1, GPUSEL_READ_VARLENA, false, true, InvalidOid, NULL, GPUSEL_CROSS_AS_IS, false},
 	{GPUSEL_FORM_NUMERIC_WIDE_HI, "numeric as 128-bit halves",
 		0, numeric_wide_accepts,
-	2, GPUSEL_READ_VARLENA, false, false, InvalidOid, NULL},
+	2, GPUSEL_READ_VARLENA, false, false, InvalidOid, NULL, GPUSEL_CROSS_AS_IS, false},
 	{GPUSEL_FORM_NUMERIC_WIDE_LO, "low half of a 128-bit numeric",
 		0, NULL,
-	0, GPUSEL_READ_VARLENA, false, false, InvalidOid, NULL},
+	0, GPUSEL_READ_VARLENA, false, false, InvalidOid, NULL, GPUSEL_CROSS_AS_IS, false},
 	{GPUSEL_FORM_DATE_TIMESTAMPTZ, "date as its midnight timestamptz",
 		0, date_tz_accepts,
-	1, GPUSEL_READ_DATE, false, false, InvalidOid, NULL},
+	1, GPUSEL_READ_DATE, false, false, InvalidOid, NULL, GPUSEL_CROSS_AS_IS, false},
+	{GPUSEL_FORM_TEXT_DICT, "text numbered by a dictionary",
+		GPUSEL_USE_GROUP, text_dict_accepts,
+	1, GPUSEL_READ_VARLENA, false, false, INT8OID, GpuselTextDictDecode,
+	GPUSEL_CROSS_DICTIONARY, true},
 	{GPUSEL_FORM_PLAIN, "stored bytes",
 		GPUSEL_USE_QUAL | GPUSEL_USE_GROUP | GPUSEL_USE_EXPR, plain_accepts,
-	1, GPUSEL_READ_BYTES, false, false, InvalidOid, NULL},
+	1, GPUSEL_READ_BYTES, false, false, InvalidOid, NULL, GPUSEL_CROSS_AS_IS, false},
 };
 
 /* The descriptor of a form. */

@@ -15,6 +15,8 @@
  *	NUMERIC_WIDE_HI / _LO	numeric(19..38, s)	128-bit v * 10^s, 2 halves	form_numeric_wide.c
  *	SHORT_CHAR				char(n), <= 7 bytes	bytes and length packed		form_short_char.c
  *	DATE_TIMESTAMPTZ		date				its midnight as timestamptz	form_date.c
+ *	TEXT_DICT				text, varchar,		its number in a dictionary	form_text_dict.c
+ *							char(n)				of the scan
  *
  * The predicate compiler, the page reader, the executor's batch rows and
  * the grouped scan all read a column's form here: what to choose for a
@@ -27,6 +29,7 @@
 
 #include "postgres.h"
 
+#include "lib/stringinfo.h"
 #include "utils/date.h"
 
 #include "gpusel_filter.h"
@@ -42,6 +45,7 @@ typedef enum GpuselColumnForm
 	GPUSEL_FORM_NUMERIC_WIDE_HI,
 	GPUSEL_FORM_NUMERIC_WIDE_LO,
 	GPUSEL_FORM_DATE_TIMESTAMPTZ,
+	GPUSEL_FORM_TEXT_DICT,
 	GPUSEL_NFORMS
 } GpuselColumnForm;
 
@@ -62,6 +66,13 @@ typedef enum GpuselFormRead
 	GPUSEL_READ_VARLENA			/* a varlena, encoded */
 } GpuselFormRead;
 
+/* How a form's batch values cross from a parallel worker to the consumer. */
+typedef enum GpuselFormCross
+{
+	GPUSEL_CROSS_AS_IS,			/* they mean the same in every process */
+	GPUSEL_CROSS_DICTIONARY		/* numbers of a process's dictionary: it crosses first */
+} GpuselFormCross;
+
 /* One form: what it takes, how it travels and comes back. */
 typedef struct GpuselFormInfo
 {
@@ -80,6 +91,8 @@ typedef struct GpuselFormInfo
 								 * values take (order_keys.h); InvalidOid: its own type's */
 	/* a batch value as the stored value; NULL where batch values do not say it */
 	Datum		(*decode) (int64 value, int arg);
+	GpuselFormCross crosses;
+	bool		dictionary;		/* arg names a dictionary the user opens (form_text_dict.c) */
 } GpuselFormInfo;
 
 /* What GpuselChooseForm picked for a column. */
@@ -107,6 +120,33 @@ extern Datum GpuselShortCharUnpack(int64 packed, int length);
 /* form_date.c */
 extern int64 GpuselDateMidnightTz(DateADT d);
 
+/* form_text_dict.c: where a dictionary's stream has got to */
+typedef struct GpuselTextDictCursor
+{
+	int64		entry;
+	Size		offset;			/* bytes of that entry written */
+} GpuselTextDictCursor;
+
+/* Another process's dictionary, read: its numbers here, by its own */
+typedef struct GpuselTextDictReader
+{
+	StringInfoData pending;		/* a value not yet complete */
+	int64	   *numbers;
+	int64		nnumbers;
+	int64		cap;
+} GpuselTextDictReader;
+
+extern bool GpuselTextDictAccepts(Oid typid, int32 typmod, Oid collid, int *blank_padded);
+extern int	GpuselTextDictOpen(MemoryContext parent, bool blank_padded);
+extern void GpuselTextDictReset(int slot);
+extern int64 GpuselTextDictEncode(int slot, Datum value);
+extern Datum GpuselTextDictDecode(int64 number, int slot);
+extern Size GpuselTextDictWrite(int slot, GpuselTextDictCursor *cursor, char *buf, Size room);
+extern bool GpuselTextDictWritten(int slot, const GpuselTextDictCursor *cursor);
+extern void GpuselTextDictReaderReset(GpuselTextDictReader *reader, MemoryContext cxt);
+extern void GpuselTextDictRead(GpuselTextDictReader *reader, MemoryContext cxt, int slot,
+							   const char *data, Size len);
+
 /*
  * A stored value of a column of a non-plain form as its int8 batch value.
  * A switch here rather than a call through the table: it runs once per row
@@ -121,6 +161,8 @@ GpuselFormEncode(int form, int arg, Datum value)
 		return GpuselNumericToScaledFit(value, arg);
 	if (form == GPUSEL_FORM_DATE_TIMESTAMPTZ)
 		return GpuselDateMidnightTz(DatumGetDateADT(value));
+	if (form == GPUSEL_FORM_TEXT_DICT)
+		return GpuselTextDictEncode(arg, value);
 	/* a 128-bit numeric's halves are stored together (GpuselStoreEncoded) */
 	if (unlikely(form != GPUSEL_FORM_SHORT_CHAR))
 		elog(ERROR, "gpusel cannot encode a column of form %d by itself", form);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Benchmark of parallel feeding (issue 8): each shape timed as PostgreSQL
+# Benchmark of parallel feeding: each shape timed as PostgreSQL
 # runs it serially and with its parallel workers (gpusel out of the way),
 # and as gpusel runs it under Gather on the GPU and on its CPU path, and
 # serially on the GPU, all in the same run on the same table, with the
@@ -22,7 +22,8 @@ DROP TABLE IF EXISTS bench_t;
 CREATE UNLOGGED TABLE bench_t AS
 SELECT i::int8 AS id, random() AS x, random() * 1000 - 500 AS y, (random() * 1e6)::int4 AS k,
        (random() * 1e12)::int8 AS j, random()::float4 AS f, date '2000-01-01' + (i % 9000)::int AS d,
-       (i % 101)::int4 AS grp
+       (i % 101)::int4 AS grp, '/api/v1/endpoint' || (i % 40) AS ep,
+       timestamp '2026-01-01' + (i % 2000000) * interval '1 second' AS ts
 FROM generate_series(1, $rows) i;
 ALTER TABLE bench_t SET (parallel_workers = $workers);
 VACUUM ANALYZE bench_t;
@@ -46,7 +47,18 @@ shapes=(
   "whole-table percentile|SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM bench_t"
   "WHERE + GROUP BY 101 groups, 3 fractions|SELECT grp, percentile_disc(ARRAY[0.5,0.9,0.99]) WITHIN GROUP (ORDER BY x) FROM bench_t WHERE d >= date '2010-01-01' GROUP BY grp ORDER BY grp"
   "sum + count under a 5-term filter|SELECT sum(j), count(*) FROM bench_t WHERE x > 0.1 AND y < 400 AND k > 1000 AND f < 0.95 AND d > date '2001-01-01'"
+  "GROUP BY 10,000 groups, percentile_cont|SELECT k % 10000 g, percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM bench_t GROUP BY 1 ORDER BY 1"
+  "GROUP BY 100,000 groups, percentile_cont|SELECT k % 100000 g, percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM bench_t GROUP BY 1 ORDER BY 1"
+  "p50/p95/p99 per text key per hour|SELECT ep, date_trunc('hour', ts) h, percentile_cont(ARRAY[0.5,0.95,0.99]) WITHIN GROUP (ORDER BY x) FROM bench_t GROUP BY 1, 2 ORDER BY 1, 2"
 )
+# GPUSEL_BENCH_SHAPES="1 6": only those shapes (numbered from 1)
+all_shapes=("${shapes[@]}")
+if [ -n "${GPUSEL_BENCH_SHAPES:-}" ]; then
+  chosen=()
+  for n in $GPUSEL_BENCH_SHAPES; do chosen+=("${shapes[$((n - 1))]}"); done
+  shapes=("${chosen[@]}")
+fi
+explain_shape=${GPUSEL_BENCH_EXPLAIN:-4}
 
 # median of the given numbers
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
@@ -85,6 +97,8 @@ for shape in "${shapes[@]}"; do
 done
 
 echo
-echo "== where the parallel GPU path's time goes (WHERE + GROUP BY 101 groups)"
-{ echo "LOAD 'gpusel'; ${config[gpu_parallel]}"
-  echo "EXPLAIN (ANALYZE, COSTS OFF) ${shapes[3]#*|};"; } | psql -X -q
+for c in gpu_serial gpu_parallel; do
+  echo "== where the time goes, $c: ${all_shapes[$((explain_shape - 1))]%%|*}"
+  { echo "LOAD 'gpusel'; ${config[$c]}"
+    echo "EXPLAIN (ANALYZE, COSTS OFF) ${all_shapes[$((explain_shape - 1))]#*|};"; } | psql -X -q
+done
