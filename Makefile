@@ -6,6 +6,7 @@
 #   make CUDA_ARCHS="90"     choose the GPU architectures (PTX for the last is kept)
 #   make install             install into the PostgreSQL given by PG_CONFIG
 #   make check-all           everything: see test/run_all.sh
+#   make dist                dist/gpusel-VERSION.zip of the committed tree
 
 EXTENSION = gpusel
 # the control file alone names the version; its install script is built
@@ -119,3 +120,12 @@ $(filter cuda/nocuda%,$(CUDA_OBJS)): cuda/%.o: cuda/%.c cuda/*.h
 .PHONY: check-all
 check-all:
 	bash test/run_all.sh
+
+# a source archive of HEAD, the version's install script built from it;
+# META.json's two versions must be the control file's (1.1 as 1.1.0)
+.PHONY: dist
+dist:
+	@test "$$(grep -c '"version": "$(EXTVERSION)\(\.0\)*"' META.json)" = 2 || \
+		{ echo "META.json's versions are not $(EXTVERSION)"; exit 1; }
+	mkdir -p dist
+	git archive --format zip --prefix=$(EXTENSION)-$(EXTVERSION)/ --output dist/$(EXTENSION)-$(EXTVERSION).zip HEAD
