@@ -6,10 +6,18 @@
 #   make CUDA_ARCHS="90"     choose the GPU architectures (PTX for the last is kept)
 #   make install             install into the PostgreSQL given by PG_CONFIG
 #   make check-all           everything: see test/run_all.sh
+#   make dist                dist/gpusel-VERSION.zip of the committed tree
 
 EXTENSION = gpusel
+# the control file alone names the version; its install script is built
+EXTVERSION := $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" $(EXTENSION).control)
+ifeq ($(EXTVERSION),)
+$(error no default_version in $(EXTENSION).control)
+endif
 MODULE_big = gpusel
-DATA = sql/gpusel--1.0.sql sql/gpusel--1.1.sql sql/gpusel--1.0--1.1.sql
+# upgrade scripts only: sql/gpusel.sql is the one source of the current objects
+DATA = $(wildcard sql/$(EXTENSION)--*--*.sql)
+DATA_built = sql/$(EXTENSION)--$(EXTVERSION).sql
 PGFILEDESC = "gpusel - GPU filtering and percentile selection"
 
 OBJS = \
@@ -60,6 +68,8 @@ OBJS = \
 
 REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_numeric_aggs scan_numeric_keys scan_numeric_wide scan_enable_gucs groupagg groupagg_values groupagg_shapes groupagg_errors groupagg_sizes groupagg_rescan groupagg_mvcc groupagg_device groupagg_text groupagg_privileges groupagg_limit groupagg_spill parallel parallel_shapes parallel_partials tpch upgrade
 REGRESS_OPTS = --inputdir=test --load-extension=gpusel
+# the upgrade suite starts from old versions' full scripts, which are not shipped
+REGRESS_PREP = install-test-fixtures
 
 CUDA_HOME ?= /usr/local/cuda
 NVCC ?= $(CUDA_HOME)/bin/nvcc
@@ -92,6 +102,16 @@ include $(PGXS)
 
 $(shlib): $(CUDA_OBJS)
 
+# after the include: a rule above it would become the default goal
+$(DATA_built): sql/$(EXTENSION).sql
+	cp $< $@
+
+# test/fixtures: old versions' install scripts for the upgrade suite, beside
+# the installed ones (test/run_all.sh does the same where no make can run)
+.PHONY: install-test-fixtures
+install-test-fixtures:
+	$(INSTALL_DATA) $(wildcard test/fixtures/$(EXTENSION)--*.sql) '$(DESTDIR)$(datadir)/extension/'
+
 # PGXS tracks no header dependencies: a changed header rebuilds every object
 $(OBJS): $(wildcard src/*.h src/*/*.h) $(wildcard cuda/*.h)
 
@@ -105,3 +125,12 @@ $(filter cuda/nocuda%,$(CUDA_OBJS)): cuda/%.o: cuda/%.c cuda/*.h
 .PHONY: check-all
 check-all:
 	bash test/run_all.sh
+
+# a source archive of HEAD, the version's install script built from it;
+# META.json's two versions must be the control file's (1.1 as 1.1.0)
+.PHONY: dist
+dist:
+	@test "$$(grep -c '"version": "$(EXTVERSION)\(\.0\)*"' META.json)" = 2 || \
+		{ echo "META.json's versions are not $(EXTVERSION)"; exit 1; }
+	mkdir -p dist
+	git archive --format zip --prefix=$(EXTENSION)-$(EXTVERSION)/ --output dist/$(EXTENSION)-$(EXTVERSION).zip HEAD

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # GPU machine only (the device tool), from the repository root, with the
 # extension staged by `make install DESTDIR=$PWD/.device/stage` and the
-# kernel binaries built in test/kernel/bin.  Phases: tests, bench (default both).
+# kernel binaries built in test/kernel/bin (run_all.sh adds the upgrade
+# suite's test/fixtures to the server's install).  Phases: tests, bench (default both).
 #   bash test/device_run.sh tests|kernels|suites|bench|groupbench|spillbench|parbench|tpch|profile|all
 set -uo pipefail
 phase=${1:-all}

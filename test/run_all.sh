@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Runs every gpusel test: installs what is missing (as root, on Debian),
-# builds, installs, starts a throwaway PostgreSQL, runs the pg_regress suite,
+# builds, installs, starts a throwaway PostgreSQL, copies the old install
+# scripts of test/fixtures beside the installed ones (in every mode, into
+# PG_CONFIG's extension directory), runs the pg_regress suite,
 # the pgTAP suite and the kernel tests, stops the server, and exits non-zero
 # on any failure.
 #
@@ -31,6 +33,8 @@ if [ "${GPUSEL_TEST_EXISTING:-0}" != 1 ]; then
 fi
 
 export PG_CONFIG=${PG_CONFIG:-pg_config}
+note "installing the upgrade suite's fixtures"
+gpusel_install_fixtures && echo "test/fixtures -> $("$PG_CONFIG" --sharedir)/extension" || failures+=(fixtures)
 if [ "${GPUSEL_TEST_DEVICE:-}" = gpu ]; then
   export PGOPTIONS="${PGOPTIONS:-} -c gpusel.device=gpu -c gpusel.min_rows=0"
 fi

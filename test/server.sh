@@ -20,6 +20,14 @@ gpusel_build_install() {
   make -s PG_CONFIG="$PG_CONFIG" && make -s PG_CONFIG="$PG_CONFIG" install
 }
 
+# Copies the old versions' install scripts of test/fixtures, which gpusel does
+# not ship, beside the installed ones: the upgrade suite starts from them.
+gpusel_install_fixtures() {
+  local dir
+  dir="$("$PG_CONFIG" --sharedir)/extension"
+  cp test/fixtures/gpusel--*.sql "$dir/" || { echo "could not copy test/fixtures into $dir"; return 1; }
+}
+
 # Starts a throwaway server (as an ordinary user when root) and exports
 # PGHOST, PGPORT, PGUSER, PGDATABASE; extra server options in $1.
 gpusel_start_server() {

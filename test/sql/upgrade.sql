@@ -2,6 +2,8 @@
 -- ALTER EXTENSION gpusel UPDATE gives the same catalog as a fresh install of
 -- the default version, and every aggregate is PARALLEL SAFE, as PostgreSQL's
 -- percentile_disc and percentile_cont are.  Runs in a database of its own.
+-- 1.0's install script is not shipped: it is test/fixtures/gpusel--1.0.sql,
+-- installed by test/run_all.sh or `make install-test-fixtures`.
 SELECT current_database() AS regress_db \gset
 CREATE DATABASE gpusel_upgrade;
 \c gpusel_upgrade

@@ -1,4 +1,5 @@
--- gpusel 1.0: GPU filtering and exact percentile selection.
+-- gpusel: GPU filtering and exact percentile selection, the objects of the
+-- default version; make copies this file to sql/gpusel--<default_version>.sql.
 \echo Use "CREATE EXTENSION gpusel" to load this file. \quit
 
 -- Device ------------------------------------------------------------------
@@ -32,6 +33,10 @@ COMMENT ON FUNCTION gpusel_stats() IS
 'how many percentile selections this session ran on the GPU and on the CPU';
 
 -- Percentiles -------------------------------------------------------------
+-- PARALLEL SAFE as PostgreSQL's percentile_disc and percentile_cont: an
+-- ordered-set aggregate is never split over workers, but it may run whole
+-- inside one (a worker selects on the CPU, never creating a CUDA context),
+-- and it must not keep the plan below it serial.
 
 CREATE FUNCTION gpusel_percentile_transition(internal, "any")
 RETURNS internal
@@ -73,7 +78,8 @@ CREATE AGGREGATE gpu_percentile(float8 ORDER BY anyelement) (
     STYPE = internal,
     FINALFUNC = gpusel_percentile_disc_final,
     FINALFUNC_EXTRA,
-    FINALFUNC_MODIFY = SHAREABLE
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
 );
 
 CREATE AGGREGATE gpu_percentile(float8[] ORDER BY anyelement) (
@@ -81,7 +87,8 @@ CREATE AGGREGATE gpu_percentile(float8[] ORDER BY anyelement) (
     STYPE = internal,
     FINALFUNC = gpusel_percentile_disc_multi_final,
     FINALFUNC_EXTRA,
-    FINALFUNC_MODIFY = SHAREABLE
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
 );
 
 CREATE AGGREGATE gpu_percentile_cont(float8 ORDER BY float8) (
@@ -89,7 +96,8 @@ CREATE AGGREGATE gpu_percentile_cont(float8 ORDER BY float8) (
     STYPE = internal,
     FINALFUNC = gpusel_percentile_cont_float8_final,
     FINALFUNC_EXTRA,
-    FINALFUNC_MODIFY = SHAREABLE
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
 );
 
 CREATE AGGREGATE gpu_percentile_cont(float8 ORDER BY interval) (
@@ -97,7 +105,8 @@ CREATE AGGREGATE gpu_percentile_cont(float8 ORDER BY interval) (
     STYPE = internal,
     FINALFUNC = gpusel_percentile_cont_interval_final,
     FINALFUNC_EXTRA,
-    FINALFUNC_MODIFY = SHAREABLE
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
 );
 
 CREATE AGGREGATE gpu_percentile_cont(float8[] ORDER BY float8) (
@@ -105,7 +114,8 @@ CREATE AGGREGATE gpu_percentile_cont(float8[] ORDER BY float8) (
     STYPE = internal,
     FINALFUNC = gpusel_percentile_cont_float8_multi_final,
     FINALFUNC_EXTRA,
-    FINALFUNC_MODIFY = SHAREABLE
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
 );
 
 CREATE AGGREGATE gpu_percentile_cont(float8[] ORDER BY interval) (
@@ -113,7 +123,8 @@ CREATE AGGREGATE gpu_percentile_cont(float8[] ORDER BY interval) (
     STYPE = internal,
     FINALFUNC = gpusel_percentile_cont_interval_multi_final,
     FINALFUNC_EXTRA,
-    FINALFUNC_MODIFY = SHAREABLE
+    FINALFUNC_MODIFY = SHAREABLE,
+    PARALLEL = SAFE
 );
 
 COMMENT ON AGGREGATE gpu_percentile(float8 ORDER BY anyelement) IS
