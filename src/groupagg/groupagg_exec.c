@@ -94,8 +94,8 @@ new_input(GroupAggSink *sink, Expr *expr)
 			in->form_arg = (int16) choice.arg;
 			/* a key numbered by a dictionary: one per key, for the query */
 			if (info->dictionary)
-				in->form_arg = (int16) GpuselTextDictOpen(MemoryContextGetParent(sink->cxt),
-														  choice.arg != 0);
+				in->form_arg = (int16) GpuselValueDictOpen(MemoryContextGetParent(sink->cxt),
+														   choice.arg);
 			in->deviceable = true;
 			in->coltype = choice.coltype;
 			in->keytype = KeyTypeLookup(GpuselFormLookup(choice.form)->key_typid);
@@ -277,7 +277,7 @@ start_groups(GroupAggSink *sink)
 	}
 	for (int k = 0; k < sink->nkeys; k++)
 		if (GpuselFormLookup(sink->inputs[k].form)->dictionary)
-			GpuselTextDictReset(sink->inputs[k].form_arg);
+			GpuselValueDictReset(sink->inputs[k].form_arg);
 	grow_groups(sink, sink->nkeys == 0 ? 1 : GROUPAGG_INITIAL_GROUPS);
 	if (sink->nkeys == 0)
 		sink->ngroups = 1;		/* no GROUP BY: one row, even without input */

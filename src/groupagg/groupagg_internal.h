@@ -153,7 +153,7 @@ typedef struct GroupAggPartialMap
 	int64	   *groups;			/* by the worker's group number */
 	int64		cap;
 	/* per key numbered by a dictionary: the worker's numbers, as the consumer's */
-	GpuselTextDictReader *dicts;
+	GpuselValueDictReader *dicts;
 } GroupAggPartialMap;
 
 struct GroupAggSink

@@ -100,7 +100,7 @@ send_dictionaries(GroupAggSink *sink, GpuselFeed *feed)
 	for (int k = 0; k < sink->nkeys; k++)
 	{
 		GroupInput *in = &sink->inputs[k];
-		GpuselTextDictCursor cursor = {0, 0};
+		GpuselValueDictCursor cursor = {0, 0};
 		bool		first = true;
 
 		if (GpuselFormLookup(in->form)->crosses != GPUSEL_CROSS_DICTIONARY)
@@ -113,10 +113,10 @@ send_dictionaries(GroupAggSink *sink, GpuselFeed *feed)
 
 			if (buf == NULL)
 				return false;
-			n = GpuselTextDictWrite(in->form_arg, &cursor, buf, room);
+			n = GpuselValueDictWrite(in->form_arg, &cursor, buf, room);
 			GpuselFeedPublishBuffer(feed, GPUSEL_FEED_DICT, k, first ? 0 : 1, (int64) n, 0, 0);
 			first = false;
-		} while (!GpuselTextDictWritten(in->form_arg, &cursor));
+		} while (!GpuselValueDictWritten(in->form_arg, &cursor));
 	}
 	return true;
 }
@@ -295,7 +295,7 @@ merge_groups(GroupAggSink *sink, GpuselFeedBatch *batch)
 	RecordLayout layout;
 	int			nk = sink->nkeys;
 	int64	   *map = producer_map(sink, batch->producer, batch->first + batch->nrows);
-	GpuselTextDictReader *dicts = sink->maps[batch->producer].dicts;
+	GpuselValueDictReader *dicts = sink->maps[batch->producer].dicts;
 
 	record_layout(sink, &layout);
 	for (int64 i = 0; i < batch->nrows; i++)
@@ -386,11 +386,11 @@ merge_dictionary(GroupAggSink *sink, GpuselFeedBatch *batch)
 	(void) producer_map(sink, batch->producer, 0);
 	map = &sink->maps[batch->producer];
 	if (map->dicts == NULL)
-		map->dicts = MemoryContextAllocZero(sink->cxt, sizeof(GpuselTextDictReader) * sink->nkeys);
+		map->dicts = MemoryContextAllocZero(sink->cxt, sizeof(GpuselValueDictReader) * sink->nkeys);
 	/* each partial aggregate of a worker numbers its keys anew */
 	if (batch->first == 0)
-		GpuselTextDictReaderReset(&map->dicts[k], sink->cxt);
-	GpuselTextDictRead(&map->dicts[k], sink->cxt, sink->inputs[k].form_arg, batch->data,
+		GpuselValueDictReaderReset(&map->dicts[k], sink->cxt);
+	GpuselValueDictRead(&map->dicts[k], sink->cxt, sink->inputs[k].form_arg, batch->data,
 					   (Size) batch->nrows);
 }
 

@@ -169,12 +169,13 @@ GpuselPagesSetColumns(GpuselPageReader *reader, const GpuselProgram *prog)
 
 			/*
 			 * the column loops copy stored bytes that are the device value
-			 * itself; a date read as its midnight is encoded from the bytes
-			 * at its offset by the walk
+			 * itself; a date read as its midnight, or a fixed-length value
+			 * passed by reference, is encoded from the bytes at its offset
+			 * by the walk
 			 */
 			if (reader->read[c] == GPUSEL_READ_BYTES ?
 				att->attbyval && att->attlen == reader->widths[c] :
-				reader->read[c] == GPUSEL_READ_DATE)
+				reader->read[c] == GPUSEL_READ_DATE || reader->read[c] == GPUSEL_READ_BYREF)
 				reader->offsets[c] = offsets[attno - 1];
 		}
 		if (reader->offsets[c] < 0 || reader->read[c] != GPUSEL_READ_BYTES)
@@ -530,6 +531,7 @@ set_walk(GpuselPageReader *reader, TupleDesc desc)
 		if (reader->read[c] == GPUSEL_READ_DATE ?
 			!(att->attbyval && att->attlen == sizeof(DateADT)) :
 			reader->read[c] == GPUSEL_READ_VARLENA ? att->attlen != -1 :
+			reader->read[c] == GPUSEL_READ_BYREF ? att->attbyval || att->attlen <= 0 :
 			!(att->attbyval && att->attlen == reader->widths[c]))
 			reader->walkable = false;
 	}
@@ -546,7 +548,7 @@ store_walked(GpuselPageReader *reader, GpuselStaging *staging, int c, int64 row,
 	if (reader->read[c] == GPUSEL_READ_DATE)
 		GpuselStoreEncoded(staging->values, c, row, reader->form[c], reader->form_arg[c],
 						   fetch_att(src, true, sizeof(DateADT)));
-	else if (reader->read[c] == GPUSEL_READ_VARLENA)
+	else if (reader->read[c] == GPUSEL_READ_VARLENA || reader->read[c] == GPUSEL_READ_BYREF)
 		GpuselStoreEncoded(staging->values, c, row, reader->form[c], reader->form_arg[c],
 						   PointerGetDatum(src));
 	else if (reader->coltypes[c] == GS_COL_BOOL)

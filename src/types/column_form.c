@@ -73,6 +73,15 @@ text_dict_accepts(Oid typid, int32 typmod, Oid collid, int unconstrained_scale, 
 	return GpuselTextDictAccepts(typid, typmod, collid, arg);
 }
 
+/* Whether a uuid key column is numbered by a dictionary (GPUSEL_FORM_UUID_DICT). */
+static bool
+uuid_dict_accepts(Oid typid, int32 typmod, Oid collid, int unconstrained_scale, int *arg,
+				  gs_coltype *coltype)
+{
+	*coltype = GS_COL_INT8;
+	return GpuselUuidDictAccepts(typid, typmod, collid, arg);
+}
+
 /* A scaled numeric batch value as its numeric. */
 static Datum
 numeric_decode(int64 value, int arg)
@@ -113,7 +122,11 @@ static const GpuselFormInfo forms[] = {
 	1, GPUSEL_READ_DATE, false, false, InvalidOid, NULL, GPUSEL_CROSS_AS_IS, false},
 	{GPUSEL_FORM_TEXT_DICT, "text numbered by a dictionary",
 		GPUSEL_USE_GROUP, text_dict_accepts,
-	1, GPUSEL_READ_VARLENA, false, false, INT8OID, GpuselTextDictDecode,
+	1, GPUSEL_READ_VARLENA, false, false, INT8OID, GpuselValueDictDecode,
+	GPUSEL_CROSS_DICTIONARY, true},
+	{GPUSEL_FORM_UUID_DICT, "uuid numbered by a dictionary",
+		GPUSEL_USE_GROUP, uuid_dict_accepts,
+	1, GPUSEL_READ_BYREF, false, false, INT8OID, GpuselValueDictDecode,
 	GPUSEL_CROSS_DICTIONARY, true},
 	{GPUSEL_FORM_PLAIN, "stored bytes",
 		GPUSEL_USE_QUAL | GPUSEL_USE_GROUP | GPUSEL_USE_EXPR, plain_accepts,

@@ -16,7 +16,8 @@
  *	SHORT_CHAR				char(n), <= 7 bytes	bytes and length packed		form_short_char.c
  *	DATE_TIMESTAMPTZ		date				its midnight as timestamptz	form_date.c
  *	TEXT_DICT				text, varchar,		its number in a dictionary	form_text_dict.c
- *							char(n)				of the scan
+ *							char(n)				of the scan (value_dict.c)
+ *	UUID_DICT				uuid				the same					form_uuid.c
  *
  * The predicate compiler, the page reader, the executor's batch rows and
  * the grouped scan all read a column's form here: what to choose for a
@@ -46,6 +47,7 @@ typedef enum GpuselColumnForm
 	GPUSEL_FORM_NUMERIC_WIDE_LO,
 	GPUSEL_FORM_DATE_TIMESTAMPTZ,
 	GPUSEL_FORM_TEXT_DICT,
+	GPUSEL_FORM_UUID_DICT,
 	GPUSEL_NFORMS
 } GpuselColumnForm;
 
@@ -63,7 +65,8 @@ typedef enum GpuselFormRead
 {
 	GPUSEL_READ_BYTES,			/* a by-value attribute whose bytes are the batch value */
 	GPUSEL_READ_DATE,			/* a by-value date, encoded */
-	GPUSEL_READ_VARLENA			/* a varlena, encoded */
+	GPUSEL_READ_VARLENA,		/* a varlena, encoded */
+	GPUSEL_READ_BYREF			/* a fixed-length value passed by reference, encoded */
 } GpuselFormRead;
 
 /* How a form's batch values cross from a parallel worker to the consumer. */
@@ -92,7 +95,8 @@ typedef struct GpuselFormInfo
 	/* a batch value as the stored value; NULL where batch values do not say it */
 	Datum		(*decode) (int64 value, int arg);
 	GpuselFormCross crosses;
-	bool		dictionary;		/* arg names a dictionary the user opens (form_text_dict.c) */
+	bool		dictionary;		/* arg is a dictionary's kind; its user opens one and
+								 * names it by its slot instead (value_dict.c) */
 } GpuselFormInfo;
 
 /* What GpuselChooseForm picked for a column. */
@@ -111,6 +115,10 @@ extern bool GpuselTypeIsDeviceable(Oid typid, gs_coltype *coltype);
 extern int	GpuselColumnWidth(gs_coltype type);
 extern Datum GpuselFormDecode(int form, int arg, int64 value);
 
+/* form_text_dict.c, form_uuid.c: the dictionary forms (arg: a GPUSEL_DICT_ kind) */
+extern bool GpuselTextDictAccepts(Oid typid, int32 typmod, Oid collid, int *kind);
+extern bool GpuselUuidDictAccepts(Oid typid, int32 typmod, Oid collid, int *kind);
+
 /* form_short_char.c */
 extern bool GpuselCollationComparesBytes(Oid collid);
 extern bool GpuselShortCharLength(Oid typid, int32 typmod, Oid collid, int *length);
@@ -120,31 +128,38 @@ extern Datum GpuselShortCharUnpack(int64 packed, int length);
 /* form_date.c */
 extern int64 GpuselDateMidnightTz(DateADT d);
 
-/* form_text_dict.c: where a dictionary's stream has got to */
-typedef struct GpuselTextDictCursor
+/*
+ * value_dict.c: dictionaries of values compared by their bytes, of a kind:
+ * varlenas, varlenas whose trailing spaces do not count, or values of a
+ * fixed length (> 0) passed by reference
+ */
+#define GPUSEL_DICT_VARLENA			0
+#define GPUSEL_DICT_BLANK_PADDED	(-1)
+
+/* where a dictionary's stream has got to */
+typedef struct GpuselValueDictCursor
 {
 	int64		entry;
 	Size		offset;			/* bytes of that entry written */
-} GpuselTextDictCursor;
+} GpuselValueDictCursor;
 
 /* Another process's dictionary, read: its numbers here, by its own */
-typedef struct GpuselTextDictReader
+typedef struct GpuselValueDictReader
 {
 	StringInfoData pending;		/* a value not yet complete */
 	int64	   *numbers;
 	int64		nnumbers;
 	int64		cap;
-} GpuselTextDictReader;
+} GpuselValueDictReader;
 
-extern bool GpuselTextDictAccepts(Oid typid, int32 typmod, Oid collid, int *blank_padded);
-extern int	GpuselTextDictOpen(MemoryContext parent, bool blank_padded);
-extern void GpuselTextDictReset(int slot);
-extern int64 GpuselTextDictEncode(int slot, Datum value);
-extern Datum GpuselTextDictDecode(int64 number, int slot);
-extern Size GpuselTextDictWrite(int slot, GpuselTextDictCursor *cursor, char *buf, Size room);
-extern bool GpuselTextDictWritten(int slot, const GpuselTextDictCursor *cursor);
-extern void GpuselTextDictReaderReset(GpuselTextDictReader *reader, MemoryContext cxt);
-extern void GpuselTextDictRead(GpuselTextDictReader *reader, MemoryContext cxt, int slot,
+extern int	GpuselValueDictOpen(MemoryContext parent, int kind);
+extern void GpuselValueDictReset(int slot);
+extern int64 GpuselValueDictEncode(int slot, Datum value);
+extern Datum GpuselValueDictDecode(int64 number, int slot);
+extern Size GpuselValueDictWrite(int slot, GpuselValueDictCursor *cursor, char *buf, Size room);
+extern bool GpuselValueDictWritten(int slot, const GpuselValueDictCursor *cursor);
+extern void GpuselValueDictReaderReset(GpuselValueDictReader *reader, MemoryContext cxt);
+extern void GpuselValueDictRead(GpuselValueDictReader *reader, MemoryContext cxt, int slot,
 							   const char *data, Size len);
 
 /*
@@ -161,8 +176,8 @@ GpuselFormEncode(int form, int arg, Datum value)
 		return GpuselNumericToScaledFit(value, arg);
 	if (form == GPUSEL_FORM_DATE_TIMESTAMPTZ)
 		return GpuselDateMidnightTz(DatumGetDateADT(value));
-	if (form == GPUSEL_FORM_TEXT_DICT)
-		return GpuselTextDictEncode(arg, value);
+	if (form == GPUSEL_FORM_TEXT_DICT || form == GPUSEL_FORM_UUID_DICT)
+		return GpuselValueDictEncode(arg, value);
 	/* a 128-bit numeric's halves are stored together (GpuselStoreEncoded) */
 	if (unlikely(form != GPUSEL_FORM_SHORT_CHAR))
 		elog(ERROR, "gpusel cannot encode a column of form %d by itself", form);
