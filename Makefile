@@ -33,6 +33,7 @@ OBJS = \
 	src/types/form_text_dict.o \
 	src/types/form_uuid.o \
 	src/types/order_keys.o \
+	src/types/kept_values.o \
 	src/percentile/keystore.o \
 	src/percentile/radix_select.o \
 	src/percentile/key_select.o \
@@ -68,7 +69,7 @@ OBJS = \
 	src/groupagg/groupagg_bigkeys.o \
 	src/groupagg/groupagg_spill.o
 
-REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_numeric_aggs scan_numeric_keys scan_numeric_wide scan_enable_gucs groupagg groupagg_values groupagg_shapes groupagg_errors groupagg_sizes groupagg_rescan groupagg_mvcc groupagg_device groupagg_text groupagg_privileges groupagg_limit groupagg_spill parallel parallel_shapes parallel_partials parallel_dict_keys tpch upgrade
+REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_numeric_aggs scan_numeric_keys scan_numeric_wide scan_enable_gucs groupagg groupagg_values groupagg_shapes groupagg_errors groupagg_sizes groupagg_rescan groupagg_mvcc groupagg_device groupagg_text groupagg_interval groupagg_privileges groupagg_limit groupagg_spill parallel parallel_shapes parallel_partials parallel_dict_keys tpch upgrade
 REGRESS_OPTS = --inputdir=test --load-extension=gpusel
 # the upgrade suite starts from old versions' full scripts, which are not shipped
 REGRESS_PREP = install-test-fixtures

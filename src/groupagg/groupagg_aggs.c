@@ -89,6 +89,7 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 		bool		continuous;
 		bool		numeric_input = false;
 		int			numeric_scale;
+		const KeptValueType *kept = NULL;
 
 		if (input == NULL || list_length(agg->aggorder) != 1 ||
 			list_length(agg->aggdirectargs) != 1)
@@ -104,6 +105,8 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 			(GpuselNumericScale(typid, ((Var *) input)->vartypmod, &numeric_scale) ||
 			 GroupAggBigKeyScale(typid, ((Var *) input)->vartypmod, &numeric_scale)))
 			numeric_input = true;	/* its keys are its values as scaled int8 (groupagg_bigkeys.c) */
+		else if (KeptValueTypeLookup(typid) != NULL)
+			kept = KeptValueTypeLookup(typid);	/* kept whole (kept_values.c) */
 		else if (KeyTypeLookup(typid) == NULL || !GpuselTypeIsDeviceable(typid, NULL))
 			return false;
 		sortcl = linitial_node(SortGroupClause, agg->aggorder);
@@ -113,7 +116,8 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 		else if (sortcl->sortop != tc->lt_opr)
 			return false;
 		if (!GpuselIsPercentileAggregate(agg->aggfnoid, &continuous) ||
-			(continuous && typid != FLOAT8OID) || (continuous && numeric_input))
+			(continuous && !(typid == FLOAT8OID || (kept != NULL && kept->continuous))) ||
+			(continuous && numeric_input))
 			return false;
 		*kind = continuous ? GROUPAGG_PERCENTILE_CONT : GROUPAGG_PERCENTILE_DISC;
 		return true;

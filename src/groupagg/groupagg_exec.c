@@ -271,6 +271,15 @@ start_groups(GroupAggSink *sink)
 		pc->arena = NULL;
 		pc->arena_used = 0;
 		pc->arena_cap = 0;
+		if (pc->kept != NULL)
+		{
+			/* values kept whole (kept_values.c): never on the device */
+			pc->like = GpuselPercentileCreateForValues(sink->cxt, pc->typid, pc->descending);
+			pc->keytype = NULL;
+			pc->key_bytes = pc->kept->value_bytes;
+			pc->dev_declined = true;
+			continue;
+		}
 		pc->like = GpuselPercentileCreate(sink->cxt, pc->typid, pc->descending);
 		pc->keytype = GpuselPercentileKeyType(pc->like);
 		pc->key_bytes = pc->keytype->key_bytes;
@@ -529,6 +538,10 @@ GroupAggSinkCreate(PlanState *ps, List *custom_scan_tlist, int nkeys, Relation r
 				}
 				sink->collections[c].typid = sink->collections[c].numeric_scale >= 0 ?
 					INT8OID : desc->input_type;
+				sink->collections[c].kept = KeptValueTypeLookup(sink->collections[c].typid);
+				/* kept values are copied from the row's Datum, a row at a time */
+				if (sink->collections[c].kept != NULL)
+					sink->columnar = false;
 				sink->ncollections++;
 			}
 			desc->collection = c;

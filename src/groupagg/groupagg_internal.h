@@ -97,6 +97,7 @@ typedef struct PercentileCollection
 	int			numeric_scale;	/* results become numerics of this scale; -1: none */
 	bool		big_keys;		/* a numeric column of more than 18 digits: values past them
 								 * (and NaN) are kept in bigs */
+	const KeptValueType *kept;	/* a type without keys: its values are the pairs' keys */
 	GroupBigKey *bigs;
 	int64		nbigs;
 	int64		bigs_cap;

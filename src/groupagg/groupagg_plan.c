@@ -450,6 +450,10 @@ holds_numerics(List *aggs)
 		if ((agg->aggfnoid == F_MIN_NUMERIC || agg->aggfnoid == F_MAX_NUMERIC) &&
 			!GpuselNumericScale(exprType((Node *) input), exprTypmod((Node *) input), &scale))
 			return true;
+		/* values kept whole are copied a row at a time, by one process */
+		if (agg->aggkind == AGGKIND_ORDERED_SET &&
+			KeptValueTypeLookup(exprType((Node *) input)) != NULL)
+			return true;
 		/* a percentile over a numeric column wider than 18 digits keeps values apart */
 		if (agg->aggkind == AGGKIND_ORDERED_SET && exprType((Node *) input) == NUMERICOID &&
 			!GpuselNumericScale(NUMERICOID, exprTypmod((Node *) input), &scale))

@@ -52,6 +52,24 @@ percentile_value(GroupAggSink *sink, const GroupAggDesc *desc, int64 g, bool *is
 	int64		start = pc->counts[g];
 	Datum		result;
 
+	/* values kept whole: the group's, sorted by the type's comparison */
+	if (pc->kept != NULL)
+	{
+		int64		n = pc->counts[g + 1] - start;
+		Datum	   *values = palloc(sizeof(Datum) * Max(n, 1));
+
+		for (int64 i = 0; i < n; i++)
+			values[i] = PointerGetDatum(pc->segments + (start + i) * pc->key_bytes);
+		GpuselPercentileSortValues(pc->like, values, n);
+		result = GpuselPercentileResultForValues(pc->like, values, n,
+												 desc->fraction->constvalue,
+												 desc->fraction->constisnull,
+												 desc->fraction->consttype == FLOAT8ARRAYOID,
+												 desc->kind == GROUPAGG_PERCENTILE_CONT,
+												 isnull);
+		pfree(values);
+		return result;
+	}
 	if (pc->picked != NULL)
 		pc->picked->base = start;
 	result = GpuselPercentileResultForKeys(pc->like,
@@ -209,8 +227,10 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 			CHECK_FOR_INTERRUPTS();
 		if (kb == 4)
 			((uint32 *) pc->segments)[at] = ((uint32 *) pc->keys)[i];
-		else
+		else if (kb == 8)
 			((uint64 *) pc->segments)[at] = ((uint64 *) pc->keys)[i];
+		else
+			memcpy(pc->segments + at * kb, pc->keys + i * kb, kb);
 	}
 	pfree(next);
 	free_host_pairs(pc);

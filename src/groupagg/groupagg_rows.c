@@ -37,6 +37,17 @@ append_pair(PercentileCollection *pc, int64 g, uint64 key)
 	pc->counts[g]++;
 }
 
+/* Appends one value kept whole of group g to a collection (room made by the caller). */
+static inline void
+append_kept_value(PercentileCollection *pc, int64 g, Datum value)
+{
+	if (pc->groups != NULL)
+		pc->groups[pc->nkeys] = (uint32) g;
+	memcpy(pc->keys + pc->nkeys * pc->key_bytes, DatumGetPointer(value), pc->key_bytes);
+	pc->nkeys++;
+	pc->counts[g]++;
+}
+
 /*
  * Appends a block's mapped keys (KeysOfColumn) to a collection without
  * GROUP BY: every key is group 0's, so the count and the key position stay
@@ -83,6 +94,11 @@ add_row_keys(GroupAggSink *sink, int64 g)
 			continue;
 		if (unlikely(pc->nkeys == pc->cap))
 			GroupAggGrowCollection(sink, pc);
+		if (pc->kept != NULL)
+		{
+			append_kept_value(pc, g, v);
+			continue;
+		}
 		if (pc->big_keys)
 			v = Int64GetDatum(GroupAggBigKeyScaled(sink, pc, g, v));
 		key = pc->keytype->to_key(v);

@@ -58,7 +58,8 @@ GroupAggNoteMemory(GroupAggSink *sink)
 bool
 GroupAggSpillDue(GroupAggSink *sink, PercentileCollection *pc)
 {
-	return pc->cap > 0 && pc->nkeys > 0 && !pc->big_keys && !IsParallelWorker() &&
+	return pc->cap > 0 && pc->nkeys > 0 && !pc->big_keys && pc->kept == NULL &&
+		!IsParallelWorker() &&
 		(Size) pc->cap * 2 * GroupAggPairBytes(sink, pc) > (Size) work_mem * 1024;
 }
 

@@ -30,6 +30,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/sortsupport.h"
 #include "utils/timestamp.h"
 #include "utils/tuplesort.h"
 #include "utils/typcache.h"
@@ -78,6 +79,7 @@ struct PercentileState
 	PickedKeys *picked;			/* key path: keys picked by position instead of a source */
 	Tuplesortstate *sort;		/* tuplesort path */
 	bool		sort_done;
+	const Datum *values;		/* values path: a group's values in ORDER BY order */
 };
 
 /* A wanted 0-based position in sort order, and where its value goes. */
@@ -392,6 +394,12 @@ fetch_rows(PercentileState *state, RowRequest *req, int nreq, Datum *values)
 {
 	if (nreq == 0)
 		return;
+	if (state->values != NULL)
+	{
+		for (int i = 0; i < nreq; i++)
+			values[req[i].slot] = state->values[req[i].row];
+		return;
+	}
 	if (state->query->keytype != NULL)
 		fetch_rows_by_key(state, req, nreq, values);
 	else
@@ -756,4 +764,69 @@ const KeyType *
 GpuselPercentileKeyType(PercentileState *state)
 {
 	return state->query->keytype;
+}
+
+/*
+ * A state like GpuselPercentileCreate's for a type without order keys
+ * whose values the caller keeps whole (a grouped scan's collection of
+ * kept values): ordered by the type's '<' or, descending, '>'.  It holds no
+ * values; GpuselPercentileResultForValues reads a group's.
+ */
+PercentileState *
+GpuselPercentileCreateForValues(MemoryContext cxt, Oid typid, bool descending)
+{
+	PercentileState *state = MemoryContextAllocZero(cxt, sizeof(PercentileState));
+	PercentileQuery *query = MemoryContextAllocZero(cxt, sizeof(PercentileQuery));
+	TypeCacheEntry *tc = lookup_type_cache(typid, TYPECACHE_LT_OPR | TYPECACHE_GT_OPR);
+
+	query->typid = typid;
+	get_typlenbyvalalign(typid, &query->typlen, &query->typbyval, &query->typalign);
+	query->sortop = descending ? tc->gt_opr : tc->lt_opr;
+	query->collation = get_typcollation(typid);
+	query->descending = descending;
+	if (!OidIsValid(query->sortop))
+		elog(ERROR, "gpusel cannot order values of type %s", format_type_be(typid));
+	state->query = query;
+	return state;
+}
+
+/* Comparator of GpuselPercentileSortValues: the ORDER BY operator's sort support. */
+static int
+value_cmp(const void *a, const void *b, void *arg)
+{
+	return ApplySortComparator(*(const Datum *) a, false, *(const Datum *) b, false,
+							   (SortSupport) arg);
+}
+
+/* Sorts a group's values in the ORDER BY order of a state from GpuselPercentileCreateForValues. */
+void
+GpuselPercentileSortValues(PercentileState *like, Datum *values, int64 n)
+{
+	SortSupportData ssup;
+
+	memset(&ssup, 0, sizeof(ssup));
+	ssup.ssup_cxt = CurrentMemoryContext;
+	ssup.ssup_collation = like->query->collation;
+	ssup.ssup_nulls_first = false;
+	PrepareSortSupportFromOrderingOp(like->query->sortop, &ssup);
+	qsort_arg(values, n, sizeof(Datum), value_cmp, &ssup);
+}
+
+/*
+ * gpu_percentile's result over one group's values, sorted by
+ * GpuselPercentileSortValues, as GpuselPercentileResult computes it.
+ */
+Datum
+GpuselPercentileResultForValues(PercentileState *like, const Datum *sorted, int64 n,
+								Datum fraction, bool fraction_isnull, bool is_array,
+								bool continuous, bool *isnull)
+{
+	PercentileState state;
+
+	memset(&state, 0, sizeof(state));
+	state.query = like->query;
+	state.nrows = n;
+	state.values = sorted;
+	return GpuselPercentileResult(&state, fraction, fraction_isnull, is_array, continuous,
+								  isnull);
 }

@@ -42,5 +42,11 @@ extern Datum GpuselPercentileResultForKeys(PercentileState *like, const void *ke
 										   bool fraction_isnull, bool is_array,
 										   bool continuous, bool *isnull);
 extern const struct KeyType *GpuselPercentileKeyType(PercentileState *state);
+extern PercentileState *GpuselPercentileCreateForValues(MemoryContext cxt, Oid typid,
+														bool descending);
+extern void GpuselPercentileSortValues(PercentileState *like, Datum *values, int64 n);
+extern Datum GpuselPercentileResultForValues(PercentileState *like, const Datum *sorted,
+											 int64 n, Datum fraction, bool fraction_isnull,
+											 bool is_array, bool continuous, bool *isnull);
 
 #endif							/* GPUSEL_PERCENTILE_H */

@@ -72,6 +72,20 @@ typedef struct KeyType
 #define KEYS_BLOCK 1024
 
 extern const KeyType *KeyTypeLookup(Oid typid);
+
+/*
+ * A percentile input type without keys that the grouped scan keeps whole
+ * (kept_values.c): its values' bytes, fixed in length, and whether
+ * percentile_cont interpolates it.
+ */
+typedef struct KeptValueType
+{
+	Oid			typid;
+	int			value_bytes;
+	bool		continuous;
+} KeptValueType;
+
+extern const KeptValueType *KeptValueTypeLookup(Oid typid);
 extern bool KeysOfColumn(int coltype, Oid keytypid, const void *values, const uint32 *rows,
 						 int64 first, int len, uint64 *keys);
 
