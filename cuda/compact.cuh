@@ -386,7 +386,12 @@ gs_compact_workspace_free(gs_compact_workspace *ws)
 	memset(ws, 0, sizeof(*ws));
 }
 
-/* Allocates the scratch for compactions of up to max_rows rows; frees all on failure. */
+/*
+ * Allocates the scratch for compactions of up to max_rows rows; frees all on
+ * failure.  A template only so that a file that includes this header but
+ * never allocates a workspace does not compile CUB's scan kernels too.
+ */
+template <typename CountT = uint32_t>
 static inline cudaError_t
 gs_compact_workspace_alloc(gs_compact_workspace *ws, long long max_rows)
 {
@@ -401,7 +406,7 @@ gs_compact_workspace_alloc(gs_compact_workspace *ws, long long max_rows)
 	ws->max_groups = groups;
 
 	err = cub::DeviceScan::ExclusiveSum(NULL, ws->scan_temp_bytes,
-										(const uint32_t *) NULL, (uint32_t *) NULL,
+										(const CountT *) NULL, (CountT *) NULL,
 										(int) (groups + 1));
 	if (err == cudaSuccess)
 		err = cudaMalloc(&ws->scan_temp, ws->scan_temp_bytes > 0 ? ws->scan_temp_bytes : 16);

@@ -1,7 +1,7 @@
 /*
  * groupbatch.cu
  *	  Rows into groups on the device: after the filter has compacted a
- *	  batch's passing rows (filter.cu), the batch's group key column is
+ *	  batch's passing rows (filter_*.cu), the batch's group key column is
  *	  hashed on the device to find its distinct keys (gs_batch_groups_find);
  *	  the host numbers them as its groups, in the order their first rows
  *	  come, and the device then appends each passing row's (group, key) pair
