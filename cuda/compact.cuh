@@ -38,7 +38,9 @@
  *	  word: many more warps in flight for a long-latency evaluation.
  *
  *	  Everything here works on device pointers, so benchmarks can time the
- *	  kernels on data already on the device (see gs_compact_run).
+ *	  kernels on data already on the device (see gs_compact_run).  The
+ *	  warp primitives (lane masks, warp sums, multi-bit ballots) come from
+ *	  warp_block.cuh.
  */
 #ifndef GPUSEL_COMPACT_CUH
 #define GPUSEL_COMPACT_CUH
@@ -49,8 +51,9 @@
 #include <cub/device/device_scan.cuh>
 
 #include "filter_tuning.cuh"
+#include "warp_block.cuh"
 
-#define GS_FULL_MASK 0xffffffffu
+static_assert(GS_FILTER_WARP_SIZE == GS_WARP_SIZE, "a ballot word covers one warp");
 
 /* Count of passing rows and the row-error flag of one compaction (device memory). */
 typedef struct gs_compact_result
@@ -73,89 +76,25 @@ typedef struct gs_compact_workspace
 } gs_compact_workspace;
 
 /* ------------------------------------------------------------------------
- * Warp-level building blocks
+ * Ballot words (the warp primitives themselves are in warp_block.cuh)
  * ------------------------------------------------------------------------ */
-
-/* Index of the calling thread within its warp. */
-__device__ __forceinline__ int
-gs_lane_id(void)
-{
-	return threadIdx.x & (GS_FILTER_WARP_SIZE - 1);
-}
-
-/* Mask of the lanes below the calling one (%lanemask_lt). */
-__device__ __forceinline__ uint32_t
-gs_lanemask_lt(void)
-{
-	uint32_t	m;
-
-	asm("mov.u32 %0, %%lanemask_lt;" : "=r"(m));
-	return m;
-}
-
-/* Warp sum by a __shfl_down tree; the total lands in lane 0. */
-__device__ __forceinline__ uint32_t
-gs_warp_sum_down(uint32_t v)
-{
-#pragma unroll
-	for (int off = 16; off > 0; off >>= 1)
-		v += __shfl_down_sync(GS_FULL_MASK, v, off);
-	return v;
-}
-
-/* Inclusive warp prefix sum by __shfl_up (Hillis-Steele, 5 steps). */
-__device__ __forceinline__ uint32_t
-gs_warp_inclusive_scan(uint32_t v)
-{
-	const int	lane = gs_lane_id();
-
-#pragma unroll
-	for (int off = 1; off < GS_FILTER_WARP_SIZE; off <<= 1)
-	{
-		uint32_t	up = __shfl_up_sync(GS_FULL_MASK, v, off);
-
-		if (lane >= off)
-			v += up;
-	}
-	return v;
-}
 
 /*
  * Adds iteration 'it' of a group to the lane's ballot word, V rows per lane.
  *
  * In iteration it, lane l holds the pass bits of rows it*32*V + l*V + j
  * (j < V) of the group, bit j of 'bits'.  Those 32*V rows are V ballot
- * words: word it*V + s covers lanes s*L .. s*L+L-1 (L = 32/V).  The lanes of
- * one word OR their shifted bits together with __shfl_xor (log2 L steps),
- * then lane w (w/V == it) fetches word w from the first lane of its
- * segment.  With V == 1 this is exactly one __ballot_sync.
+ * words, it*V .. it*V+V-1 (gs_warp_ballot_bits); lane w keeps word w,
+ * which this iteration makes when w/V == it.
  */
 template <int V>
 __device__ __forceinline__ void
 gs_collect_word(uint32_t bits, int it, uint32_t &myword)
 {
-	const int	lane = gs_lane_id();
+	const uint32_t w = gs_warp_ballot_bits<V>(bits);
 
-	if (V == 1)
-	{
-		uint32_t	w = __ballot_sync(GS_FULL_MASK, bits & 1u);
-
-		if (lane == it)
-			myword = w;
-	}
-	else
-	{
-		constexpr int L = GS_FILTER_WARP_SIZE / V;
-		uint32_t	seg = bits << ((lane % L) * V);
-
-#pragma unroll
-		for (int off = 1; off < L; off <<= 1)
-			seg |= __shfl_xor_sync(GS_FULL_MASK, seg, off);
-		uint32_t	w = __shfl_sync(GS_FULL_MASK, seg, (lane % V) * L);
-
-		if (lane / V == it)
-			myword = w;
-	}
+	if (gs_lane_id() / V == it)
+		myword = w;
 }
 
 /* ------------------------------------------------------------------------
@@ -187,7 +126,7 @@ gs_phase1_kernel(const Pred pred, long long n, long long ngroups,
 											 Pred::kThreads, err);
 
 		words[g * GS_FILTER_GROUP_WORDS + lane] = myword;
-		uint32_t	c = gs_warp_sum_down(__popc(myword));
+		uint32_t	c = gs_warp_sum_down((uint32_t) __popc(myword));
 
 		if (lane == 0)
 			counts[g] = c;
@@ -266,7 +205,7 @@ gs_group_positions(uint32_t myword, uint32_t first_row, uint32_t *wbuf, uint2 *p
 {
 	const int	lane = gs_lane_id();
 	const uint32_t cnt = __popc(myword);
-	const uint32_t excl = gs_warp_inclusive_scan(cnt) - cnt;
+	const uint32_t excl = gs_warp_exclusive_sum(cnt);
 	const uint32_t maxcnt = __reduce_max_sync(GS_FULL_MASK, cnt);
 
 	if (maxcnt <= GS_FILTER_P3_SPARSE_MAX)
@@ -405,7 +344,7 @@ gs_phase3_direct_kernel(const uint32_t *__restrict__ words,
 	{
 		const uint32_t myword = words[g * GS_FILTER_GROUP_WORDS + lane];
 		const uint32_t cnt = __popc(myword);
-		const uint32_t excl = gs_warp_inclusive_scan(cnt) - cnt;
+		const uint32_t excl = gs_warp_exclusive_sum(cnt);
 		uint32_t   *out = positions + offsets[g];
 		const uint32_t row = (uint32_t) (g * GS_FILTER_GROUP_ROWS) + lane;
 		uint32_t	nonzero = __ballot_sync(GS_FULL_MASK, myword != 0);
@@ -447,7 +386,12 @@ gs_compact_workspace_free(gs_compact_workspace *ws)
 	memset(ws, 0, sizeof(*ws));
 }
 
-/* Allocates the scratch for compactions of up to max_rows rows; frees all on failure. */
+/*
+ * Allocates the scratch for compactions of up to max_rows rows; frees all on
+ * failure.  A template only so that a file that includes this header but
+ * never allocates a workspace does not compile CUB's scan kernels too.
+ */
+template <typename CountT = uint32_t>
 static inline cudaError_t
 gs_compact_workspace_alloc(gs_compact_workspace *ws, long long max_rows)
 {
@@ -462,7 +406,7 @@ gs_compact_workspace_alloc(gs_compact_workspace *ws, long long max_rows)
 	ws->max_groups = groups;
 
 	err = cub::DeviceScan::ExclusiveSum(NULL, ws->scan_temp_bytes,
-										(const uint32_t *) NULL, (uint32_t *) NULL,
+										(const CountT *) NULL, (CountT *) NULL,
 										(int) (groups + 1));
 	if (err == cudaSuccess)
 		err = cudaMalloc(&ws->scan_temp, ws->scan_temp_bytes > 0 ? ws->scan_temp_bytes : 16);

@@ -1,7 +1,7 @@
 /*
  * groupbatch.cu
  *	  Rows into groups on the device: after the filter has compacted a
- *	  batch's passing rows (filter.cu), the batch's group key column is
+ *	  batch's passing rows (filter_*.cu), the batch's group key column is
  *	  hashed on the device to find its distinct keys (gs_batch_groups_find);
  *	  the host numbers them as its groups, in the order their first rows
  *	  come, and the device then appends each passing row's (group, key) pair
@@ -23,6 +23,7 @@
 
 #include "gpusel_filter.h"
 #include "gs_internal.cuh"
+#include "warp_block.cuh"
 
 namespace
 {
@@ -203,9 +204,9 @@ __device__ unsigned long long value_key(const void *col, int coltype, int kind, 
 
 /*
  * Appends each passing row's (group, key) pair, warp by warp at offsets
- * one atomic per warp reserves (the order within the pairs does not matter:
- * the results sort them), and tallies rows and keys per distinct key, in
- * shared memory first when the keys are few.
+ * one atomic per warp reserves (gs_warp_reserve; the order within the
+ * pairs does not matter: the results sort them), and tallies rows and keys
+ * per distinct key, in shared memory first when the keys are few.
  */
 template <typename KeyT>
 __global__ void add_pairs(BatchTable t, int64_t nkeys, const uint32_t *positions, int64_t n,
@@ -215,7 +216,6 @@ __global__ void add_pairs(BatchTable t, int64_t nkeys, const uint32_t *positions
 	__shared__ unsigned int s_rows[kSharedTallyKeys];
 	__shared__ unsigned int s_keys[kSharedTallyKeys];
 	bool		shared = nkeys <= kSharedTallyKeys;
-	int			lane = threadIdx.x & 31;
 
 	if (shared)
 	{
@@ -230,8 +230,7 @@ __global__ void add_pairs(BatchTable t, int64_t nkeys, const uint32_t *positions
 		bool		valid = false;
 		uint32_t	k = 0;
 		unsigned long long key = 0;
-		unsigned int ballot;
-		unsigned long long at = 0;
+		unsigned long long at;
 
 		if (i < n)
 		{
@@ -259,15 +258,9 @@ __global__ void add_pairs(BatchTable t, int64_t nkeys, const uint32_t *positions
 					atomicAdd((unsigned long long *) &t.tally[k].keys, 1ull);
 			}
 		}
-		ballot = __ballot_sync(0xFFFFFFFFu, valid);
-		if (ballot == 0)
-			continue;
-		if (lane == __ffs(ballot) - 1)
-			at = atomicAdd(&t.counters[1], (unsigned long long) __popc(ballot));
-		at = __shfl_sync(0xFFFFFFFFu, at, __ffs(ballot) - 1);
+		at = gs_warp_reserve(valid, &t.counters[1]);
 		if (valid)
 		{
-			at += __popc(ballot & ((1u << lane) - 1));
 			out_keys[at] = (KeyT) key;
 			if (out_groups != NULL)
 				out_groups[at] = t.group_of_key[k];

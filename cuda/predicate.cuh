@@ -408,7 +408,7 @@ struct gs_row_state
 	bool		err;			/* this row raised an error */
 };
 
-/* Predicate that interprets a validated program (see filter.cu). */
+/* Predicate that interprets a validated program (see filter_verify.cu). */
 struct gs_program_predicate
 {
 	static constexpr int kThreads = GS_FILTER_INTERP_THREADS;
@@ -805,9 +805,9 @@ struct gs_range_predicate
 };
 
 /* ------------------------------------------------------------------------
- * Internal entry points implemented in filter.cu, for tests and benchmarks
- * that run a filter's compiled program on data already on the device.
- * Not part of the C ABI (C++ linkage).
+ * Internal entry points implemented in filter_testhooks.cu, for tests and
+ * benchmarks that run a filter's compiled program on data already on the
+ * device.  Not part of the C ABI (C++ linkage).
  * ------------------------------------------------------------------------ */
 
 /* Which kernel family a filter's program runs on. */

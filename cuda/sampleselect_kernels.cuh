@@ -22,7 +22,9 @@
  *                   block and reads the wanted ranks off it.
  *
  * The host driver (sampleselect.cu) sizes the launches, reads the bucket
- * totals back after each level and decides which buckets to keep.
+ * totals back after each level and decides which buckets to keep.  The
+ * warp and block primitives (prefix sums, lane masks, slots reserved per
+ * peer group) come from warp_block.cuh.
  */
 #ifndef GPUSEL_SAMPLESELECT_KERNELS_CUH
 #define GPUSEL_SAMPLESELECT_KERNELS_CUH
@@ -31,13 +33,14 @@
 #include <stdint.h>
 
 #include "select_tuning.cuh"
+#include "warp_block.cuh"
 
 namespace gs_select
 {
 
 using namespace gs_tuning;
 
-constexpr unsigned kFullMask = 0xffffffffu;
+constexpr unsigned kFullMask = GS_FULL_MASK;
 
 /* A run of keys in a level buffer together with the wanted ranks it holds. */
 struct SegmentDesc
@@ -171,64 +174,6 @@ __device__ __forceinline__ long long sample_position(unsigned long long seed, in
 	return (long long) __umul64hi(h, (unsigned long long) size);
 }
 
-/* Bitmask of the lanes below this one. */
-__device__ __forceinline__ unsigned lanemask_lt()
-{
-	unsigned	mask;
-
-	asm("mov.u32 %0, %%lanemask_lt;" : "=r"(mask));
-	return mask;
-}
-
-/* Inclusive prefix sum across the lanes of a full warp. */
-template <typename T>
-__device__ __forceinline__ T warp_inclusive_sum(T v, int lane)
-{
-#pragma unroll
-	for (int d = 1; d < 32; d <<= 1)
-	{
-		const T		t = __shfl_up_sync(kFullMask, v, d);
-
-		if (lane >= d)
-			v += t;
-	}
-	return v;
-}
-
-/*
- * Exclusive prefix sum of v over the block; *total receives the block sum.
- * scratch holds 33 values in shared memory.  Every thread must call it.
- */
-__device__ inline unsigned long long block_exclusive_sum(unsigned long long v,
-														 unsigned long long *scratch,
-														 unsigned long long *total)
-{
-	const int	lane = threadIdx.x & 31;
-	const int	warp = threadIdx.x >> 5;
-	const int	nwarps = blockDim.x >> 5;
-	const unsigned long long inc = warp_inclusive_sum(v, lane);
-
-	if (lane == 31)
-		scratch[warp] = inc;
-	__syncthreads();
-	if (warp == 0)
-	{
-		const unsigned long long w = lane < nwarps ? scratch[lane] : 0;
-		const unsigned long long winc = warp_inclusive_sum(w, lane);
-
-		scratch[lane] = winc - w;
-		if (lane == 31)
-			scratch[32] = winc;
-	}
-	__syncthreads();
-	const unsigned long long result = scratch[warp] + inc - v;
-
-	*total = scratch[32];
-	/* scratch is reused by the next call */
-	__syncthreads();
-	return result;
-}
-
 /* Puts a and b in ascending order when ascending, else in descending order. */
 template <typename KeyT>
 __device__ __forceinline__ void order_pair(KeyT &a, KeyT &b, bool ascending)
@@ -359,9 +304,8 @@ __device__ void choose_boundaries(const KeyT *sample, KeyT *bnd, int lane)
 		}
 		mine += emit[k];
 	}
-	const uint32_t inc = warp_inclusive_sum(mine, lane);
-	const uint32_t total = __shfl_sync(kFullMask, inc, 31);
-	uint32_t	pos = inc - mine;
+	uint32_t	total;
+	uint32_t	pos = gs_warp_exclusive_sum(mine, total);
 
 #pragma unroll
 	for (int k = 0; k < kPerLane; ++k)
@@ -603,7 +547,7 @@ reduce_kernel(const uint32_t *__restrict__ counts, unsigned long long *__restric
 {
 	constexpr int kItems = kReduceItemsPerThread;
 	constexpr int kStep = kReduceThreads * kItems;
-	__shared__ unsigned long long scratch[33];
+	__shared__ unsigned long long scratch[GS_WARP_SIZE + 1];
 	const int	b = blockIdx.x;
 	const int	s = blockIdx.y;
 	const SegmentDesc seg = segs[s];
@@ -623,7 +567,7 @@ reduce_kernel(const uint32_t *__restrict__ counts, unsigned long long *__restric
 			c[k] = first + k < seg.block_count ? counts[row + first + k] : 0;
 			sum += c[k];
 		}
-		unsigned long long at = block_exclusive_sum(sum, scratch, &step_total) + carry;
+		unsigned long long at = gs_block_exclusive_sum(sum, scratch, &step_total) + carry;
 
 #pragma unroll
 		for (int k = 0; k < kItems; ++k)
@@ -674,7 +618,7 @@ __device__ __forceinline__ void emit_keys_aggregated(uint32_t m, unsigned long l
 													 unsigned long long hi, long long first,
 													 const KeyT *__restrict__ keys,
 													 const long long *base, uint32_t *ctr,
-													 KeyT *__restrict__ out, int lane)
+													 KeyT *__restrict__ out)
 {
 	for (;;)
 	{
@@ -690,13 +634,8 @@ __device__ __forceinline__ void emit_keys_aggregated(uint32_t m, unsigned long l
 			m &= m - 1;
 			const uint32_t b = (uint32_t) ((j < 8 ? lo >> (8 * j) : hi >> (8 * (j - 8))) & 0xffu);
 			const unsigned peers = __match_any_sync(act, b);
-			const int	leader = __ffs(peers) - 1;
-			uint32_t	slot = 0;
 
-			if (lane == leader)
-				slot = atomicAdd(&ctr[b], (uint32_t) __popc(peers));
-			slot = __shfl_sync(peers, slot, leader);
-			out[base[b] + slot + __popc(peers & lanemask_lt())] = keys[first + j];
+			out[base[b] + gs_peers_reserve(peers, &ctr[b])] = keys[first + j];
 		}
 	}
 }
@@ -746,7 +685,7 @@ __device__ void filter_block(int blk, const KeyT *__restrict__ keys,
 	static_assert(kFilterThreads == kBuckets, "one thread per bucket sets up the tables");
 
 	const int	tid = threadIdx.x;
-	const int	lane = tid & 31;
+	const int	lane = gs_lane_id();
 	const int	s = find_segment(segs, nsegs, blk);
 	const SegmentDesc seg = segs[s];
 	const long long nfull = seg.size / kUnitKeys;
@@ -778,7 +717,7 @@ __device__ void filter_block(int blk, const KeyT *__restrict__ keys,
 	/* the kept buckets, each byte-replicated, when they are few */
 	if (tid < kBuckets && kept_here && nkept <= kFilterMaxTargets)
 	{
-		int			index = __popc(kept_bits[tid >> 5] & lanemask_lt());
+		int			index = __popc(kept_bits[tid >> 5] & gs_lanemask_lt());
 
 		for (int w = 0; w < (tid >> 5); ++w)
 			index += __popc(kept_bits[w]);
@@ -842,7 +781,7 @@ __device__ void filter_block(int blk, const KeyT *__restrict__ keys,
 					m |= ((((hit[w] >> 7) * 0x00204081u) >> 21) & 0xfu) << (4 * w);
 				emit_keys_aggregated(m, (unsigned long long) words[0] | ((unsigned long long) words[1] << 32),
 									 (unsigned long long) words[2] | ((unsigned long long) words[3] << 32),
-									 first, keys, base, ctr, out, lane);
+									 first, keys, base, ctr, out);
 			}
 			else
 			{

@@ -1,6 +1,6 @@
 /*
  * filter_test.cu
- *	  Tests of the device WHERE filter (cuda/filter.cu) against the CPU
+ *	  Tests of the device WHERE filter (cuda/filter_*.cu) against the CPU
  *	  reference evaluator of filter_ref.h, written independently of the
  *	  device code.
  *

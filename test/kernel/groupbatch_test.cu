@@ -2,8 +2,8 @@
  * groupbatch_test.cu
  *	  Checks the grouping of a filtered batch's rows on the device
  *	  (cuda/groupbatch.cu: gs_batch_groups_find, gs_batch_groups_add, with
- *	  gs_filter_ship_columns of cuda/filter.cu) through the C ABI against a
- *	  CPU reference computed here from the staged rows:
+ *	  gs_filter_ship_columns of cuda/filter_slots.cu) through the C ABI
+ *	  against a CPU reference computed here from the staged rows:
  *	  - find: the set of distinct keys (isnull, zero-extended bytes) among
  *	    the passing rows from 'from' on, each with its exact first index and
  *	    NULL flag (keys come back in any order);
