@@ -34,6 +34,7 @@
 #include "utils/date.h"
 
 #include "gpusel_filter.h"
+#include "numeric_fast.h"
 #include "numeric_form.h"
 
 /* How a batch column holds its table column's values (the table in column_form.c). */

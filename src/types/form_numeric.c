@@ -40,7 +40,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/numeric.h"
 
-#include "column_form.h"
+#include "numeric_form.h"
 #include "numeric_stored.h"
 
 /* The digits a scaled column may hold: |v * 10^s| < 10^GPUSEL_NUMERIC_DIGITS. */
