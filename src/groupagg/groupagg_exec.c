@@ -672,6 +672,8 @@ GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, const uint8
 		if (sink->exprcol_columns[e] < 0)
 			sink->columnar = false;
 	}
+	for (int i = 0; i < sink->ninputs; i++)
+		GroupAggNumericExprSetColumns(sink, &sink->inputs[i]);
 }
 
 /* Whether batches can be added by their columns. */

@@ -328,6 +328,7 @@ extern void GroupAggNumericExtreme(GroupCell *cell, Datum value, bool is_min, Me
 extern void GroupAggNumericAddScaled(GroupCell *cell, int64 scaled, int scale);
 extern void GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value);
 extern void GroupAggNumericExprInit(GroupAggSink *sink, GroupInput *in);
+extern void GroupAggNumericExprSetColumns(GroupAggSink *sink, GroupInput *in);
 extern void GroupAggNumericExprBlock(GroupAggSink *sink, GroupInput *in, void *const *values,
 									 uint8 *const *nulls, const uint8 *has_nulls,
 									 const uint32 *rows, int64 start, int len,

@@ -32,6 +32,7 @@
 #include "utils/numeric.h"
 
 #include "groupagg_internal.h"
+#include "numeric_core.h"
 #include "numeric_stored.h"
 #include "qual_compile.h"
 
@@ -605,83 +606,56 @@ GroupAggNumericInputBounded(Expr *input)
 
 /*
  * Native numeric expressions: + - * and unary minus over numeric(p,s)
- * columns read from a batch as scaled int8 and numeric constants,
- * evaluated per row in 128 bits with the scale PostgreSQL's numeric
- * arithmetic gives (max of the operands' for + and -, their sum for *),
- * so the result is PostgreSQL's exactly.  NULL in gives NULL out, NaN in
- * gives NaN.  A row whose intermediate value would leave 128 bits is
- * handed to the executor instead.
+ * columns read from a batch as scaled int8 and numeric constants, a
+ * program of numeric_core.h's steps evaluated per row in 128 bits with the
+ * scale PostgreSQL's numeric arithmetic gives (max of the operands' for +
+ * and -, their sum for *), so the result is PostgreSQL's exactly.  NULL in
+ * gives NULL out, NaN in gives NaN.  A row whose value would leave 128 bits
+ * is handed to the executor instead.  The device's batch sums run the same
+ * program (GroupAggNumericDeviceSum).
  */
-typedef enum NumericStepOp
-{
-	STEP_COLUMN,				/* push an expression column */
-	STEP_CONST,					/* push a constant */
-	STEP_ADD,
-	STEP_SUB,
-	STEP_MUL,
-	STEP_NEG
-} NumericStepOp;
-
-typedef struct NumericStep
-{
-	NumericStepOp op;
-	int			exprcol;		/* STEP_COLUMN */
-	int64		constant;		/* STEP_CONST: value times 10^scale */
-	int			scale;			/* STEP_CONST */
-	int			shift_a;		/* STEP_ADD/SUB: powers of ten that bring the */
-	int			shift_b;		/* operands to one scale (set_scales) */
-} NumericStep;
-
-#define NUMERIC_EXPR_MAX_STEPS	16
-
 struct GroupNumericExpr
 {
 	int			nsteps;
-	int			scale;			/* the result's scale (set_scales) */
-	NumericStep steps[NUMERIC_EXPR_MAX_STEPS];
+	int			scale;			/* the result's scale */
+	gs_num_step steps[GS_NUM_MAX_STEPS];	/* a GS_NUM_COLUMN's col is a batch
+											 * column (numeric_expr_columns) */
+	int			exprcols[GS_NUM_MAX_STEPS]; /* a GS_NUM_COLUMN's expression column */
 };
 
-/* Rows a block evaluation (GroupAggNumericExprBlock) takes at once: its stack stays small. */
-#define NUMERIC_LANES	64
-
-/* The one 128-bit value without a negation. */
-#define NUMERIC_INT128_MIN	((int128) ((uint128) 1 << 127))
-
-/* NumericLanes.flags */
-#define LANE_NULL		1
-#define LANE_NAN		2
-#define LANE_OVERFLOW	4
-
-/* One stack slot of a block evaluation: a value per row. */
-typedef struct NumericLanes
-{
-	int128		v[NUMERIC_LANES];
-	uint8		flags[NUMERIC_LANES];
-} NumericLanes;
-
-/* Appends the steps computing expr; false when some node is not taken. */
+/*
+ * Appends the steps computing expr and sets *scale to the scale of its
+ * values, as numeric arithmetic gives it (the larger of the operands' for
+ * + and -, with the shifts that bring both to it; their sum for *).  False
+ * when some node is not taken, or some scale passes GS_NUM_MAX_SCALE,
+ * beyond which 1 leaves 128 bits.
+ */
 static bool
-compile_numeric_steps(GroupAggSink *sink, Expr *expr, GroupNumericExpr *ne)
+compile_numeric_steps(GroupAggSink *sink, Expr *expr, GroupNumericExpr *ne, int *scale)
 {
-	NumericStep *st;
+	gs_num_step *st;
 	List	   *args;
 	Oid			funcid;
-	NumericStepOp op;
-	ListCell   *lc;
+	int			op;
+	int			s1;
+	int			s2 = 0;
 
-	if (ne->nsteps >= NUMERIC_EXPR_MAX_STEPS)
+	if (ne->nsteps >= GS_NUM_MAX_STEPS)
 		return false;
 	st = &ne->steps[ne->nsteps];
+	memset(st, 0, sizeof(*st));
 	if (IsA(expr, Var))
 	{
 		for (int e = 0; e < sink->nexprcols; e++)
 			if (sink->exprcol_attnos[e] == ((Var *) expr)->varattno &&
 				sink->exprcol_numeric_scale[e] >= 0)
 			{
-				st->op = STEP_COLUMN;
-				st->exprcol = e;
+				st->op = GS_NUM_COLUMN;
+				st->col = -1;
+				ne->exprcols[ne->nsteps] = e;
 				ne->nsteps++;
-				return true;
+				*scale = sink->exprcol_numeric_scale[e];
+				return *scale <= GS_NUM_MAX_SCALE;
 			}
 		return false;
 	}
@@ -702,86 +676,64 @@ compile_numeric_steps(GroupAggSink *sink, Expr *expr, GroupNumericExpr *ne)
 			  (v.w[1] == ~UINT64CONST(0) && v.w[2] == ~UINT64CONST(0) &&
 			   v.w[3] == ~UINT64CONST(0) && (int64) v.w[0] < 0)))
 			return false;
-		st->op = STEP_CONST;
+		st->op = GS_NUM_CONST;
 		st->constant = (int64) v.w[0];
-		st->scale = n.dscale;
 		ne->nsteps++;
-		return true;
+		*scale = n.dscale;
+		return *scale <= GS_NUM_MAX_SCALE;
 	}
 	if (!call_parts(expr, &funcid, &args))
 		return false;
 	switch (funcid)
 	{
 		case F_NUMERIC_ADD:
-			op = STEP_ADD;
+			op = GS_ARITH_ADD;
 			break;
 		case F_NUMERIC_SUB:
-			op = STEP_SUB;
+			op = GS_ARITH_SUB;
 			break;
 		case F_NUMERIC_MUL:
-			op = STEP_MUL;
+			op = GS_ARITH_MUL;
 			break;
 		case F_NUMERIC_UMINUS:
-			op = STEP_NEG;
+			op = GS_ARITH_NEG;
 			break;
 		default:
 			return false;
 	}
-	if (list_length(args) != (op == STEP_NEG ? 1 : 2))
+	if (list_length(args) != (op == GS_ARITH_NEG ? 1 : 2) ||
+		!compile_numeric_steps(sink, (Expr *) linitial(args), ne, &s1) ||
+		(op != GS_ARITH_NEG && !compile_numeric_steps(sink, (Expr *) lsecond(args), ne, &s2)) ||
+		ne->nsteps >= GS_NUM_MAX_STEPS)
 		return false;
-	foreach(lc, args)
-		if (!compile_numeric_steps(sink, (Expr *) lfirst(lc), ne))
-			return false;
-	if (ne->nsteps >= NUMERIC_EXPR_MAX_STEPS)
-		return false;
-	ne->steps[ne->nsteps].op = op;
+	st = &ne->steps[ne->nsteps];
+	memset(st, 0, sizeof(*st));
+	st->op = op;
 	ne->nsteps++;
-	return true;
+	switch (op)
+	{
+		case GS_ARITH_NEG:
+			*scale = s1;
+			break;
+		case GS_ARITH_MUL:
+			*scale = s1 + s2;
+			break;
+		default:
+			st->shift_a = Max(s2 - s1, 0);
+			st->shift_b = Max(s1 - s2, 0);
+			*scale = Max(s1, s2);
+			break;
+	}
+	return *scale <= GS_NUM_MAX_SCALE;
 }
 
-/*
- * Works out the scale of every step's value, as numeric arithmetic gives
- * it (the larger for + and -, the sum for *), and the shifts that bring
- * the operands of + and - to one scale.  False when some scale passes 38
- * digits, beyond which 1 leaves 128 bits.
- */
-static bool
-set_scales(GroupAggSink *sink, GroupNumericExpr *ne)
+/* Points the program's column steps at the batch columns of their expression columns. */
+static void
+numeric_expr_columns(GroupAggSink *sink, GroupNumericExpr *ne)
 {
-	int			scales[NUMERIC_EXPR_MAX_STEPS];
-	int			sp = 0;
-
 	for (int i = 0; i < ne->nsteps; i++)
-	{
-		NumericStep *st = &ne->steps[i];
-
-		switch (st->op)
-		{
-			case STEP_COLUMN:
-				scales[sp++] = sink->exprcol_numeric_scale[st->exprcol];
-				break;
-			case STEP_CONST:
-				scales[sp++] = st->scale;
-				break;
-			case STEP_NEG:
-				break;
-			case STEP_MUL:
-				sp--;
-				scales[sp - 1] += scales[sp];
-				break;
-			case STEP_ADD:
-			case STEP_SUB:
-				sp--;
-				st->shift_a = Max(scales[sp] - scales[sp - 1], 0);
-				st->shift_b = Max(scales[sp - 1] - scales[sp], 0);
-				scales[sp - 1] = Max(scales[sp - 1], scales[sp]);
-				break;
-		}
-		if (scales[sp - 1] > 38)
-			return false;
-	}
-	ne->scale = scales[0];
-	return true;
+		if (ne->steps[i].op == GS_NUM_COLUMN)
+			ne->steps[i].col = sink->exprcol_columns[ne->exprcols[i]];
 }
 
 /* Makes in->numexpr when the input is a numeric expression the steps take. */
@@ -795,56 +747,47 @@ GroupAggNumericExprInit(GroupAggSink *sink, GroupInput *in)
 		return;
 	/* in the query's memory: sink->cxt is reset with the groups */
 	ne = palloc0(sizeof(GroupNumericExpr));
-	if (compile_numeric_steps(sink, in->expr, ne) && set_scales(sink, ne))
+	if (compile_numeric_steps(sink, in->expr, ne, &ne->scale))
+	{
+		numeric_expr_columns(sink, ne);
 		in->numexpr = ne;
+	}
 	else
 		pfree(ne);
 }
 
-/* One value on the evaluation stack. */
-typedef struct NumericSlot
+/* Follows a new mapping of the sink's expression columns to batch columns (GroupAggSinkSetColumns). */
+void
+GroupAggNumericExprSetColumns(GroupAggSink *sink, GroupInput *in)
 {
-	int128		v;
-	int			scale;
-	bool		isnull;
-	bool		nan;
-} NumericSlot;
+	if (in->numexpr != NULL)
+		numeric_expr_columns(sink, in->numexpr);
+}
 
-/* Whether a 128-bit value fits 64 bits. */
-static inline bool
-fits_int64(int128 v)
+/* The batch's columns as the steps read them. */
+static inline gs_num_columns
+batch_columns(void *const *values, uint8 *const *nulls, const uint8 *has_nulls)
 {
-	return v == (int128) (int64) v;
+	gs_num_columns cols;
+
+	cols.values = (const void *const *) values;
+	cols.nulls = (const uint8 *const *) nulls;
+	cols.has_nulls = has_nulls;
+	return cols;
 }
 
 /*
- * a * b in 128 bits; false when it would not fit.  Two factors of 64 bits
- * (every value of a numeric(p,s) column, p <= 18, and most products of
- * two) take one 64 x 64 -> 128 multiplication, which cannot overflow;
- * others the checked 128-bit one, a library call.
+ * A result of the steps as a GroupNumericValue: native unless it left 128
+ * bits (NULL is native whatever else).
  */
-static inline bool
-mul_128(int128 a, int128 b, int128 *r)
+static inline void
+numeric_value(int128 v, uint8 flags, int scale, GroupNumericValue *out)
 {
-	if (likely(fits_int64(a) && fits_int64(b)))
-	{
-		*r = (int128) (int64) a * (int64) b;
-		return true;
-	}
-	return !__builtin_mul_overflow(a, b, r);
-}
-
-/* v * 10^k in 128 bits; false when it would not fit. */
-static inline bool
-scale_up_128(int128 *v, int k)
-{
-	int128		p = 1;
-
-	if (k > 38)
-		return *v == 0;
-	for (int i = 0; i < k; i++)
-		p *= 10;
-	return mul_128(*v, p, v);
+	out->isnull = (flags & GS_NUM_NULL) != 0;
+	out->nan = !out->isnull && (flags & GS_NUM_NAN) != 0;
+	out->native = out->isnull || (flags & GS_NUM_UNFIT) == 0;
+	out->v = v;
+	out->scale = scale;
 }
 
 /*
@@ -857,140 +800,16 @@ GroupAggNumericExprEval(GroupAggSink *sink, GroupInput *in, void *const *values,
 						GroupNumericValue *out)
 {
 	GroupNumericExpr *ne = in->numexpr;
-	NumericSlot stack[NUMERIC_EXPR_MAX_STEPS];
-	int			sp = 0;
+	gs_num_columns cols = batch_columns(values, nulls, has_nulls);
+	gs_num_value r = gs_num_eval_row(ne->steps, ne->nsteps, &cols, row);
 
-	for (int i = 0; i < ne->nsteps; i++)
-	{
-		NumericStep *st = &ne->steps[i];
-		NumericSlot *a;
-		NumericSlot *b;
-
-		switch (st->op)
-		{
-			case STEP_COLUMN:
-				{
-					int			c = sink->exprcol_columns[st->exprcol];
-					int64		x = ((const int64 *) values[c])[row];
-
-					a = &stack[sp++];
-					a->isnull = has_nulls[c] && nulls[c][row];
-					a->nan = !a->isnull && x == GPUSEL_NUMERIC_NAN;
-					a->v = x;
-					a->scale = sink->exprcol_numeric_scale[st->exprcol];
-					break;
-				}
-			case STEP_CONST:
-				a = &stack[sp++];
-				a->isnull = false;
-				a->nan = false;
-				a->v = st->constant;
-				a->scale = st->scale;
-				break;
-			case STEP_NEG:
-				a = &stack[sp - 1];
-				if (a->v == NUMERIC_INT128_MIN)
-					return false;
-				a->v = -a->v;
-				break;
-			default:
-				b = &stack[--sp];
-				a = &stack[sp - 1];
-				a->isnull |= b->isnull;
-				a->nan |= b->nan;
-				if (a->isnull || a->nan)
-					break;
-				if (st->op == STEP_MUL)
-				{
-					if (!mul_128(a->v, b->v, &a->v))
-						return false;
-					a->scale += b->scale;
-					break;
-				}
-				if (a->scale < b->scale)
-				{
-					if (!scale_up_128(&a->v, b->scale - a->scale))
-						return false;
-					a->scale = b->scale;
-				}
-				else if (b->scale < a->scale && !scale_up_128(&b->v, a->scale - b->scale))
-					return false;
-				if (st->op == STEP_ADD ? __builtin_add_overflow(a->v, b->v, &a->v) :
-					__builtin_sub_overflow(a->v, b->v, &a->v))
-					return false;
-				break;
-		}
-	}
-	out->isnull = stack[0].isnull;
-	out->nan = stack[0].nan;
-	out->v = stack[0].v;
-	out->scale = stack[0].scale;
-	out->native = true;
-	return true;
-}
-
-/* 10^k as an int128, 0 <= k <= 38. */
-static inline int128
-power_of_ten_128(int k)
-{
-	int128		p = 1;
-
-	for (int i = 0; i < k; i++)
-		p *= 10;
-	return p;
-}
-
-/* Pushes column c's values of the rows from 'first' on onto a block evaluation's stack. */
-static void
-lanes_column(NumericLanes *top, const int64 *values, const uint8 *nl, const uint32 *rows,
-			 int64 first, int n)
-{
-	for (int j = 0; j < n; j++)
-	{
-		int64		row = rows != NULL ? (int64) rows[first + j] : first + j;
-		int64		x = values[row];
-
-		top->v[j] = x;
-		top->flags[j] = (nl != NULL && nl[row]) ? LANE_NULL :
-			(x == GPUSEL_NUMERIC_NAN ? LANE_NAN : 0);
-	}
-}
-
-/* Combines two stack slots by one step of + - *, row by row. */
-static void
-lanes_arith(const NumericStep *st, NumericLanes *a, const NumericLanes *b, int n)
-{
-	int128		scale_a = power_of_ten_128(st->shift_a);
-	int128		scale_b = power_of_ten_128(st->shift_b);
-
-	for (int j = 0; j < n; j++)
-	{
-		int128		x = a->v[j];
-		int128		y = b->v[j];
-		bool		ok;
-
-		a->flags[j] |= b->flags[j];
-		if (a->flags[j] != 0)
-			continue;			/* NULL, NaN, or already past 128 bits */
-		if (st->op == STEP_MUL)
-			ok = mul_128(x, y, &x);
-		else
-		{
-			ok = (st->shift_a == 0 || mul_128(x, scale_a, &x)) &&
-				(st->shift_b == 0 || mul_128(y, scale_b, &y));
-			if (ok)
-				ok = st->op == STEP_ADD ? !__builtin_add_overflow(x, y, &x) :
-					!__builtin_sub_overflow(x, y, &x);
-		}
-		a->v[j] = x;
-		if (!ok)
-			a->flags[j] |= LANE_OVERFLOW;
-	}
+	numeric_value(r.v, r.flags, ne->scale, out);
+	return out->native;
 }
 
 /*
  * Evaluates in->numexpr over len rows of a batch (positions 'rows' or the
- * rows from 'start') into out[], a step at a time over NUMERIC_LANES rows,
+ * rows from 'start') into out[], a step at a time over GS_NUM_LANES rows,
  * which spends the step's dispatch once per lane set.  A row whose value
  * would leave 128 bits comes back with native false: the executor then
  * computes it.  The values are GroupAggNumericExprEval's.
@@ -1001,62 +820,17 @@ GroupAggNumericExprBlock(GroupAggSink *sink, GroupInput *in, void *const *values
 						 int64 start, int len, GroupNumericValue *out)
 {
 	GroupNumericExpr *ne = in->numexpr;
-	NumericLanes stack[NUMERIC_EXPR_MAX_STEPS];
+	gs_num_columns cols = batch_columns(values, nulls, has_nulls);
+	gs_num_lanes stack[GS_NUM_MAX_STEPS];
 
-	for (int first = 0; first < len; first += NUMERIC_LANES)
+	for (int first = 0; first < len; first += GS_NUM_LANES)
 	{
-		int			n = Min(NUMERIC_LANES, len - first);
-		int64		from = rows != NULL ? first : start + first;
-		int			sp = 0;
+		int			n = Min(GS_NUM_LANES, len - first);
 
-		for (int i = 0; i < ne->nsteps; i++)
-		{
-			const NumericStep *st = &ne->steps[i];
-
-			switch (st->op)
-			{
-				case STEP_COLUMN:
-					{
-						int			c = sink->exprcol_columns[st->exprcol];
-
-						lanes_column(&stack[sp++], (const int64 *) values[c],
-									 has_nulls[c] ? nulls[c] : NULL, rows, from, n);
-						break;
-					}
-				case STEP_CONST:
-					for (int j = 0; j < n; j++)
-					{
-						stack[sp].v[j] = st->constant;
-						stack[sp].flags[j] = 0;
-					}
-					sp++;
-					break;
-				case STEP_NEG:
-					for (int j = 0; j < n; j++)
-					{
-						if (stack[sp - 1].v[j] == NUMERIC_INT128_MIN)
-							stack[sp - 1].flags[j] |= LANE_OVERFLOW;
-						else
-							stack[sp - 1].v[j] = -stack[sp - 1].v[j];
-					}
-					break;
-				default:
-					sp--;
-					lanes_arith(st, &stack[sp - 1], &stack[sp], n);
-					break;
-			}
-		}
+		gs_num_eval_lanes(ne->steps, ne->nsteps, &cols, rows,
+						  rows != NULL ? first : start + first, n, stack);
 		for (int j = 0; j < n; j++)
-		{
-			GroupNumericValue *o = &out[first + j];
-			uint8		f = stack[0].flags[j];
-
-			o->isnull = (f & LANE_NULL) != 0;
-			o->nan = !o->isnull && (f & LANE_NAN) != 0;
-			o->native = o->isnull || (f & LANE_OVERFLOW) == 0;
-			o->v = stack[0].v[j];
-			o->scale = ne->scale;
-		}
+			numeric_value(stack[0].v[j], stack[0].flags[j], ne->scale, &out[first + j]);
 	}
 }
 
@@ -1076,7 +850,7 @@ GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value)
 /*
  * Writes a numeric input as a program of the device's batch sums
  * (cuda/batchsum.cu): a numeric(p,s) column read as int8, or in->numexpr's
- * steps with the shifts set_scales worked out.  *scale is the scale of the
+ * steps.  *scale is the scale of the
  * values.  False when the input is neither.
  */
 bool
@@ -1097,28 +871,27 @@ GroupAggNumericDeviceSum(GroupAggSink *sink, GroupInput *in, gs_sum_expr *out, i
 		return false;
 	for (int i = 0; i < in->numexpr->nsteps; i++)
 	{
-		const NumericStep *st = &in->numexpr->steps[i];
+		const gs_num_step *st = &in->numexpr->steps[i];
 		gs_sum_instr *ins = &out->code[i];
 
 		switch (st->op)
 		{
-			case STEP_COLUMN:
+			case GS_NUM_COLUMN:
 				ins->op = GS_SUM_COLUMN;
-				ins->col = sink->exprcol_columns[st->exprcol];
+				ins->col = st->col;
 				break;
-			case STEP_CONST:
+			case GS_NUM_CONST:
 				ins->op = GS_SUM_CONST;
 				ins->constant = st->constant;
 				break;
-			case STEP_NEG:
+			case GS_ARITH_NEG:
 				ins->op = GS_SUM_NEG;
 				break;
-			case STEP_MUL:
+			case GS_ARITH_MUL:
 				ins->op = GS_SUM_MUL;
 				break;
-			case STEP_ADD:
-			case STEP_SUB:
-				ins->op = st->op == STEP_ADD ? GS_SUM_ADD : GS_SUM_SUB;
+			default:
+				ins->op = st->op == GS_ARITH_ADD ? GS_SUM_ADD : GS_SUM_SUB;
 				ins->shift_a = st->shift_a;
 				ins->shift_b = st->shift_b;
 				break;
