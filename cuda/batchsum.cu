@@ -1,16 +1,18 @@
 /*
  * batchsum.cu
  *	  Sums over a filtered batch's passing rows on the device: after the
- *	  filter has compacted a batch (filter.cu), each sum's input, a short
- *	  program of exact integer arithmetic over int8 columns that hold scaled
- *	  numerics (v * 10^scale), is evaluated per passing row in 128 bits and
- *	  summed there; only one result per sum crosses to the host.
+ *	  filter has compacted a batch (filter.cu), each sum's input, a program
+ *	  of numeric_core.h's steps over int8 columns that hold scaled numerics
+ *	  (v * 10^scale), is evaluated per passing row in 128 bits by the
+ *	  interpreter the host's numeric expressions use, and summed there; only
+ *	  one result per sum crosses to the host.
  *
- * Exactness: a value or a partial sum that would leave 128 bits is not
- * rounded or wrapped; the batch's results are marked overflowed and the
- * host adds that batch's rows itself.  NULL inputs give a NULL value, which
- * is skipped; a NaN input (GS_NUMERIC_NAN) gives NaN, which is counted
- * apart and not summed, as the host's numeric sums keep it.
+ * Exactness: a value (marked unfit) or a partial sum that would leave 128
+ * bits is not rounded or wrapped; the batch's results are marked
+ * overflowed and the host adds that batch's rows itself.  NULL inputs give
+ * a NULL value, which is skipped; a NaN input (GS_NUMERIC_NAN) gives NaN,
+ * which is counted apart and not summed, as the host's numeric sums keep
+ * it.
  */
 #include <cuda_runtime.h>
 
@@ -30,27 +32,25 @@ constexpr int kSumThreads = 256;
 /* Blocks per SM of its grid-stride loop. */
 constexpr int kSumBlocksPerSm = 4;
 
-typedef __int128 int128_t;
-typedef unsigned __int128 uint128_t;
-
-/* One instruction as the device runs it: a column resolved to its arrays. */
-struct DeviceInstr
+/*
+ * One sum's program as the device runs it: its steps, a column step's col
+ * being an index into the program's own columns, resolved to the batch's
+ * arrays.
+ */
+struct SumProgram
 {
-	int32_t		op;
-	int32_t		shift_a;
-	int32_t		shift_b;
-	int32_t		pad;
-	int64_t		constant;
-	const int64_t *values;
-	const uint8_t *nulls;		/* NULL where the column has no NULLs */
+	int			ncode;
+	gs_num_step code[GS_SUM_MAX_CODE];
+	const void *values[GS_SUM_MAX_CODE];
+	const uint8_t *nulls[GS_SUM_MAX_CODE];
+	uint8_t		has_nulls[GS_SUM_MAX_CODE];
 };
 
 /* Every sum's program, passed by value to the kernel. */
 struct SumPrograms
 {
 	int			nexprs;
-	int			ncode[GS_SUM_MAX_EXPRS];
-	DeviceInstr code[GS_SUM_MAX_EXPRS][GS_SUM_MAX_CODE];
+	SumProgram	prog[GS_SUM_MAX_EXPRS];
 };
 
 /* One sum's running state: a thread's, a block's, the batch's. */
@@ -64,140 +64,18 @@ struct Partial
 	uint32_t	pad;
 };
 
-/* One value on the evaluation stack. */
-struct Slot
-{
-	int128_t	v;
-	bool		isnull;
-	bool		nan;
-};
-
-/* a + b, false when it leaves 128 bits. */
-__host__ __device__ inline bool add_checked(int128_t a, int128_t b, int128_t *r)
-{
-	int128_t	s = (int128_t) ((uint128_t) a + (uint128_t) b);
-
-	if ((a < 0) == (b < 0) && (s < 0) != (a < 0))
-		return false;
-	*r = s;
-	return true;
-}
-
-/* a * b, false when it leaves 128 bits. */
-__device__ inline bool mul_checked(int128_t a, int128_t b, int128_t *r)
-{
-	bool		negative = (a < 0) != (b < 0);
-	uint128_t	ua = a < 0 ? (uint128_t) 0 - (uint128_t) a : (uint128_t) a;
-	uint128_t	ub = b < 0 ? (uint128_t) 0 - (uint128_t) b : (uint128_t) b;
-	uint128_t	p;
-	uint128_t	limit = ((uint128_t) 1 << 127) - (negative ? 0 : 1);
-
-	if (ua == 0 || ub == 0)
-	{
-		*r = 0;
-		return true;
-	}
-	/* both below 2^63: the product is below 2^126 (the common case) */
-	if ((ua >> 63) != 0 || (ub >> 63) != 0)
-	{
-		if (ua > limit / ub)
-			return false;
-	}
-	p = ua * ub;
-	if (p > limit)
-		return false;
-	*r = negative ? (int128_t) ((uint128_t) 0 - p) : (int128_t) p;
-	return true;
-}
-
-/* v * 10^k, false when it leaves 128 bits. */
-__device__ inline bool scale_up(int128_t *v, int k)
-{
-	for (int i = 0; i < k; i++)
-		if (!mul_checked(*v, 10, v))
-			return false;
-	return true;
-}
-
-/*
- * Evaluates one program on the row at 'pos'; false on overflow.  *out is
- * the value, NULL or NaN.
- */
-__device__ bool eval_row(const DeviceInstr *code, int ncode, uint32_t pos, Slot *out)
-{
-	Slot		stack[GS_SUM_MAX_CODE];
-	int			sp = 0;
-
-	for (int i = 0; i < ncode; i++)
-	{
-		const DeviceInstr *in = &code[i];
-		Slot	   *a;
-		Slot	   *b;
-
-		switch (in->op)
-		{
-			case GS_SUM_COLUMN:
-				{
-					int64_t		x = in->values[pos];
-
-					a = &stack[sp++];
-					a->isnull = in->nulls != NULL && in->nulls[pos] != 0;
-					a->nan = !a->isnull && x == GS_NUMERIC_NAN;
-					a->v = x;
-					break;
-				}
-			case GS_SUM_CONST:
-				a = &stack[sp++];
-				a->isnull = false;
-				a->nan = false;
-				a->v = in->constant;
-				break;
-			case GS_SUM_NEG:
-				a = &stack[sp - 1];
-				a->v = -a->v;	/* from at most 127 bits of magnitude: never overflows */
-				break;
-			default:
-				b = &stack[--sp];
-				a = &stack[sp - 1];
-				a->isnull |= b->isnull;
-				a->nan |= b->nan;
-				if (a->isnull || a->nan)
-					break;
-				if (in->op == GS_SUM_MUL)
-				{
-					if (!mul_checked(a->v, b->v, &a->v))
-						return false;
-					break;
-				}
-				if (!scale_up(&a->v, in->shift_a) || !scale_up(&b->v, in->shift_b))
-					return false;
-				if (in->op == GS_SUM_SUB)
-				{
-					if (b->v == (int128_t) ((uint128_t) 1 << 127))
-						return false;
-					b->v = -b->v;
-				}
-				if (!add_checked(a->v, b->v, &a->v))
-					return false;
-				break;
-		}
-	}
-	*out = stack[0];
-	return true;
-}
-
 /* Adds src into dst, carrying overflow. */
 __host__ __device__ inline void merge_partial(Partial *dst, const Partial &src)
 {
-	int128_t	a = (int128_t) (((uint128_t) dst->hi << 64) | dst->lo);
-	int128_t	b = (int128_t) (((uint128_t) src.hi << 64) | src.lo);
-	int128_t	s = 0;
+	gs_int128	a = (gs_int128) (((gs_uint128) dst->hi << 64) | dst->lo);
+	gs_int128	b = (gs_int128) (((gs_uint128) src.hi << 64) | src.lo);
+	gs_int128	s = 0;
 
 	dst->overflow |= src.overflow;
-	if (!add_checked(a, b, &s))
+	if (!gs_i128_add(a, b, &s))
 		dst->overflow = 1;
 	dst->lo = (uint64_t) s;
-	dst->hi = (uint64_t) ((uint128_t) s >> 64);
+	dst->hi = (uint64_t) ((gs_uint128) s >> 64);
 	dst->values += src.values;
 	dst->nans += src.nans;
 }
@@ -229,32 +107,34 @@ __global__ void sum_rows(SumPrograms progs, const uint32_t *positions, int64_t n
 
 	for (int e = 0; e < progs.nexprs; e++)
 	{
+		const SumProgram *p = &progs.prog[e];
+		gs_num_columns cols = {p->values, p->nulls, p->has_nulls};
 		Partial		mine = {0, 0, 0, 0, 0, 0};
-		int128_t	sum = 0;
+		gs_int128	sum = 0;
 
 		for (int64_t i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x; i < n;
 			 i += (int64_t) gridDim.x * blockDim.x)
 		{
-			Slot		v;
+			gs_num_value v = gs_num_eval_row(p->code, p->ncode, &cols, positions[i]);
 
-			if (!eval_row(progs.code[e], progs.ncode[e], positions[i], &v))
+			if (v.flags & GS_NUM_NULL)
+				continue;
+			if (v.flags & GS_NUM_UNFIT)
 			{
 				mine.overflow = 1;
 				continue;
 			}
-			if (v.isnull)
-				continue;
 			mine.values++;
-			if (v.nan)
+			if (v.flags & GS_NUM_NAN)
 			{
 				mine.nans++;
 				continue;
 			}
-			if (!add_checked(sum, v.v, &sum))
+			if (!gs_i128_add(sum, v.v, &sum))
 				mine.overflow = 1;
 		}
 		mine.lo = (uint64_t) sum;
-		mine.hi = (uint64_t) ((uint128_t) sum >> 64);
+		mine.hi = (uint64_t) ((gs_uint128) sum >> 64);
 		for (int offset = 16; offset > 0; offset >>= 1)
 		{
 			Partial		other = shuffle_down(mine, offset);
@@ -328,68 +208,35 @@ gs_batch_sums_create(gs_batch_sums **sums, char *errbuf, size_t errlen)
 
 /* Checks one program and resolves its columns against the batch; false with a message when it is malformed. */
 static bool
-resolve_program(const gs_sum_expr *expr, const gs_device_batch *b, DeviceInstr *code,
+resolve_program(const gs_sum_expr *expr, const gs_device_batch *b, SumProgram *out,
 				char *errbuf, size_t errlen)
 {
-	int			depth = 0;
-
-	if (expr->ncode < 1 || expr->ncode > GS_SUM_MAX_CODE)
+	if (!gs_num_program_ok(expr->code, expr->ncode))
 	{
-		gs_format_error(errbuf, errlen, "gs_batch_sums_run: a program of %d instructions", expr->ncode);
+		gs_format_error(errbuf, errlen, "gs_batch_sums_run: a malformed program of %d steps", expr->ncode);
 		return false;
 	}
+	memset(out, 0, sizeof(*out));
+	out->ncode = expr->ncode;
 	for (int i = 0; i < expr->ncode; i++)
 	{
-		const gs_sum_instr *in = &expr->code[i];
-		DeviceInstr *out = &code[i];
+		gs_num_step st = expr->code[i];
 
-		memset(out, 0, sizeof(*out));
-		out->op = in->op;
-		out->shift_a = in->shift_a;
-		out->shift_b = in->shift_b;
-		out->constant = in->constant;
-		switch (in->op)
+		if (st.op == GS_NUM_COLUMN)
 		{
-			case GS_SUM_COLUMN:
-				if (in->col < 0 || in->col >= b->ncols || b->values[in->col] == NULL ||
-					b->coltypes[in->col] != GS_COL_INT8)
-				{
-					gs_format_error(errbuf, errlen,
-									"gs_batch_sums_run: column %d is not an int8 column on the device", in->col);
-					return false;
-				}
-				out->values = static_cast<const int64_t *>(b->values[in->col]);
-				out->nulls = b->nulls[in->col];
-				depth++;
-				break;
-			case GS_SUM_CONST:
-				depth++;
-				break;
-			case GS_SUM_NEG:
-				if (depth < 1)
-					depth = -100;
-				break;
-			case GS_SUM_ADD:
-			case GS_SUM_SUB:
-			case GS_SUM_MUL:
-				if (in->shift_a < 0 || in->shift_a > 38 || in->shift_b < 0 || in->shift_b > 38)
-					depth = -100;
-				depth--;
-				break;
-			default:
-				depth = -100;
-				break;
+			if (st.col < 0 || st.col >= b->ncols || b->values[st.col] == NULL ||
+				b->coltypes[st.col] != GS_COL_INT8)
+			{
+				gs_format_error(errbuf, errlen,
+								"gs_batch_sums_run: column %d is not an int8 column on the device", st.col);
+				return false;
+			}
+			out->values[i] = b->values[st.col];
+			out->nulls[i] = b->nulls[st.col];
+			out->has_nulls[i] = b->nulls[st.col] != NULL;
+			st.col = i;
 		}
-		if (depth < 1)
-		{
-			gs_format_error(errbuf, errlen, "gs_batch_sums_run: malformed program at instruction %d", i);
-			return false;
-		}
-	}
-	if (depth != 1)
-	{
-		gs_format_error(errbuf, errlen, "gs_batch_sums_run: the program leaves %d values", depth);
-		return false;
+		out->code[i] = st;
 	}
 	return true;
 }
@@ -422,9 +269,8 @@ gs_batch_sums_run(gs_batch_sums *s, gs_filter *filter, int slot, int64_t from, i
 	progs.nexprs = nexprs;
 	for (int e = 0; e < nexprs; e++)
 	{
-		if (!resolve_program(&exprs[e], &b, progs.code[e], errbuf, errlen))
+		if (!resolve_program(&exprs[e], &b, &progs.prog[e], errbuf, errlen))
 			return GS_INVALID_ARGUMENT;
-		progs.ncode[e] = exprs[e].ncode;
 	}
 	memset(results, 0, sizeof(gs_sum_result) * nexprs);
 	n = b.npositions - from;

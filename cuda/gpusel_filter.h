@@ -17,6 +17,7 @@
 #define GPUSEL_FILTER_H
 
 #include "gpusel_cuda.h"
+#include "numeric_core.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -244,43 +245,22 @@ void		gs_batch_groups_destroy(gs_batch_groups *groups);
 
 /*
  * Sums over a filtered batch's passing rows on the device (batchsum.cu),
- * after the batch is waited for: each sum's input is a short stack program
- * of exact integer arithmetic over INT8 columns that hold scaled numerics
- * (v * 10^scale; GS_NUMERIC_NAN for NaN), evaluated per row in 128 bits.
- * Only the sums cross to the host.
+ * after the batch is waited for: each sum's input is a program of
+ * numeric_core.h's steps, exact integer arithmetic over INT8 columns that
+ * hold scaled numerics (v * 10^scale; GS_NUMERIC_NAN for NaN), evaluated
+ * per row in 128 bits as the host evaluates it.  Only the sums cross to
+ * the host.
  */
 typedef struct gs_batch_sums gs_batch_sums;
 
-#define GS_NUMERIC_NAN		INT64_MAX	/* a numeric NaN in a scaled int8 column */
-#define GS_SUM_MAX_CODE		16
+#define GS_SUM_MAX_CODE		GS_NUM_MAX_STEPS
 #define GS_SUM_MAX_EXPRS	4
 
-/* Opcodes of a sum's program. */
-typedef enum gs_sum_opcode
-{
-	GS_SUM_COLUMN = 0,			/* push column col's value (NULL, NaN or v * 10^scale) */
-	GS_SUM_CONST,				/* push constant */
-	GS_SUM_ADD,					/* pop b, a; push a * 10^shift_a + b * 10^shift_b */
-	GS_SUM_SUB,					/* pop b, a; push a * 10^shift_a - b * 10^shift_b */
-	GS_SUM_MUL,					/* pop b, a; push a * b */
-	GS_SUM_NEG					/* negate the top */
-} gs_sum_opcode;
-
-/* One instruction of a sum's program. */
-typedef struct gs_sum_instr
-{
-	int32_t		op;				/* gs_sum_opcode */
-	int32_t		col;			/* GS_SUM_COLUMN: an INT8 column the device holds */
-	int32_t		shift_a;		/* GS_SUM_ADD/SUB: powers of ten that bring the */
-	int32_t		shift_b;		/* operands to one scale (0..38) */
-	int64_t		constant;		/* GS_SUM_CONST */
-} gs_sum_instr;
-
-/* One sum's program. */
+/* One sum's program: a column step's col is an INT8 column the device holds. */
 typedef struct gs_sum_expr
 {
 	int			ncode;
-	gs_sum_instr code[GS_SUM_MAX_CODE];
+	gs_num_step code[GS_SUM_MAX_CODE];
 } gs_sum_expr;
 
 /* One sum over a batch's passing rows. */

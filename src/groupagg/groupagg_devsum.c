@@ -83,9 +83,9 @@ GroupAggSinkDeviceSumColumns(GroupAggSink *sink, uint8 *ship, int ncols)
 	for (int e = 0; e < sink->nsums; e++)
 		for (int i = 0; i < sink->sum_exprs[e].ncode; i++)
 		{
-			const gs_sum_instr *ins = &sink->sum_exprs[e].code[i];
+			const gs_num_step *ins = &sink->sum_exprs[e].code[i];
 
-			if (ins->op != GS_SUM_COLUMN)
+			if (ins->op != GS_NUM_COLUMN)
 				continue;
 			if (ins->col >= ncols)
 			{

@@ -850,8 +850,8 @@ GroupAggNumericAddNative(GroupCell *cell, const GroupNumericValue *value)
 /*
  * Writes a numeric input as a program of the device's batch sums
  * (cuda/batchsum.cu): a numeric(p,s) column read as int8, or in->numexpr's
- * steps.  *scale is the scale of the
- * values.  False when the input is neither.
+ * steps as they are, which the device runs as the host does.  *scale is
+ * the scale of the values.  False when the input is neither.
  */
 bool
 GroupAggNumericDeviceSum(GroupAggSink *sink, GroupInput *in, gs_sum_expr *out, int *scale)
@@ -862,41 +862,14 @@ GroupAggNumericDeviceSum(GroupAggSink *sink, GroupInput *in, gs_sum_expr *out, i
 		if (!GpuselFormLookup(in->form)->scaled_numeric || in->column < 0)
 			return false;
 		out->ncode = 1;
-		out->code[0].op = GS_SUM_COLUMN;
+		out->code[0].op = GS_NUM_COLUMN;
 		out->code[0].col = in->column;
 		*scale = in->form_arg;
 		return true;
 	}
 	if (in->numexpr == NULL || in->numexpr->nsteps > GS_SUM_MAX_CODE)
 		return false;
-	for (int i = 0; i < in->numexpr->nsteps; i++)
-	{
-		const gs_num_step *st = &in->numexpr->steps[i];
-		gs_sum_instr *ins = &out->code[i];
-
-		switch (st->op)
-		{
-			case GS_NUM_COLUMN:
-				ins->op = GS_SUM_COLUMN;
-				ins->col = st->col;
-				break;
-			case GS_NUM_CONST:
-				ins->op = GS_SUM_CONST;
-				ins->constant = st->constant;
-				break;
-			case GS_ARITH_NEG:
-				ins->op = GS_SUM_NEG;
-				break;
-			case GS_ARITH_MUL:
-				ins->op = GS_SUM_MUL;
-				break;
-			default:
-				ins->op = st->op == GS_ARITH_ADD ? GS_SUM_ADD : GS_SUM_SUB;
-				ins->shift_a = st->shift_a;
-				ins->shift_b = st->shift_b;
-				break;
-		}
-	}
+	memcpy(out->code, in->numexpr->steps, sizeof(gs_num_step) * in->numexpr->nsteps);
 	out->ncode = in->numexpr->nsteps;
 	*scale = in->numexpr->scale;
 	return true;

@@ -14,7 +14,9 @@
  *	  Covered:
  *	  - programs: a column; a product of two and of three columns; (1 - a)
  *	    * b with the scales met by shifts; -a + b; a - b shifted by 10^3;
- *	    a constant alone; up to GS_SUM_MAX_EXPRS programs in one run;
+ *	    a constant alone; a product past 128 bits meeting a NULL (NULL);
+ *	    the negation of -2^127 (past 128 bits) and a - (-2^127) (exact
+ *	    for a < 0); up to GS_SUM_MAX_EXPRS programs in one run;
  *	  - values of numeric(15,2)'s range, small ones, ones near +-10^18 and
  *	    the int8 limits (products and sums that leave 128 bits), NaN
  *	    (GS_NUMERIC_NAN) and NULL inputs, has_nulls 0;
@@ -216,9 +218,9 @@ gs_status stage_submit(gs_filter *f, int slot, const Batch &b, char *err, size_t
  * Programs and the reference
  * ------------------------------------------------------------------------ */
 
-gs_sum_instr ins(int op, int col = 0, int shift_a = 0, int shift_b = 0, int64_t constant = 0)
+gs_num_step ins(int op, int col = 0, int shift_a = 0, int shift_b = 0, int64_t constant = 0)
 {
-	gs_sum_instr i;
+	gs_num_step i;
 
 	memset(&i, 0, sizeof(i));
 	i.op = op;
@@ -229,12 +231,12 @@ gs_sum_instr ins(int op, int col = 0, int shift_a = 0, int shift_b = 0, int64_t 
 	return i;
 }
 
-gs_sum_expr expr(std::initializer_list<gs_sum_instr> code)
+gs_sum_expr expr(std::initializer_list<gs_num_step> code)
 {
 	gs_sum_expr e;
 
 	memset(&e, 0, sizeof(e));
-	for (const gs_sum_instr &i : code)
+	for (const gs_num_step &i : code)
 		e.code[e.ncode++] = i;
 	return e;
 }
@@ -249,17 +251,26 @@ struct NamedExpr
 std::vector<NamedExpr> programs()
 {
 	return {
-		{"a", expr({ins(GS_SUM_COLUMN, C_A)})},
-		{"a * b", expr({ins(GS_SUM_COLUMN, C_A), ins(GS_SUM_COLUMN, C_B), ins(GS_SUM_MUL)})},
-		{"(1 - a) * b", expr({ins(GS_SUM_CONST, 0, 0, 0, 1), ins(GS_SUM_COLUMN, C_A),
-							  ins(GS_SUM_SUB, 0, 2, 0), ins(GS_SUM_COLUMN, C_B), ins(GS_SUM_MUL)})},
-		{"a * b * c", expr({ins(GS_SUM_COLUMN, C_A), ins(GS_SUM_COLUMN, C_B), ins(GS_SUM_MUL),
-							ins(GS_SUM_COLUMN, C_C), ins(GS_SUM_MUL)})},
-		{"-a + b", expr({ins(GS_SUM_COLUMN, C_A), ins(GS_SUM_NEG), ins(GS_SUM_COLUMN, C_B),
-						 ins(GS_SUM_ADD)})},
-		{"a - b (b shifted 10^3)", expr({ins(GS_SUM_COLUMN, C_A), ins(GS_SUM_COLUMN, C_B),
-										 ins(GS_SUM_SUB, 0, 0, 3)})},
-		{"constant 7", expr({ins(GS_SUM_CONST, 0, 0, 0, 7)})},
+		{"a", expr({ins(GS_NUM_COLUMN, C_A)})},
+		{"a * b", expr({ins(GS_NUM_COLUMN, C_A), ins(GS_NUM_COLUMN, C_B), ins(GS_ARITH_MUL)})},
+		{"(1 - a) * b", expr({ins(GS_NUM_CONST, 0, 0, 0, 1), ins(GS_NUM_COLUMN, C_A),
+							  ins(GS_ARITH_SUB, 0, 2, 0), ins(GS_NUM_COLUMN, C_B), ins(GS_ARITH_MUL)})},
+		{"a * b * c", expr({ins(GS_NUM_COLUMN, C_A), ins(GS_NUM_COLUMN, C_B), ins(GS_ARITH_MUL),
+							ins(GS_NUM_COLUMN, C_C), ins(GS_ARITH_MUL)})},
+		{"-a + b", expr({ins(GS_NUM_COLUMN, C_A), ins(GS_ARITH_NEG), ins(GS_NUM_COLUMN, C_B),
+						 ins(GS_ARITH_ADD)})},
+		{"a - b (b shifted 10^3)", expr({ins(GS_NUM_COLUMN, C_A), ins(GS_NUM_COLUMN, C_B),
+										 ins(GS_ARITH_SUB, 0, 0, 3)})},
+		{"constant 7", expr({ins(GS_NUM_CONST, 0, 0, 0, 7)})},
+		{"b * c * b * c + a", expr({ins(GS_NUM_COLUMN, C_B), ins(GS_NUM_COLUMN, C_C), ins(GS_ARITH_MUL),
+									ins(GS_NUM_COLUMN, C_B), ins(GS_ARITH_MUL), ins(GS_NUM_COLUMN, C_C),
+									ins(GS_ARITH_MUL), ins(GS_NUM_COLUMN, C_A), ins(GS_ARITH_ADD)})},
+		{"-(min * min * -2)", expr({ins(GS_NUM_CONST, 0, 0, 0, INT64_MIN), ins(GS_NUM_CONST, 0, 0, 0, INT64_MIN),
+									ins(GS_ARITH_MUL), ins(GS_NUM_CONST, 0, 0, 0, -2), ins(GS_ARITH_MUL),
+									ins(GS_ARITH_NEG)})},
+		{"a - min * min * -2", expr({ins(GS_NUM_COLUMN, C_A), ins(GS_NUM_CONST, 0, 0, 0, INT64_MIN),
+									 ins(GS_NUM_CONST, 0, 0, 0, INT64_MIN), ins(GS_ARITH_MUL),
+									 ins(GS_NUM_CONST, 0, 0, 0, -2), ins(GS_ARITH_MUL), ins(GS_ARITH_SUB)})},
 	};
 }
 
@@ -281,32 +292,43 @@ bool scale_ok(int128_t *v, int k)
 	return true;
 }
 
-/* One row's value as the program defines it; false when it leaves 128 bits. */
+/*
+ * One row's value as the program defines it; false when it leaves 128 bits.
+ * NULL wins over the rest (the operators are strict): a row whose value
+ * left 128 bits before a NULL met it is NULL.
+ */
 bool ref_row(const gs_sum_expr &e, const Batch &b, uint32_t row, int128_t *v, bool *isnull,
 			 bool *nan)
 {
 	int128_t	st[GS_SUM_MAX_CODE];
 	bool		nl[GS_SUM_MAX_CODE];
 	bool		na[GS_SUM_MAX_CODE];
+	bool		of[GS_SUM_MAX_CODE];
 	int			sp = 0;
 
 	for (int i = 0; i < e.ncode; i++)
 	{
-		const gs_sum_instr &in = e.code[i];
+		const gs_num_step &in = e.code[i];
 
-		if (in.op == GS_SUM_COLUMN)
+		if (in.op == GS_NUM_COLUMN)
 		{
 			nl[sp] = b.nulls[in.col][row] != 0;
 			na[sp] = !nl[sp] && b.vals[in.col][row] == GS_NUMERIC_NAN;
+			of[sp] = false;
 			st[sp++] = b.vals[in.col][row];
 		}
-		else if (in.op == GS_SUM_CONST)
+		else if (in.op == GS_NUM_CONST)
 		{
-			nl[sp] = na[sp] = false;
+			nl[sp] = na[sp] = of[sp] = false;
 			st[sp++] = in.constant;
 		}
-		else if (in.op == GS_SUM_NEG)
-			st[sp - 1] = -st[sp - 1];
+		else if (in.op == GS_ARITH_NEG)
+		{
+			if (nl[sp - 1] || na[sp - 1] || of[sp - 1])
+				continue;
+			if (__builtin_sub_overflow((int128_t) 0, st[sp - 1], &st[sp - 1]))
+				of[sp - 1] = true;
+		}
 		else
 		{
 			int128_t	y = st[--sp];
@@ -314,24 +336,21 @@ bool ref_row(const gs_sum_expr &e, const Batch &b, uint32_t row, int128_t *v, bo
 
 			nl[sp - 1] = nl[sp - 1] || nl[sp];
 			na[sp - 1] = na[sp - 1] || na[sp];
-			if (nl[sp - 1] || na[sp - 1])
+			of[sp - 1] = of[sp - 1] || of[sp];
+			if (nl[sp - 1] || na[sp - 1] || of[sp - 1])
 				continue;
-			if (in.op == GS_SUM_MUL)
-			{
-				if (!mul_ok(*x, y, x))
-					return false;
-				continue;
-			}
-			if (!scale_ok(x, in.shift_a) || !scale_ok(&y, in.shift_b))
-				return false;
-			if (in.op == GS_SUM_SUB ? __builtin_sub_overflow(*x, y, x) : !add_ok(*x, y, x))
-				return false;
+			if (in.op == GS_ARITH_MUL)
+				of[sp - 1] = !mul_ok(*x, y, x);
+			else if (!scale_ok(x, in.shift_a) || !scale_ok(&y, in.shift_b))
+				of[sp - 1] = true;
+			else
+				of[sp - 1] = in.op == GS_ARITH_SUB ? __builtin_sub_overflow(*x, y, x) : !add_ok(*x, y, x);
 		}
 	}
 	*v = st[0];
 	*isnull = nl[0];
 	*nan = na[0];
-	return true;
+	return nl[0] || !of[0];
 }
 
 /* What the device must report for one program over the rows from 'from' on. */
@@ -481,14 +500,14 @@ void check_refusals(gs_batch_sums *s, gs_filter *f, int waited_slot, int64_t npa
 		const char *what;
 		gs_sum_expr e;
 	}			bad[] = {
-		{"an int4 column", expr({ins(GS_SUM_COLUMN, C_PRED)})},
-		{"a column not on the device", expr({ins(GS_SUM_COLUMN, C_UNSHIPPED)})},
-		{"a column past the table", expr({ins(GS_SUM_COLUMN, NCOLS)})},
-		{"ADD of one value", expr({ins(GS_SUM_COLUMN, C_A), ins(GS_SUM_ADD)})},
-		{"two values left", expr({ins(GS_SUM_COLUMN, C_A), ins(GS_SUM_COLUMN, C_B)})},
-		{"a shift of 39", expr({ins(GS_SUM_COLUMN, C_A), ins(GS_SUM_COLUMN, C_B),
-								ins(GS_SUM_ADD, 0, 39, 0)})},
-		{"an unknown opcode", expr({ins(GS_SUM_COLUMN, C_A), ins(99)})},
+		{"an int4 column", expr({ins(GS_NUM_COLUMN, C_PRED)})},
+		{"a column not on the device", expr({ins(GS_NUM_COLUMN, C_UNSHIPPED)})},
+		{"a column past the table", expr({ins(GS_NUM_COLUMN, NCOLS)})},
+		{"ADD of one value", expr({ins(GS_NUM_COLUMN, C_A), ins(GS_ARITH_ADD)})},
+		{"two values left", expr({ins(GS_NUM_COLUMN, C_A), ins(GS_NUM_COLUMN, C_B)})},
+		{"a shift of 39", expr({ins(GS_NUM_COLUMN, C_A), ins(GS_NUM_COLUMN, C_B),
+								ins(GS_ARITH_ADD, 0, 39, 0)})},
+		{"an unknown opcode", expr({ins(GS_NUM_COLUMN, C_A), ins(99)})},
 		{"no instructions", expr({})},
 	};
 
@@ -496,7 +515,7 @@ void check_refusals(gs_batch_sums *s, gs_filter *f, int waited_slot, int64_t npa
 		report(gs_batch_sums_run(s, f, waited_slot, 0, 1, &x.e, res, err, sizeof(err)) ==
 			   GS_INVALID_ARGUMENT, std::string("refused: ") + x.what);
 	for (int k = 0; k <= GS_SUM_MAX_EXPRS; k++)
-		e[k] = expr({ins(GS_SUM_COLUMN, C_A)});
+		e[k] = expr({ins(GS_NUM_COLUMN, C_A)});
 	report(gs_batch_sums_run(s, f, waited_slot, 0, 0, e, res, err, sizeof(err)) == GS_INVALID_ARGUMENT,
 		   "refused: no programs");
 	report(gs_batch_sums_run(s, f, waited_slot, 0, GS_SUM_MAX_EXPRS + 1, e, res, err, sizeof(err)) ==
@@ -616,7 +635,7 @@ main(int argc, char **argv)
 			gs_batch_sums *s = NULL;
 			char		err[512] = "";
 			Batch		b;
-			gs_sum_expr e = expr({ins(GS_SUM_COLUMN, C_A), ins(GS_SUM_COLUMN, C_B), ins(GS_SUM_MUL)});
+			gs_sum_expr e = expr({ins(GS_NUM_COLUMN, C_A), ins(GS_NUM_COLUMN, C_B), ins(GS_ARITH_MUL)});
 			gs_sum_result r;
 
 			make_batch(b, 4099, P_HALF, V_DECIMAL15, 1, 1, cycle);
