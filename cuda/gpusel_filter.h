@@ -17,6 +17,7 @@
 #define GPUSEL_FILTER_H
 
 #include "gpusel_cuda.h"
+#include "gs_arith.h"
 #include "numeric_core.h"
 
 #ifdef __cplusplus
@@ -70,9 +71,22 @@ typedef enum gs_opcode
 	GS_OP_CONST,				/* push constant consts[arg] (may be NULL), kind = its type */
 	GS_OP_CAST,					/* convert top of stack from kind to kind2 (int widening, int->float, float4->float8) */
 	GS_OP_EQ, GS_OP_NE, GS_OP_LT, GS_OP_LE, GS_OP_GT, GS_OP_GE,	/* pop b, a; push a op b; both of 'kind' */
-	GS_OP_ADD, GS_OP_SUB, GS_OP_MUL, GS_OP_DIV, GS_OP_MOD,	/* pop b, a; push a op b in 'kind' with PG's overflow/zero rules */
-	GS_OP_NEG,					/* unary minus in 'kind' (int overflow on minimum value) */
-	GS_OP_AND,					/* pop arg values, push 3VL AND of them (arg = count >= 2) */
+
+	/*
+	 * The arithmetic, one opcode per gs_arith_op (gs_arith.h) from
+	 * GS_OP_ARITH on, in its order: binary ones pop b, a and push a op b in
+	 * 'kind' with PG's overflow/zero rules; GS_OP_NEG is unary minus in
+	 * 'kind' (int overflow on the minimum value).  GS_OP_MOD takes integer
+	 * kinds only.
+	 */
+	GS_OP_ARITH,
+	GS_OP_ADD = GS_OP_ARITH + (int) GS_ARITH_ADD,
+	GS_OP_SUB = GS_OP_ARITH + (int) GS_ARITH_SUB,
+	GS_OP_MUL = GS_OP_ARITH + (int) GS_ARITH_MUL,
+	GS_OP_DIV = GS_OP_ARITH + (int) GS_ARITH_DIV,
+	GS_OP_MOD = GS_OP_ARITH + (int) GS_ARITH_MOD,
+	GS_OP_NEG = GS_OP_ARITH + (int) GS_ARITH_NEG,
+	GS_OP_AND = GS_OP_ARITH + (int) GS_ARITH_COUNT,	/* pop arg values, push 3VL AND of them (arg = count >= 2) */
 	GS_OP_OR,					/* pop arg values, push 3VL OR of them (arg = count >= 2) */
 	GS_OP_NOT,					/* 3VL NOT */
 	GS_OP_IS_NULL,				/* push top IS NULL (never NULL) */
@@ -89,6 +103,11 @@ typedef enum gs_opcode
 								 * error (the CPU then evaluates the batch); the value stays */
 	GS_OP_COUNT
 } gs_opcode;
+
+/* The opcode of an arithmetic operator, and back. */
+#define GS_OP_OF_ARITH(a)	(GS_OP_ARITH + (int) (a))
+#define GS_OP_IS_ARITH(op)	((op) >= GS_OP_ARITH && (op) < GS_OP_ARITH + (int) GS_ARITH_COUNT)
+#define GS_ARITH_OF_OP(op)	((gs_arith_op) ((op) - GS_OP_ARITH))
 
 /* One instruction of a predicate program. */
 typedef struct gs_instr

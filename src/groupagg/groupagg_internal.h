@@ -24,7 +24,7 @@
 typedef struct GroupNativeExpr
 {
 	int			exprcol;		/* the column: index into the sink's expression columns */
-	int			op;				/* NativeOp */
+	int			op;				/* gs_arith_op: + - * / % */
 	bool		is_int8;		/* int8 operands and result, else int4 */
 	int64		constant;
 } GroupNativeExpr;

@@ -13,52 +13,23 @@
 #include "catalog/pg_type_d.h"
 #include "common/int.h"
 #include "nodes/nodeFuncs.h"
-#include "utils/fmgroids.h"
 
 #include "groupagg_internal.h"
 #include "qual_compile.h"
 
-/* The operations taken: + - * / % over int4 or over int8. */
-typedef enum NativeOp
-{
-	NATIVE_ADD,
-	NATIVE_SUB,
-	NATIVE_MUL,
-	NATIVE_DIV,
-	NATIVE_MOD
-} NativeOp;
-
-/* The operation and width of an operator's function; false when not taken. */
+/*
+ * The operator and width of an operator's function: + - * / % of int4 or
+ * of int8, as the device's allow-list names them; false when not taken.
+ */
 static bool
-native_op_of(Oid funcid, NativeOp *op, bool *is_int8)
+native_op_of(Oid funcid, gs_arith_op *op, bool *is_int8)
 {
-	switch (funcid)
-	{
-		case F_INT4PL:
-		case F_INT8PL:
-			*op = NATIVE_ADD;
-			break;
-		case F_INT4MI:
-		case F_INT8MI:
-			*op = NATIVE_SUB;
-			break;
-		case F_INT4MUL:
-		case F_INT8MUL:
-			*op = NATIVE_MUL;
-			break;
-		case F_INT4DIV:
-		case F_INT8DIV:
-			*op = NATIVE_DIV;
-			break;
-		case F_INT4MOD:
-		case F_INT8MOD:
-			*op = NATIVE_MOD;
-			break;
-		default:
-			return false;
-	}
-	*is_int8 = funcid == F_INT8PL || funcid == F_INT8MI || funcid == F_INT8MUL ||
-		funcid == F_INT8DIV || funcid == F_INT8MOD;
+	int			kind;
+
+	if (!GpuselArithOperator(funcid, op, &kind) || !GS_ARITH_IS_BINARY(*op) ||
+		(kind != GS_VK_INT4 && kind != GS_VK_INT8))
+		return false;
+	*is_int8 = kind == GS_VK_INT8;
 	return true;
 }
 
@@ -73,7 +44,7 @@ GroupAggNativeExprInit(GroupAggSink *sink, GroupInput *in)
 	OpExpr	   *opexpr;
 	Var		   *var;
 	Const	   *cst;
-	NativeOp	op;
+	gs_arith_op op;
 	bool		is_int8;
 	Oid			type;
 
@@ -107,17 +78,17 @@ GroupAggNativeExprInit(GroupAggSink *sink, GroupInput *in)
 
 /* a op c in int4 as int4pl .. int4mod compute it (c nonzero for / and %); false where they raise. */
 static inline bool
-native_int4(NativeOp op, int32 a, int32 c, int32 *r)
+native_int4(gs_arith_op op, int32 a, int32 c, int32 *r)
 {
 	switch (op)
 	{
-		case NATIVE_ADD:
+		case GS_ARITH_ADD:
 			return !pg_add_s32_overflow(a, c, r);
-		case NATIVE_SUB:
+		case GS_ARITH_SUB:
 			return !pg_sub_s32_overflow(a, c, r);
-		case NATIVE_MUL:
+		case GS_ARITH_MUL:
 			return !pg_mul_s32_overflow(a, c, r);
-		case NATIVE_DIV:
+		case GS_ARITH_DIV:
 			if (c == -1)
 			{
 				*r = a == PG_INT32_MIN ? 0 : -a;
@@ -125,9 +96,11 @@ native_int4(NativeOp op, int32 a, int32 c, int32 *r)
 			}
 			*r = a / c;
 			return true;
-		case NATIVE_MOD:
+		case GS_ARITH_MOD:
 			*r = c == -1 ? 0 : a % c;	/* INT_MIN % -1 would trap */
 			return true;
+		default:
+			break;
 	}
 	*r = 0;
 	return true;
@@ -135,17 +108,17 @@ native_int4(NativeOp op, int32 a, int32 c, int32 *r)
 
 /* a op c in int8 as int8pl .. int8mod compute it (c nonzero for / and %); false where they raise. */
 static inline bool
-native_int8(NativeOp op, int64 a, int64 c, int64 *r)
+native_int8(gs_arith_op op, int64 a, int64 c, int64 *r)
 {
 	switch (op)
 	{
-		case NATIVE_ADD:
+		case GS_ARITH_ADD:
 			return !pg_add_s64_overflow(a, c, r);
-		case NATIVE_SUB:
+		case GS_ARITH_SUB:
 			return !pg_sub_s64_overflow(a, c, r);
-		case NATIVE_MUL:
+		case GS_ARITH_MUL:
 			return !pg_mul_s64_overflow(a, c, r);
-		case NATIVE_DIV:
+		case GS_ARITH_DIV:
 			if (c == -1)
 			{
 				*r = a == PG_INT64_MIN ? 0 : -a;
@@ -153,9 +126,11 @@ native_int8(NativeOp op, int64 a, int64 c, int64 *r)
 			}
 			*r = a / c;
 			return true;
-		case NATIVE_MOD:
+		case GS_ARITH_MOD:
 			*r = c == -1 ? 0 : a % c;
 			return true;
+		default:
+			break;
 	}
 	*r = 0;
 	return true;
@@ -176,8 +151,8 @@ GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *const *values,
 	GroupNativeExpr *ne = in->native;
 	int			c = sink->exprcol_columns[ne->exprcol];
 	const uint8 *nl = has_nulls[c] ? nulls[c] : NULL;
-	NativeOp	op = (NativeOp) ne->op;
-	bool		divides = op == NATIVE_DIV || op == NATIVE_MOD;
+	gs_arith_op op = (gs_arith_op) ne->op;
+	bool		divides = op == GS_ARITH_DIV || op == GS_ARITH_MOD;
 
 	for (int j = 0; j < len; j++)
 	{

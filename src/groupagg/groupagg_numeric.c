@@ -26,9 +26,7 @@
 #include "nodes/nodeFuncs.h"
 #include "utils/array.h"
 #include "utils/builtins.h"
-#include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
-#include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
 #include "groupagg_internal.h"
@@ -509,26 +507,6 @@ GroupAggNumericAvg(const GroupCell *cell)
 							   NumericGetDatum(int64_to_numeric(cell->count)));
 }
 
-/* The function and arguments of an operator or function call; false for other nodes. */
-static bool
-call_parts(Expr *expr, Oid *funcid, List **args)
-{
-	if (IsA(expr, OpExpr))
-	{
-		*args = ((OpExpr *) expr)->args;
-		*funcid = OidIsValid(((OpExpr *) expr)->opfuncid) ?
-			((OpExpr *) expr)->opfuncid : get_opcode(((OpExpr *) expr)->opno);
-		return true;
-	}
-	if (IsA(expr, FuncExpr))
-	{
-		*args = ((FuncExpr *) expr)->args;
-		*funcid = ((FuncExpr *) expr)->funcid;
-		return true;
-	}
-	return false;
-}
-
 /*
  * The decimal digits a numeric expression's values can have, at their own
  * display scale, and that scale; false when unknown: a numeric column of
@@ -538,7 +516,7 @@ static bool
 numeric_bound(Expr *expr, int *digits, int *scale)
 {
 	List	   *args;
-	Oid			funcid;
+	gs_arith_op op;
 	int			d1, s1, d2, s2;
 
 	if (IsA(expr, Var))
@@ -567,22 +545,21 @@ numeric_bound(Expr *expr, int *digits, int *scale)
 		*digits = Max(0, n.weight + 1) * NUMERIC_STORED_BASE_DECIMALS + n.dscale;
 		return true;
 	}
-	if (!call_parts(expr, &funcid, &args))
+	if (!GpuselNumericArith(expr, &op, &args))
 		return false;
-	if (funcid == F_NUMERIC_UMINUS && list_length(args) == 1)
+	if (op == GS_ARITH_NEG)
 		return numeric_bound(linitial(args), digits, scale);
-	if (list_length(args) != 2 ||
-		!numeric_bound(linitial(args), &d1, &s1) ||
+	if (!numeric_bound(linitial(args), &d1, &s1) ||
 		!numeric_bound(lsecond(args), &d2, &s2))
 		return false;
-	switch (funcid)
+	switch (op)
 	{
-		case F_NUMERIC_ADD:
-		case F_NUMERIC_SUB:
+		case GS_ARITH_ADD:
+		case GS_ARITH_SUB:
 			*scale = Max(s1, s2);
 			*digits = Max(d1 + *scale - s1, d2 + *scale - s2) + 1;
 			return true;
-		case F_NUMERIC_MUL:
+		case GS_ARITH_MUL:
 			*scale = s1 + s2;
 			*digits = d1 + d2;
 			return true;
@@ -635,8 +612,7 @@ compile_numeric_steps(GroupAggSink *sink, Expr *expr, GroupNumericExpr *ne, int 
 {
 	gs_num_step *st;
 	List	   *args;
-	Oid			funcid;
-	int			op;
+	gs_arith_op op;
 	int			s1;
 	int			s2 = 0;
 
@@ -682,27 +658,9 @@ compile_numeric_steps(GroupAggSink *sink, Expr *expr, GroupNumericExpr *ne, int 
 		*scale = n.dscale;
 		return *scale <= GS_NUM_MAX_SCALE;
 	}
-	if (!call_parts(expr, &funcid, &args))
+	if (!GpuselNumericArith(expr, &op, &args))
 		return false;
-	switch (funcid)
-	{
-		case F_NUMERIC_ADD:
-			op = GS_ARITH_ADD;
-			break;
-		case F_NUMERIC_SUB:
-			op = GS_ARITH_SUB;
-			break;
-		case F_NUMERIC_MUL:
-			op = GS_ARITH_MUL;
-			break;
-		case F_NUMERIC_UMINUS:
-			op = GS_ARITH_NEG;
-			break;
-		default:
-			return false;
-	}
-	if (list_length(args) != (op == GS_ARITH_NEG ? 1 : 2) ||
-		!compile_numeric_steps(sink, (Expr *) linitial(args), ne, &s1) ||
+	if (!compile_numeric_steps(sink, (Expr *) linitial(args), ne, &s1) ||
 		(op != GS_ARITH_NEG && !compile_numeric_steps(sink, (Expr *) lsecond(args), ne, &s2)) ||
 		ne->nsteps >= GS_NUM_MAX_STEPS)
 		return false;

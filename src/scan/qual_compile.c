@@ -247,6 +247,23 @@ find_op(Oid funcid)
 	return NULL;
 }
 
+/*
+ * The arithmetic operator of an integer or float function the device
+ * takes (int4pl, int8mod, float8mi, ...) and the kind it computes in;
+ * false for any other function.
+ */
+bool
+GpuselArithOperator(Oid funcid, gs_arith_op *op, int *kind)
+{
+	const DeviceOp *d = find_op(funcid);
+
+	if (d == NULL || !GS_OP_IS_ARITH(d->opcode))
+		return false;
+	*op = GS_ARITH_OF_OP(d->opcode);
+	*kind = d->kind;
+	return true;
+}
+
 /* Finds an allowed cast function. */
 static const DeviceCast *
 find_cast(Oid funcid)
@@ -708,9 +725,7 @@ GpuselProgramCanError(const GpuselProgram *prog)
 	{
 		int			op = prog->code[pc].op;
 
-		if (op == GS_OP_ADD || op == GS_OP_SUB || op == GS_OP_MUL ||
-			op == GS_OP_DIV || op == GS_OP_MOD || op == GS_OP_NEG ||
-			op == GS_OP_RANGE_GUARD)
+		if (GS_OP_IS_ARITH(op) || op == GS_OP_RANGE_GUARD)
 			return true;
 	}
 	return false;

@@ -30,6 +30,7 @@ extern bool GpuselExprHasMarker(Node *node);
 extern Expr *GpuselStripMarker(Expr *clause);
 extern GpuselProgram *GpuselCompileQuals(List *quals, Index relid);
 extern bool GpuselProgramCanError(const GpuselProgram *prog);
+extern bool GpuselArithOperator(Oid funcid, gs_arith_op *op, int *kind);
 extern void GpuselDatumToConst(Datum value, bool isnull, Oid typid,
 							   gs_const *out);
 

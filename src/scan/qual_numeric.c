@@ -16,6 +16,7 @@
 #include "utils/builtins.h"
 #include "utils/fmgroids.h"
 #include "utils/fmgrprotos.h"
+#include "utils/lsyscache.h"
 #include "utils/numeric.h"
 
 #include "qual_compile.h"
@@ -159,6 +160,51 @@ GpuselNumericComparison(Oid funcid)
 		if (numeric_comparisons[i].funcid == funcid)
 			return numeric_comparisons[i].opcode;
 	return -1;
+}
+
+/*
+ * Which of numeric's + - * and unary minus expr calls (an operator or the
+ * function), with its arguments; false for any other node.  The device's
+ * numeric comparisons and the grouped scan's numeric expressions both take
+ * these.
+ */
+bool
+GpuselNumericArith(Expr *expr, gs_arith_op *op, List **args)
+{
+	Oid			funcid;
+
+	if (IsA(expr, OpExpr))
+	{
+		OpExpr	   *opexpr = (OpExpr *) expr;
+
+		funcid = OidIsValid(opexpr->opfuncid) ? opexpr->opfuncid : get_opcode(opexpr->opno);
+		*args = opexpr->args;
+	}
+	else if (IsA(expr, FuncExpr))
+	{
+		funcid = ((FuncExpr *) expr)->funcid;
+		*args = ((FuncExpr *) expr)->args;
+	}
+	else
+		return false;
+	switch (funcid)
+	{
+		case F_NUMERIC_ADD:
+			*op = GS_ARITH_ADD;
+			break;
+		case F_NUMERIC_SUB:
+			*op = GS_ARITH_SUB;
+			break;
+		case F_NUMERIC_MUL:
+			*op = GS_ARITH_MUL;
+			break;
+		case F_NUMERIC_UMINUS:
+			*op = GS_ARITH_NEG;
+			break;
+		default:
+			return false;
+	}
+	return list_length(*args) == (GS_ARITH_IS_BINARY(*op) ? 2 : 1);
 }
 
 /* The opcode of "b OP' a" equal to "a OP b". */

@@ -10,6 +10,9 @@
 #include "postgres.h"
 
 #include "nodes/pg_list.h"
+#include "nodes/primnodes.h"
+
+#include "gs_arith.h"
 
 #include "numeric_form.h"
 
@@ -17,6 +20,7 @@ extern int	GpuselNumericConstsScale(List *quals);
 extern void GpuselNumericBound(int opcode, Datum constant, int scale,
 							   int *out_opcode, int64 *bound);
 extern int	GpuselNumericComparison(Oid funcid);
+extern bool GpuselNumericArith(Expr *expr, gs_arith_op *op, List **args);
 extern int	GpuselCommuteOpcode(int opcode);
 
 #endif							/* GPUSEL_QUAL_NUMERIC_H */

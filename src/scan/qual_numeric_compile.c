@@ -25,55 +25,8 @@
 
 #include "catalog/pg_type_d.h"
 #include "nodes/nodeFuncs.h"
-#include "utils/fmgroids.h"
-#include "utils/lsyscache.h"
 
 #include "qual_compiler.h"
-
-/* The arithmetic of numeric that the device takes. */
-typedef enum NumericArith
-{
-	NUMERIC_ARITH_NONE,
-	NUMERIC_ARITH_ADD,
-	NUMERIC_ARITH_SUB,
-	NUMERIC_ARITH_MUL,
-	NUMERIC_ARITH_NEG
-} NumericArith;
-
-/* Which arithmetic expr is, with its arguments; NUMERIC_ARITH_NONE for anything else. */
-static NumericArith
-arith_of(Expr *expr, List **args)
-{
-	Oid			funcid;
-
-	if (IsA(expr, OpExpr))
-	{
-		OpExpr	   *op = (OpExpr *) expr;
-
-		funcid = OidIsValid(op->opfuncid) ? op->opfuncid : get_opcode(op->opno);
-		*args = op->args;
-	}
-	else if (IsA(expr, FuncExpr))
-	{
-		funcid = ((FuncExpr *) expr)->funcid;
-		*args = ((FuncExpr *) expr)->args;
-	}
-	else
-		return NUMERIC_ARITH_NONE;
-	switch (funcid)
-	{
-		case F_NUMERIC_ADD:
-			return list_length(*args) == 2 ? NUMERIC_ARITH_ADD : NUMERIC_ARITH_NONE;
-		case F_NUMERIC_SUB:
-			return list_length(*args) == 2 ? NUMERIC_ARITH_SUB : NUMERIC_ARITH_NONE;
-		case F_NUMERIC_MUL:
-			return list_length(*args) == 2 ? NUMERIC_ARITH_MUL : NUMERIC_ARITH_NONE;
-		case F_NUMERIC_UMINUS:
-			return list_length(*args) == 1 ? NUMERIC_ARITH_NEG : NUMERIC_ARITH_NONE;
-		default:
-			return NUMERIC_ARITH_NONE;
-	}
-}
 
 /*
  * The scale of a numeric expression the device can compute, as numeric
@@ -84,6 +37,7 @@ static int
 value_scale(QualCompiler *qc, Expr *expr)
 {
 	List	   *args;
+	gs_arith_op op;
 	int			scale;
 	int			a;
 	int			b;
@@ -102,16 +56,18 @@ value_scale(QualCompiler *qc, Expr *expr)
 			return -1;
 		return scale;
 	}
-	switch (arith_of(expr, &args))
+	if (!GpuselNumericArith(expr, &op, &args))
+		return -1;
+	switch (op)
 	{
-		case NUMERIC_ARITH_NEG:
+		case GS_ARITH_NEG:
 			return value_scale(qc, (Expr *) linitial(args));
-		case NUMERIC_ARITH_ADD:
-		case NUMERIC_ARITH_SUB:
+		case GS_ARITH_ADD:
+		case GS_ARITH_SUB:
 			a = value_scale(qc, (Expr *) linitial(args));
 			b = value_scale(qc, (Expr *) lsecond(args));
 			return a < 0 || b < 0 ? -1 : Max(a, b);
-		case NUMERIC_ARITH_MUL:
+		case GS_ARITH_MUL:
 			a = value_scale(qc, (Expr *) linitial(args));
 			b = value_scale(qc, (Expr *) lsecond(args));
 			return a < 0 || b < 0 || a + b > GPUSEL_NUMERIC_DIGITS ? -1 : a + b;
@@ -167,6 +123,7 @@ static void
 compile_value(QualCompiler *qc, Expr *expr, bool operand)
 {
 	List	   *args;
+	gs_arith_op op;
 	int			scale;
 	int64		scaled;
 	int			slot;
@@ -192,20 +149,24 @@ compile_value(QualCompiler *qc, Expr *expr, bool operand)
 		return;
 	}
 	scale = value_scale(qc, expr);
-	switch (arith_of(expr, &args))
+	if (!GpuselNumericArith(expr, &op, &args))
 	{
-		case NUMERIC_ARITH_NEG:
+		qc->failed = true;
+		return;
+	}
+	switch (op)
+	{
+		case GS_ARITH_NEG:
 			compile_operand(qc, (Expr *) linitial(args), scale);
 			GpuselQualEmit(qc, GS_OP_NEG, GS_VK_INT8, 0, 0, 0, 1, 1);
 			break;
-		case NUMERIC_ARITH_ADD:
-		case NUMERIC_ARITH_SUB:
+		case GS_ARITH_ADD:
+		case GS_ARITH_SUB:
 			compile_operand(qc, (Expr *) linitial(args), scale);
 			compile_operand(qc, (Expr *) lsecond(args), scale);
-			GpuselQualEmit(qc, arith_of(expr, &args) == NUMERIC_ARITH_ADD ? GS_OP_ADD : GS_OP_SUB,
-						   GS_VK_INT8, 0, 0, 0, 2, 1);
+			GpuselQualEmit(qc, GS_OP_OF_ARITH(op), GS_VK_INT8, 0, 0, 0, 2, 1);
 			break;
-		case NUMERIC_ARITH_MUL:
+		case GS_ARITH_MUL:
 			compile_operand(qc, (Expr *) linitial(args), value_scale(qc, (Expr *) linitial(args)));
 			compile_operand(qc, (Expr *) lsecond(args), value_scale(qc, (Expr *) lsecond(args)));
 			GpuselQualEmit(qc, GS_OP_MUL, GS_VK_INT8, 0, 0, 0, 2, 1);
