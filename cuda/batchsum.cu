@@ -22,6 +22,7 @@
 
 #include "gpusel_filter.h"
 #include "gs_internal.cuh"
+#include "warp_block.cuh"
 
 namespace
 {
@@ -85,11 +86,11 @@ __device__ inline Partial shuffle_down(const Partial &p, int offset)
 {
 	Partial		q;
 
-	q.lo = __shfl_down_sync(0xffffffffu, p.lo, offset);
-	q.hi = __shfl_down_sync(0xffffffffu, p.hi, offset);
-	q.values = __shfl_down_sync(0xffffffffu, p.values, offset);
-	q.nans = __shfl_down_sync(0xffffffffu, p.nans, offset);
-	q.overflow = __shfl_down_sync(0xffffffffu, p.overflow, offset);
+	q.lo = __shfl_down_sync(GS_FULL_MASK, p.lo, offset);
+	q.hi = __shfl_down_sync(GS_FULL_MASK, p.hi, offset);
+	q.values = __shfl_down_sync(GS_FULL_MASK, p.values, offset);
+	q.nans = __shfl_down_sync(GS_FULL_MASK, p.nans, offset);
+	q.overflow = __shfl_down_sync(GS_FULL_MASK, p.overflow, offset);
 	q.pad = 0;
 	return q;
 }
@@ -101,9 +102,9 @@ __device__ inline Partial shuffle_down(const Partial &p, int offset)
 __global__ void sum_rows(SumPrograms progs, const uint32_t *positions, int64_t n,
 						 Partial *partials)
 {
-	__shared__ Partial warp_sums[GS_SUM_MAX_EXPRS][kSumThreads / 32];
-	int			lane = threadIdx.x & 31;
-	int			warp = threadIdx.x >> 5;
+	__shared__ Partial warp_sums[GS_SUM_MAX_EXPRS][kSumThreads / GS_WARP_SIZE];
+	int			lane = gs_lane_id();
+	int			warp = gs_warp_id();
 
 	for (int e = 0; e < progs.nexprs; e++)
 	{
@@ -135,11 +136,11 @@ __global__ void sum_rows(SumPrograms progs, const uint32_t *positions, int64_t n
 		}
 		mine.lo = (uint64_t) sum;
 		mine.hi = (uint64_t) ((gs_uint128) sum >> 64);
-		for (int offset = 16; offset > 0; offset >>= 1)
+		for (int offset = GS_WARP_SIZE / 2; offset > 0; offset >>= 1)
 		{
 			Partial		other = shuffle_down(mine, offset);
 
-			if (lane + offset < 32)
+			if (lane + offset < GS_WARP_SIZE)
 				merge_partial(&mine, other);
 		}
 		if (lane == 0)
@@ -151,7 +152,7 @@ __global__ void sum_rows(SumPrograms progs, const uint32_t *positions, int64_t n
 		int			e = threadIdx.x;
 		Partial		total = warp_sums[e][0];
 
-		for (int w = 1; w < (int) (blockDim.x / 32); w++)
+		for (int w = 1; w < (int) (blockDim.x / GS_WARP_SIZE); w++)
 			merge_partial(&total, warp_sums[e][w]);
 		partials[(int64_t) blockIdx.x * progs.nexprs + e] = total;
 	}
