@@ -133,15 +133,26 @@ static const GpuselFormInfo forms[] = {
 	1, GPUSEL_READ_BYTES, false, false, InvalidOid, NULL, GPUSEL_CROSS_AS_IS, false},
 };
 
-/* The descriptor of a form. */
+/* The table's rows by form, filled at the first lookup. */
+static const GpuselFormInfo *forms_by_id[GPUSEL_NFORMS];
+
+/* Indexes the table by form (once per process). */
+static void
+index_forms(void)
+{
+	for (int i = 0; i < lengthof(forms); i++)
+		forms_by_id[forms[i].form] = &forms[i];
+}
+
+/* The descriptor of a form (an array read: the grouped scan asks once per row). */
 const GpuselFormInfo *
 GpuselFormLookup(int form)
 {
-	for (int i = 0; i < lengthof(forms); i++)
-		if ((int) forms[i].form == form)
-			return &forms[i];
-	elog(ERROR, "gpusel has no column form %d", form);
-	return NULL;				/* keep the compiler quiet */
+	if (unlikely(forms_by_id[GPUSEL_FORM_PLAIN] == NULL))
+		index_forms();
+	if (unlikely(form < 0 || form >= GPUSEL_NFORMS || forms_by_id[form] == NULL))
+		elog(ERROR, "gpusel has no column form %d", form);
+	return forms_by_id[form];
 }
 
 /*
