@@ -395,70 +395,159 @@ compile_date_column_vs_timestamptz(QualCompiler *qc, List *args, int date_arg, i
 	return qc->failed ? -1 : GS_VK_BOOL;
 }
 
-/* Compiles a call of an allowed operator or cast function. */
+/* What a call compiler returns for a call that is not of its kind. */
+#define CALL_NOT_MINE	(-2)
+
+/* A date against a timestamp constant: the date against a day-number bound. */
 static int
-compile_call(QualCompiler *qc, Oid funcid, List *args)
+call_date_vs_timestamp_constant(QualCompiler *qc, Oid funcid, List *args, const DeviceOp *op)
 {
-	const DeviceOp *op = find_op(funcid);
-	const DeviceCast *cast;
 	int			date_arg;
-	int			date_opcode;
+	int			opcode;
 	int32		bound;
+
+	if (!GpuselDateTimestampBound(funcid, args, &date_arg, &opcode, &bound))
+		return CALL_NOT_MINE;
+	return compile_against_bound(qc, (Expr *) list_nth(args, date_arg), GS_VK_INT4, opcode,
+								 Int32GetDatum(bound));
+}
+
+/* A timestamp against a date constant: the timestamp against an int8 bound. */
+static int
+call_timestamp_vs_date_constant(QualCompiler *qc, Oid funcid, List *args, const DeviceOp *op)
+{
 	int			ts_arg;
-	int64		ts_bound;
+	int			opcode;
+	int64		bound;
 
-	if (op == NULL &&
-		GpuselDateTimestampBound(funcid, args, &date_arg, &date_opcode, &bound))
-		return compile_against_bound(qc, (Expr *) list_nth(args, date_arg), GS_VK_INT4,
-									 date_opcode, Int32GetDatum(bound));
-	if (op == NULL &&
-		GpuselTimestampDateBound(funcid, args, &ts_arg, &date_opcode, &ts_bound))
-		return compile_against_bound(qc, (Expr *) list_nth(args, ts_arg), GS_VK_INT8,
-									 date_opcode, Int64GetDatum(ts_bound));
-	if (op == NULL && list_length(args) == 2 && GpuselDateTimestampOp(funcid, &date_arg, &date_opcode))
-		return compile_date_vs_timestamp(qc, args, date_arg, date_opcode);
-	if (op == NULL && list_length(args) == 2 &&
-		GpuselDateTimestamptzOp(funcid, &date_arg, &date_opcode))
-		return compile_date_column_vs_timestamptz(qc, args, date_arg, date_opcode);
-	if ((funcid == F_DATE_PLI || funcid == F_DATE_MII || funcid == F_INTEGER_PL_DATE) &&
-		list_length(args) == 2)
-		return compile_date_arith(qc, funcid, args);
-	if (op == NULL && GpuselNumericComparison(funcid) >= 0 && list_length(args) == 2)
-		return GpuselQualCompileNumericComparison(qc, GpuselNumericComparison(funcid), args);
+	if (!GpuselTimestampDateBound(funcid, args, &ts_arg, &opcode, &bound))
+		return CALL_NOT_MINE;
+	return compile_against_bound(qc, (Expr *) list_nth(args, ts_arg), GS_VK_INT8, opcode,
+								 Int64GetDatum(bound));
+}
 
-	if (op != NULL && list_length(args) == op->nargs)
+/* A date against a timestamp the device computes: its midnight, as int8. */
+static int
+call_date_vs_timestamp(QualCompiler *qc, Oid funcid, List *args, const DeviceOp *op)
+{
+	int			date_arg;
+	int			opcode;
+
+	if (list_length(args) != 2 || !GpuselDateTimestampOp(funcid, &date_arg, &opcode))
+		return CALL_NOT_MINE;
+	return compile_date_vs_timestamp(qc, args, date_arg, opcode);
+}
+
+/* A date column against a timestamptz: the column read as its midnight in the TimeZone. */
+static int
+call_date_vs_timestamptz(QualCompiler *qc, Oid funcid, List *args, const DeviceOp *op)
+{
+	int			date_arg;
+	int			opcode;
+
+	if (list_length(args) != 2 || !GpuselDateTimestamptzOp(funcid, &date_arg, &opcode))
+		return CALL_NOT_MINE;
+	return compile_date_column_vs_timestamptz(qc, args, date_arg, opcode);
+}
+
+/* date + integer, date - integer, integer + date. */
+static int
+call_date_arith(QualCompiler *qc, Oid funcid, List *args, const DeviceOp *op)
+{
+	if ((funcid != F_DATE_PLI && funcid != F_DATE_MII && funcid != F_INTEGER_PL_DATE) ||
+		list_length(args) != 2)
+		return CALL_NOT_MINE;
+	return compile_date_arith(qc, funcid, args);
+}
+
+/* A numeric comparison (qual_numeric_compile.c, qual_numeric_wide.c). */
+static int
+call_numeric_comparison(QualCompiler *qc, Oid funcid, List *args, const DeviceOp *op)
+{
+	int			opcode = GpuselNumericComparison(funcid);
+
+	if (opcode < 0 || list_length(args) != 2)
+		return CALL_NOT_MINE;
+	return GpuselQualCompileNumericComparison(qc, opcode, args);
+}
+
+/* An operator of the operator table, its operands of kinds that fit it. */
+static int
+call_operator(QualCompiler *qc, Oid funcid, List *args, const DeviceOp *op)
+{
+	ListCell   *lc;
+
+	if (op == NULL || list_length(args) != op->nargs)
+		return CALL_NOT_MINE;
+	foreach(lc, args)
 	{
-		ListCell   *lc;
-		bool		is_cmp = op->opcode <= GS_OP_GE;
+		int			k = GpuselQualCompileExpr(qc, (Expr *) lfirst(lc));
 
-		foreach(lc, args)
-		{
-			int			k = GpuselQualCompileExpr(qc, (Expr *) lfirst(lc));
-
-			if (k < 0 || !kind_fits(k, op->kind))
-			{
-				qc->failed = true;
-				return -1;
-			}
-		}
-		GpuselQualEmit(qc, op->opcode, op->kind, 0, 0, 0, op->nargs, 1);
-		return is_cmp ? GS_VK_BOOL : op->kind;
-	}
-
-	cast = find_cast(funcid);
-	if (cast != NULL && list_length(args) == 1)
-	{
-		int			k = GpuselQualCompileExpr(qc, (Expr *) linitial(args));
-
-		if (k != cast->from)
+		if (k < 0 || !kind_fits(k, op->kind))
 		{
 			qc->failed = true;
 			return -1;
 		}
-		GpuselQualEmit(qc, GS_OP_CAST, cast->from, cast->to, 0, 0, 1, 1);
-		return cast->to;
 	}
+	GpuselQualEmit(qc, op->opcode, op->kind, 0, 0, 0, op->nargs, 1);
+	return op->opcode <= GS_OP_GE ? GS_VK_BOOL : op->kind;
+}
 
+/* A cast of the cast table. */
+static int
+call_cast(QualCompiler *qc, Oid funcid, List *args, const DeviceOp *op)
+{
+	const DeviceCast *cast = find_cast(funcid);
+	int			k;
+
+	if (cast == NULL || list_length(args) != 1)
+		return CALL_NOT_MINE;
+	k = GpuselQualCompileExpr(qc, (Expr *) linitial(args));
+	if (k != cast->from)
+	{
+		qc->failed = true;
+		return -1;
+	}
+	GpuselQualEmit(qc, GS_OP_CAST, cast->from, cast->to, 0, 0, 1, 1);
+	return cast->to;
+}
+
+/*
+ * The call compilers, in the order they are asked: each takes the calls
+ * of its kind and answers CALL_NOT_MINE to the others.  Those marked
+ * "not operators" are asked only for functions outside the operator table.
+ */
+static const struct
+{
+	int			(*compile) (QualCompiler *qc, Oid funcid, List *args, const DeviceOp *op);
+	bool		not_operators;
+}			call_compilers[] = {
+	{call_date_vs_timestamp_constant, true},
+	{call_timestamp_vs_date_constant, true},
+	{call_date_vs_timestamp, true},
+	{call_date_vs_timestamptz, true},
+	{call_date_arith, false},
+	{call_numeric_comparison, true},
+	{call_operator, false},
+	{call_cast, false},
+};
+
+/* Compiles a call of an allowed operator or cast function: the first call compiler that takes it. */
+static int
+compile_call(QualCompiler *qc, Oid funcid, List *args)
+{
+	const DeviceOp *op = find_op(funcid);
+
+	for (int i = 0; i < lengthof(call_compilers); i++)
+	{
+		int			kind;
+
+		if (call_compilers[i].not_operators && op != NULL)
+			continue;
+		kind = call_compilers[i].compile(qc, funcid, args, op);
+		if (kind != CALL_NOT_MINE)
+			return kind;
+	}
 	qc->failed = true;
 	return -1;
 }
