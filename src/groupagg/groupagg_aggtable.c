@@ -111,7 +111,10 @@ int128_to_numeric(int128 value)
 							   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 }
 
-/* ---- row updates (inline: the block updates below are made of them) ---- */
+/*
+ * ---- row updates: inline in the block updates below, and called through
+ * the table for a row at a time ----
+ */
 
 /* count(*) and count(x): one more row or non-NULL input. */
 static inline void
@@ -300,61 +303,6 @@ block_none(GroupAggSink *sink, const GroupAggDesc *desc, int a, const int64 *gro
 {
 }
 
-/* The row updates, callable through the table. */
-static void
-row_count(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell, Datum v)
-{
-	update_count(sink, desc, cell, v);
-}
-
-/* See update_int_sum. */
-static void
-row_int_sum(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell, Datum v)
-{
-	update_int_sum(sink, desc, cell, v);
-}
-
-/* See update_numeric_sum. */
-static void
-row_numeric_sum(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell, Datum v)
-{
-	update_numeric_sum(sink, desc, cell, v);
-}
-
-/* See update_float4_sum. */
-static void
-row_float4_sum(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell, Datum v)
-{
-	update_float4_sum(sink, desc, cell, v);
-}
-
-/* See update_float8_sum. */
-static void
-row_float8_sum(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell, Datum v)
-{
-	update_float8_sum(sink, desc, cell, v);
-}
-
-/* See update_avg_float. */
-static void
-row_avg_float(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell, Datum v)
-{
-	update_avg_float(sink, desc, cell, v);
-}
-
-/* See update_extreme. */
-static void
-row_extreme(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell, Datum v)
-{
-	update_extreme(sink, desc, cell, v);
-}
-
-/* See update_none. */
-static void
-row_none(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell, Datum v)
-{
-}
-
 /* ---- combining a worker's cell into the consumer's ---- */
 
 /* Counts add. */
@@ -519,33 +467,33 @@ final_extreme(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell, int
  */
 static const GroupAggMethods methods[] = {
 	{GROUPAGG_COUNT_STAR, "count(*)", false, 0,
-	row_count, block_count, combine_count, final_count},
+	update_count, block_count, combine_count, final_count},
 	{GROUPAGG_COUNT, "count", false, 0,
-	row_count, block_count, combine_count, final_count},
+	update_count, block_count, combine_count, final_count},
 	{GROUPAGG_SUM_INT, "sum", true, 0,
-	row_int_sum, block_int_sum, combine_int_sum, final_sum_int},
+	update_int_sum, block_int_sum, combine_int_sum, final_sum_int},
 	{GROUPAGG_SUM_INT8, "sum", true, 0,
-	row_int_sum, block_int_sum, combine_int_sum, final_sum_int8},
+	update_int_sum, block_int_sum, combine_int_sum, final_sum_int8},
 	{GROUPAGG_SUM_FLOAT4, "sum", true, GROUPAGG_MAY_FAIL,
-	row_float4_sum, block_float4_sum, combine_float_sum, final_sum_float4},
+	update_float4_sum, block_float4_sum, combine_float_sum, final_sum_float4},
 	{GROUPAGG_SUM_FLOAT8, "sum", true, GROUPAGG_MAY_FAIL,
-	row_float8_sum, block_float8_sum, combine_float_sum, final_sum_float8},
+	update_float8_sum, block_float8_sum, combine_float_sum, final_sum_float8},
 	{GROUPAGG_AVG_INT, "avg", true, 0,
-	row_int_sum, block_int_sum, combine_int_sum, final_avg_int},
+	update_int_sum, block_int_sum, combine_int_sum, final_avg_int},
 	{GROUPAGG_AVG_FLOAT, "avg", true, GROUPAGG_MAY_FAIL,
-	row_avg_float, block_avg_float, combine_avg_float, final_avg_float},
+	update_avg_float, block_avg_float, combine_avg_float, final_avg_float},
 	{GROUPAGG_SUM_NUMERIC, "sum", true, GROUPAGG_NUMERIC_SUM,
-	row_numeric_sum, block_numeric_sum, combine_numeric_sum, final_sum_numeric},
+	update_numeric_sum, block_numeric_sum, combine_numeric_sum, final_sum_numeric},
 	{GROUPAGG_AVG_NUMERIC, "avg", true, GROUPAGG_NUMERIC_SUM,
-	row_numeric_sum, block_numeric_sum, combine_numeric_sum, final_avg_numeric},
+	update_numeric_sum, block_numeric_sum, combine_numeric_sum, final_avg_numeric},
 	{GROUPAGG_MIN, "min", true, 0,
-	row_extreme, block_extreme, combine_extreme, final_extreme},
+	update_extreme, block_extreme, combine_extreme, final_extreme},
 	{GROUPAGG_MAX, "max", true, 0,
-	row_extreme, block_extreme, combine_extreme, final_extreme},
+	update_extreme, block_extreme, combine_extreme, final_extreme},
 	{GROUPAGG_PERCENTILE_DISC, "percentile_disc", false, GROUPAGG_COLLECTS_KEYS,
-	row_none, block_none, combine_none, GroupAggPercentileFinal},
+	update_none, block_none, combine_none, GroupAggPercentileFinal},
 	{GROUPAGG_PERCENTILE_CONT, "percentile_cont", false, GROUPAGG_COLLECTS_KEYS,
-	row_none, block_none, combine_none, GroupAggPercentileFinal},
+	update_none, block_none, combine_none, GroupAggPercentileFinal},
 };
 
 /* The table's row of an aggregate kind. */
