@@ -48,6 +48,8 @@ OBJS = \
 	src/scan/filter_sql.o \
 	src/scan/scan_plan.o \
 	src/scan/scan_exec.o \
+	src/scan/scan_source.o \
+	src/scan/scan_source_tableam.o \
 	src/scan/scan_pages.o \
 	src/scan/scan_explain.o \
 	src/scan/column_filter.o \

@@ -94,11 +94,11 @@ extern bool GroupAggSinkCountOnly(GroupAggSink *sink);
 
 /* groupagg_partial.c: a worker's partial aggregate, sent to the consumer */
 struct GpuselFeed;
-struct GpuselFeedBatch;
+struct GpuselChunk;
 extern Size GroupAggSinkPartialRecordBytes(GroupAggSink *sink);
 extern void GroupAggSinkSendPartial(GroupAggSink *sink, struct GpuselFeed *feed,
 									int64 nscanned);
-extern void GroupAggSinkMerge(GroupAggSink *sink, struct GpuselFeedBatch *batch);
+extern void GroupAggSinkMerge(GroupAggSink *sink, struct GpuselChunk *batch);
 extern bool GroupAggSinkPartialIsDue(GroupAggSink *sink, struct GpuselFeed *feed);
 extern void GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot);
 extern void GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values,

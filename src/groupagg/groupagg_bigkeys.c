@@ -73,7 +73,7 @@ keep_big(GroupAggSink *sink, PercentileCollection *pc, int64 g, int64 key, Datum
 	b->group = g;
 	b->key = key;
 	b->offset = 0;
-	if (key != GPUSEL_NUMERIC_NAN)
+	if (key != GS_NUMERIC_NAN)
 	{
 		struct varlena *packed = pg_detoast_datum_packed((struct varlena *) DatumGetPointer(v));
 		Size		len = VARSIZE_ANY(packed);
@@ -146,7 +146,7 @@ GroupAggBigKeyScaled(GroupAggSink *sink, PercentileCollection *pc, int64 g, Datu
 	NumericStored n;
 	int64		key;
 
-	if (scaled == GPUSEL_NUMERIC_NAN)
+	if (scaled == GS_NUMERIC_NAN)
 	{
 		keep_big(sink, pc, g, scaled, (Datum) 0);
 		return scaled;
@@ -252,7 +252,7 @@ resolve_big_key(PercentileCollection *pc, int64 g, int64 n, double fraction, int
 	else
 	{
 		int64		high_start = first_at_least(pc, start, end, g, 0);
-		int64		nan_start = first_at_least(pc, start, end, g, GPUSEL_NUMERIC_NAN);
+		int64		nan_start = first_at_least(pc, start, end, g, GS_NUMERIC_NAN);
 
 		before = !pc->descending ? n - (end - high_start) + (class_start - high_start) :
 			(end - nan_start) + (nan_start - class_end);
@@ -279,7 +279,7 @@ resolve_big_key(PercentileCollection *pc, int64 g, int64 n, double fraction, int
 static Datum
 scaled_result(PercentileCollection *pc, int64 g, int64 n, double fraction, int64 scaled)
 {
-	if (pc->big_keys && scaled != GPUSEL_NUMERIC_NAN &&
+	if (pc->big_keys && scaled != GS_NUMERIC_NAN &&
 		(scaled >= BIG_KEY_BASE || scaled <= -BIG_KEY_BASE))
 		return resolve_big_key(pc, g, n, fraction, scaled);
 	return GpuselScaledToNumeric(scaled, pc->numeric_scale);

@@ -359,14 +359,14 @@ GroupAggNumericAdd(GroupCell *cell, Datum value, MemoryContext cxt)
 
 /*
  * Adds one value of a numeric(p,s) column, read as int8 times 10^scale
- * (GPUSEL_NUMERIC_NAN for NaN), to a sum(numeric) or avg(numeric) cell:
+ * (GS_NUMERIC_NAN for NaN), to a sum(numeric) or avg(numeric) cell:
  * the stored value's display scale is the column's.
  */
 void
 GroupAggNumericAddScaled(GroupCell *cell, int64 scaled, int scale)
 {
 	cell->count++;
-	if (scaled == GPUSEL_NUMERIC_NAN)
+	if (scaled == GS_NUMERIC_NAN)
 	{
 		cell->key |= CELL_SAW_NAN;
 		return;

@@ -114,7 +114,7 @@ send_dictionaries(GroupAggSink *sink, GpuselFeed *feed)
 			if (buf == NULL)
 				return false;
 			n = GpuselValueDictWrite(in->form_arg, &cursor, buf, room);
-			GpuselFeedPublishBuffer(feed, GPUSEL_FEED_DICT, k, first ? 0 : 1, (int64) n, 0, 0);
+			GpuselFeedPublishBuffer(feed, GPUSEL_CHUNK_DICT, k, first ? 0 : 1, (int64) n, 0, 0);
 			first = false;
 		} while (!GpuselValueDictWritten(in->form_arg, &cursor));
 	}
@@ -157,7 +157,7 @@ send_groups(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
 				   sizeof(GroupCell) * sink->naggs);
 		}
 		/* the first chunk carries the worker's totals, for EXPLAIN ANALYZE */
-		GpuselFeedPublishBuffer(feed, GPUSEL_FEED_GROUPS, -1, g, n,
+		GpuselFeedPublishBuffer(feed, GPUSEL_CHUNK_GROUPS, -1, g, n,
 								first ? nscanned : 0, first ? sink->rows_aggregated : 0);
 		first = false;
 		g += n;
@@ -189,7 +189,7 @@ send_pairs(GroupAggSink *sink, GpuselFeed *feed, int c)
 			keys = buf + sizeof(uint32) * n;
 		}
 		memcpy(keys, pc->keys + i * pc->key_bytes, (Size) pc->key_bytes * n);
-		GpuselFeedPublishBuffer(feed, GPUSEL_FEED_PAIRS, c, i, n, 0, 0);
+		GpuselFeedPublishBuffer(feed, GPUSEL_CHUNK_PAIRS, c, i, n, 0, 0);
 		i += n;
 	}
 	return true;
@@ -290,7 +290,7 @@ producer_map(GroupAggSink *sink, int producer, int64 len)
 
 /* The consumer: merges a worker's group records into its groups. */
 static void
-merge_groups(GroupAggSink *sink, GpuselFeedBatch *batch)
+merge_groups(GroupAggSink *sink, GpuselChunk *batch)
 {
 	RecordLayout layout;
 	int			nk = sink->nkeys;
@@ -338,7 +338,7 @@ merge_groups(GroupAggSink *sink, GpuselFeedBatch *batch)
 
 /* The consumer: appends a worker's pairs of one collection to its groups. */
 static void
-merge_pairs(GroupAggSink *sink, GpuselFeedBatch *batch)
+merge_pairs(GroupAggSink *sink, GpuselChunk *batch)
 {
 	PercentileCollection *pc = &sink->collections[batch->collection];
 	int64		n = batch->nrows;
@@ -378,7 +378,7 @@ merge_pairs(GroupAggSink *sink, GpuselFeedBatch *batch)
  * its own, so that the worker's groups that follow find their keys here.
  */
 static void
-merge_dictionary(GroupAggSink *sink, GpuselFeedBatch *batch)
+merge_dictionary(GroupAggSink *sink, GpuselChunk *batch)
 {
 	GroupAggPartialMap *map;
 	int			k = batch->collection;
@@ -396,11 +396,11 @@ merge_dictionary(GroupAggSink *sink, GpuselFeedBatch *batch)
 
 /* The consumer: merges one chunk of a worker's partial aggregate. */
 void
-GroupAggSinkMerge(GroupAggSink *sink, GpuselFeedBatch *batch)
+GroupAggSinkMerge(GroupAggSink *sink, GpuselChunk *batch)
 {
-	if (batch->kind == GPUSEL_FEED_DICT)
+	if (batch->kind == GPUSEL_CHUNK_DICT)
 		merge_dictionary(sink, batch);
-	else if (batch->kind == GPUSEL_FEED_GROUPS)
+	else if (batch->kind == GPUSEL_CHUNK_GROUPS)
 		merge_groups(sink, batch);
 	else
 	{

@@ -284,7 +284,7 @@ static void
 GpuselGroupScanProduce(GpuselScanState *state)
 {
 	GpuselFeed *feed = state->feed;
-	GpuselFeedBatch batch;
+	GpuselChunk batch;
 	uint32	   *positions;
 	int64		sent = state->rows_in;	/* rows read before this scan: none */
 
@@ -313,62 +313,43 @@ GpuselGroupScanProduce(GpuselScanState *state)
 }
 
 /*
- * The consumer's CPU path under Gather: chunks that the workers read (and
- * filtered, when they could) and chunks read here, without copying them.
+ * The grouped scan on the CPU when every qual is a device qual and every
+ * input a column: the source lends chunks of rows as columns (read from
+ * the pages many tuples at once, or under Gather by the workers, filtered
+ * when they could) or workers' partial aggregates; the column tests and
+ * then the other quals pick rows, and the sink reads the rows that pass as
+ * columns, with no heap tuple per row.
  */
 static void
-fill_groups_from_feed(GpuselScanState *state)
+fill_groups_from_source(GpuselScanState *state, GpuselSource *source)
 {
-	GpuselFeedBatch batch;
-	uint32	   *positions = palloc(sizeof(uint32) * GPUSEL_FEED_CHUNK_ROWS);
+	GpuselChunk chunk;
+	int64		capacity = GPUSEL_FEED_CHUNK_ROWS;
+	uint32	   *positions = palloc(sizeof(uint32) * capacity);
 
-	while (GpuselFeedNext(state->feed, &batch, state->heapslot))
+	while (GpuselSourceNextChunk(source, &chunk, state->heapslot))
 	{
-		count_rows_read(state, batch.nscanned);
-		if (batch.kind != GPUSEL_FEED_ROWS)
+		count_rows_read(state, chunk.nscanned);
+		if (chunk.kind == GPUSEL_CHUNK_ROWS && chunk.nrows > capacity)
 		{
-			state->removed_device += batch.nscanned - batch.naggregated;
-			GroupAggSinkMerge(sink_of(state), &batch);
+			capacity = chunk.nrows;
+			positions = repalloc(positions, sizeof(uint32) * capacity);
 		}
-		else if (batch.filtered)
+		if (chunk.kind != GPUSEL_CHUNK_ROWS)
 		{
-			state->removed_device += batch.nscanned - batch.nrows;
-			GroupAggSinkAddColumns(sink_of(state), batch.staging.values, batch.staging.nulls,
-								   batch.staging.has_nulls, NULL, batch.nrows);
+			state->removed_device += chunk.nscanned - chunk.naggregated;
+			GroupAggSinkMerge(sink_of(state), &chunk);
+		}
+		else if (chunk.filtered)
+		{
+			state->removed_device += chunk.nscanned - chunk.nrows;
+			GroupAggSinkAddColumns(sink_of(state), chunk.staging.values, chunk.staging.nulls,
+								   chunk.staging.has_nulls, NULL, chunk.nrows);
 		}
 		else
-			add_chunk(state, &batch.staging, batch.nrows, positions);
+			add_chunk(state, &chunk.staging, chunk.nrows, positions);
 	}
 	state->scan_done = true;
-	pfree(positions);
-}
-
-/*
- * The grouped scan on the CPU when every qual is a device qual and every
- * input a plain column: the page reader copies the columns of many tuples
- * at once, the column tests and then the other quals pick rows, and the
- * sink reads the rows that pass as columns, with no heap tuple per row.
- */
-static void
-fill_groups_from_pages(GpuselScanState *state)
-{
-	GpuselProgram *prog = state->program;
-	GpuselStaging staging;
-	int64		chunk = Min(state->batch_rows, 65536);
-	uint32	   *positions = palloc(sizeof(uint32) * chunk);
-	int64		n;
-
-	GpuselStagingAlloc(&staging, prog->ncols, prog->coltypes, chunk);
-	do
-	{
-		memset(staging.has_nulls, 0, Max(prog->ncols, 1));
-		n = GpuselScanFill(state, &staging, chunk);
-		ExecClearTuple(state->heapslot);
-		count_rows_read(state, n);
-		add_chunk(state, &staging, n, positions);
-	} while (n == chunk);
-	state->scan_done = true;
-	GpuselStagingFree(&staging, prog->ncols);
 	pfree(positions);
 }
 
@@ -389,17 +370,7 @@ fill_groups(GpuselScanState *state)
 		GroupAggSinkColumnar(sink_of(state)) && !GpuselProgramHasUndecodableColumns(state->program) &&
 		(GpuselScanFeeding(state) || GpuselPagesUsable(state->rel, snapshot)))
 	{
-		if (GpuselScanFeeding(state))
-		{
-			fill_groups_from_feed(state);
-			return;
-		}
-		if (state->pages == NULL)
-		{
-			state->pages = GpuselPagesBegin(state->rel, snapshot);
-			GpuselPagesSetColumns(state->pages, state->program);
-		}
-		fill_groups_from_pages(state);
+		fill_groups_from_source(state, GpuselScanOpenSource(state, true));
 		return;
 	}
 	for (;;)

@@ -53,7 +53,7 @@ typedef struct FeedChunk
 {
 	FeedChunkState state;
 	uint64		seq;			/* publication order: the consumer takes the oldest */
-	GpuselFeedKind kind;
+	GpuselChunkKind kind;
 	int64		nrows;			/* rows, or records */
 	int64		nscanned;		/* rows read, before a worker's filter */
 	bool		filtered;
@@ -324,7 +324,7 @@ publish_chunk(GpuselFeedShared *shared, int i, FeedChunkState state, int64 nrows
 	SpinLockAcquire(&shared->mutex);
 	shared->chunks[i].state = state;
 	shared->chunks[i].seq = shared->next_seq++;
-	shared->chunks[i].kind = GPUSEL_FEED_ROWS;
+	shared->chunks[i].kind = GPUSEL_CHUNK_ROWS;
 	shared->chunks[i].nrows = nrows;
 	shared->chunks[i].nscanned = nscanned;
 	shared->chunks[i].filtered = filtered;
@@ -413,7 +413,7 @@ GpuselFeedWorkersAggregate(GpuselFeed *feed)
  * the allocator has no block left.
  */
 bool
-GpuselFeedReadOwn(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot)
+GpuselFeedReadOwn(GpuselFeed *feed, GpuselChunk *batch, TupleTableSlot *slot)
 {
 	GpuselFeedShared *shared = feed->shared;
 
@@ -422,7 +422,7 @@ GpuselFeedReadOwn(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot
 	if (feed->local.tids == NULL)
 		GpuselStagingAlloc(&feed->local, shared->ncols, shared->coltypes, shared->chunk_rows);
 	memset(feed->local.has_nulls, 0, Max(shared->ncols, 1));
-	batch->kind = GPUSEL_FEED_ROWS;
+	batch->kind = GPUSEL_CHUNK_ROWS;
 	batch->staging = feed->local;
 	batch->nrows = GpuselPagesFill(feed->reader, &batch->staging, shared->chunk_rows, slot);
 	ExecClearTuple(slot);
@@ -460,7 +460,7 @@ GpuselFeedChunkBytes(GpuselFeed *feed)
 
 /* Sends the claimed chunk's records to the consumer. */
 void
-GpuselFeedPublishBuffer(GpuselFeed *feed, GpuselFeedKind kind, int collection, int64 first,
+GpuselFeedPublishBuffer(GpuselFeed *feed, GpuselChunkKind kind, int collection, int64 first,
 						int64 nrecords, int64 nscanned, int64 naggregated)
 {
 	GpuselFeedShared *shared = feed->shared;
@@ -548,7 +548,7 @@ return_lent(GpuselFeed *feed)
  * scan.
  */
 bool
-GpuselFeedNext(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot)
+GpuselFeedNext(GpuselFeed *feed, GpuselChunk *batch, TupleTableSlot *slot)
 {
 	GpuselFeedShared *shared = feed->shared;
 	bool		found = false;
@@ -618,4 +618,33 @@ GpuselFeedStop(GpuselFeed *feed)
 	shared->stop = true;
 	SpinLockRelease(&shared->mutex);
 	ConditionVariableBroadcast(&shared->cv);
+}
+
+/* The consumer's next chunk, as a source: the workers' or its own. */
+static bool
+feed_next_chunk(GpuselSource *source, GpuselChunk *chunk, TupleTableSlot *slot)
+{
+	return GpuselFeedNext((GpuselFeed *) source, chunk, slot);
+}
+
+/*
+ * The feed's chunks are the consumer's for one (re)scan: a rescan decides
+ * the processes' parts anew, so the scan opens the source again, and the
+ * feed itself ends with the parallel scan (scan_parallel.c).
+ */
+static const GpuselSourceMethods feed_methods = {
+	.name = "parallel workers",
+	.next_slot = NULL,
+	.fill = NULL,
+	.next_chunk = feed_next_chunk,
+	.rescan = NULL,
+	.end = NULL,
+};
+
+/* The consumer's side of the feed as a source of chunks. */
+GpuselSource *
+GpuselFeedSource(GpuselFeed *feed)
+{
+	GpuselSourceInit(&feed->source, &feed_methods, NULL, 0);
+	return &feed->source;
 }

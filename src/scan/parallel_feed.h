@@ -41,37 +41,11 @@ typedef struct GpuselFeedShared GpuselFeedShared;
  */
 typedef int64 (*GpuselFeedFilter) (void *arg, GpuselStaging *staging, int64 nrows);
 
-/*
- * What a chunk holds: rows as columns, or records of a worker's partial
- * aggregate (groupagg_partial.c), in the order the worker sent them.
- */
-typedef enum GpuselFeedKind
-{
-	GPUSEL_FEED_ROWS,
-	GPUSEL_FEED_GROUPS,			/* a worker's groups: keys and cells */
-	GPUSEL_FEED_PAIRS,			/* a worker's (group, key) pairs of a collection */
-	GPUSEL_FEED_DICT			/* a piece of a worker's dictionary of a group key */
-} GpuselFeedKind;
-
-/* Rows or records lent to the consumer by GpuselFeedNext, until its next call. */
-typedef struct GpuselFeedBatch
-{
-	GpuselFeedKind kind;
-	GpuselStaging staging;		/* rows */
-	int64		nrows;			/* rows in staging, or records in data */
-	int64		nscanned;		/* rows read for it, before a worker's filter */
-	bool		filtered;		/* a worker's filter ran: every row passes */
-	char	   *data;			/* records */
-	int			producer;		/* records: the worker that sent them, from 1 */
-	int			collection;		/* pairs: their collection; a dictionary: its key */
-	int64		first;			/* groups: the worker's number of the first;
-								 * a dictionary: 0 for its first piece */
-	int64		naggregated;	/* records: rows the worker aggregated, once */
-} GpuselFeedBatch;
 
 /* One process's side of the feed. */
 typedef struct GpuselFeed
 {
+	GpuselSource source;		/* first: the consumer's source of chunks */
 	GpuselFeedShared *shared;
 	GpuselPageReader *reader;	/* this process's part of the parallel scan */
 	bool		own_done;		/* this process's reader has no blocks left */
@@ -97,14 +71,15 @@ extern bool GpuselFeedEnabled(GpuselFeed *feed);
 extern bool GpuselFeedClaimConsumer(GpuselFeed *feed);
 extern void GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot,
 							  GpuselFeedFilter filter, void *filter_arg);
-extern bool GpuselFeedNext(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot);
+extern GpuselSource *GpuselFeedSource(GpuselFeed *feed);
+extern bool GpuselFeedNext(GpuselFeed *feed, GpuselChunk *batch, TupleTableSlot *slot);
 extern bool GpuselFeedWorkersAggregate(GpuselFeed *feed);
 extern bool GpuselFeedStartProducing(GpuselFeed *feed);
 extern void GpuselFeedStopProducing(GpuselFeed *feed);
-extern bool GpuselFeedReadOwn(GpuselFeed *feed, GpuselFeedBatch *batch, TupleTableSlot *slot);
+extern bool GpuselFeedReadOwn(GpuselFeed *feed, GpuselChunk *batch, TupleTableSlot *slot);
 extern char *GpuselFeedClaimBuffer(GpuselFeed *feed, Size *bytes);
 extern Size GpuselFeedChunkBytes(GpuselFeed *feed);
-extern void GpuselFeedPublishBuffer(GpuselFeed *feed, GpuselFeedKind kind, int collection,
+extern void GpuselFeedPublishBuffer(GpuselFeed *feed, GpuselChunkKind kind, int collection,
 									int64 first, int64 nrecords, int64 nscanned,
 									int64 naggregated);
 extern void GpuselFeedRescan(GpuselFeed *feed);

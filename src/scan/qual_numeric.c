@@ -89,7 +89,7 @@ GpuselNumericBound(int opcode, Datum constant, int scale, int *out_opcode, int64
 	if (numeric_is_nan(c))
 	{
 		/* NaN equals the NaN stand-in and is above every number */
-		*bound = GPUSEL_NUMERIC_NAN;
+		*bound = GS_NUMERIC_NAN;
 		return;
 	}
 	if (numeric_is_inf(c))

@@ -458,9 +458,7 @@ cpu_next(GpuselScanState *state)
 	{
 		CHECK_FOR_INTERRUPTS();
 		ResetExprContext(econtext);
-		if (state->pages != NULL ?
-			!GpuselPagesNextSlot(state->pages, slot) :
-			!table_scan_getnextslot(state->scan, ForwardScanDirection, slot))
+		if (!GpuselSourceNextSlot(state->source, slot))
 		{
 			state->scan_done = true;
 			break;
@@ -545,55 +543,27 @@ ensure_filter(GpuselScanState *state)
 }
 
 /*
- * Appends the next visible tuples of a table of another AM to a batch,
- * a tuple at a time through the table AM, until the batch holds max_rows
- * rows or the table ends.  Returns the number of rows in the batch.
+ * The source of this (re)scan's rows, opened at its first row: for a
+ * reader of chunks under Gather, the parallel grouped scan's feed when
+ * this process consumes it; else the heap's pages, or the table AM for
+ * other tables and snapshots the page reader does not take.
  */
-static int64
-fill_from_table_am(GpuselScanState *state, GpuselStaging *staging, int64 max_rows)
+GpuselSource *
+GpuselScanOpenSource(GpuselScanState *state, bool reads_chunks)
 {
-	GpuselProgram *prog = state->program;
-	TupleTableSlot *slot = state->heapslot;
-	int64		n = 0;
+	Relation	rel = state->rel;
+	Snapshot	snapshot = state->css.ss.ps.state->es_snapshot;
 
-	while (n < max_rows)
-	{
-		CHECK_FOR_INTERRUPTS();
-		if (!table_scan_getnextslot(state->scan, ForwardScanDirection, slot))
-			break;
-		slot_getsomeattrs(slot, state->max_attno);
-		for (int c = 0; c < prog->ncols; c++)
-		{
-			int			att = prog->attnos[c] - 1;
-			bool		isnull = slot->tts_isnull[att];
-
-			staging->nulls[c][n] = isnull;
-			if (isnull)
-				staging->has_nulls[c] = 1;
-			else if (prog->form[c] != GPUSEL_FORM_PLAIN)
-				GpuselStoreEncoded(staging->values, c, n, prog->form[c], prog->form_arg[c],
-								   slot->tts_values[att]);
-			else
-				GpuselStoreValue(staging->values[c], n, prog->coltypes[c],
-								 slot->tts_values[att]);
-		}
-		staging->tids[n] = slot->tts_tid;
-		n++;
-	}
-	return n;
-}
-
-/*
- * Copies the next visible rows' device columns and TIDs into 'staging':
- * from the page reader or the table AM.  Fewer than max_rows only at the
- * end of the scan.
- */
-int64
-GpuselScanFill(GpuselScanState *state, GpuselStaging *staging, int64 max_rows)
-{
-	if (state->pages != NULL)
-		return GpuselPagesFill(state->pages, staging, max_rows, state->heapslot);
-	return fill_from_table_am(state, staging, max_rows);
+	if (state->source != NULL)
+		return state->source;
+	if (reads_chunks && GpuselScanFeeding(state))
+		state->source = GpuselFeedSource(state->feed);
+	else if (GpuselPagesUsable(rel, snapshot))
+		state->source = GpuselPagesSourceBegin(rel, snapshot, state->program,
+											   Min(state->batch_rows, 65536));
+	else
+		state->source = GpuselTableAmSourceBegin(rel, snapshot, state->program);
+	return state->source;
 }
 
 /*
@@ -623,7 +593,7 @@ fill_and_submit(GpuselScanState *state, int s)
 	staging.has_nulls = b->has_nulls;
 	staging.tids = b->tids;
 
-	n = GpuselScanFill(state, &staging, state->batch_rows);
+	n = GpuselSourceFill(state->source, &staging, state->batch_rows, state->heapslot);
 	if (n < state->batch_rows)
 		state->scan_done = true;
 	ExecClearTuple(state->heapslot);
@@ -820,19 +790,8 @@ static TupleTableSlot *
 gpusel_next(ScanState *ss)
 {
 	GpuselScanState *state = (GpuselScanState *) ss;
-	Relation	rel = state->rel;
-	Snapshot	snapshot = ss->ps.state->es_snapshot;
 
-	if (state->scan == NULL && state->pages == NULL)
-	{
-		if (GpuselPagesUsable(rel, snapshot))
-		{
-			state->pages = GpuselPagesBegin(rel, snapshot);
-			GpuselPagesSetColumns(state->pages, state->program);
-		}
-		else
-			state->scan = table_beginscan(rel, snapshot, 0, NULL);
-	}
+	(void) GpuselScanOpenSource(state, false);
 	if (state->use_gpu && !state->consts_ready)
 		(void) ensure_filter(state);
 	if (state->use_gpu)
@@ -928,10 +887,11 @@ gpusel_rescan(CustomScanState *node)
 	GpuselScanState *state = (GpuselScanState *) node;
 
 	drain_slots(state, true);
-	if (state->scan != NULL)
-		table_rescan(state->scan, NULL);
-	if (state->pages != NULL)
-		GpuselPagesRescan(state->pages);
+	if (state->source != NULL && !GpuselSourceRescan(state->source))
+	{
+		GpuselSourceEnd(state->source);
+		state->source = NULL;
+	}
 	if (state->feed != NULL)
 		GpuselFeedRescan(state->feed);
 	state->feed_role = GPUSEL_FEED_UNDECIDED;
@@ -955,12 +915,9 @@ gpusel_end(CustomScanState *node)
 	release_filter(state);
 	if (state->sink != NULL)
 		state->sink_methods->end(state->sink);
-	if (state->scan != NULL)
-		table_endscan(state->scan);
-	state->scan = NULL;
-	if (state->pages != NULL)
-		GpuselPagesEnd(state->pages);
-	state->pages = NULL;
+	if (state->source != NULL)
+		GpuselSourceEnd(state->source);
+	state->source = NULL;
 	if (state->feed != NULL && state->feed->reader != NULL)
 		GpuselPagesEnd(state->feed->reader);
 	state->feed = NULL;

@@ -17,6 +17,7 @@
 #include "qual_compile.h"
 #include "scan_pages.h"
 #include "scan_sink.h"
+#include "scan_source.h"
 
 #define GPUSEL_NSLOTS 2
 
@@ -88,8 +89,7 @@ typedef struct GpuselScanState
 	/* where and how */
 	bool		use_gpu;
 	int64		batch_rows;
-	TableScanDesc scan;			/* tables of other AMs */
-	GpuselPageReader *pages;	/* heap tables */
+	GpuselSource *source;		/* where this (re)scan's rows come from */
 	struct GpuselFeed *feed;	/* under Gather: chunks from the workers */
 	uint32	   *worker_positions;	/* a producer's filter: rows that pass */
 	GpuselFeedRole feed_role;	/* this (re)scan's role, decided at its first row */
@@ -135,7 +135,7 @@ extern ExprState *GpuselInitExprForSlot(Expr *expr, bool is_qual, PlanState *ps,
 extern void GpuselScanExplain(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
 extern TupleTableSlot *GpuselScanNextRow(GpuselScanState *state);
-extern int64 GpuselScanFill(GpuselScanState *state, GpuselStaging *staging, int64 max_rows);
+extern GpuselSource *GpuselScanOpenSource(GpuselScanState *state, bool reads_chunks);
 
 /* scan_parallel.c */
 extern void GpuselScanParallelMethods(CustomExecMethods *methods);

@@ -56,36 +56,6 @@ GpuselPagesUsable(Relation rel, Snapshot snapshot)
 		snapshot != NULL && IsMVCCSnapshot(snapshot);
 }
 
-/*
- * Allocates host staging for 'rows' rows of ncols columns of the given
- * types: values at their device width, null bytes, has_nulls and TIDs.
- */
-void
-GpuselStagingAlloc(GpuselStaging *staging, int ncols, const gs_coltype *coltypes, int64 rows)
-{
-	memset(staging, 0, sizeof(*staging));
-	for (int c = 0; c < ncols; c++)
-	{
-		staging->values[c] = palloc(rows * GpuselColumnWidth(coltypes[c]));
-		staging->nulls[c] = palloc(rows);
-	}
-	staging->has_nulls = palloc0(Max(ncols, 1));
-	staging->tids = palloc(rows * sizeof(ItemPointerData));
-}
-
-/* Frees what GpuselStagingAlloc allocated. */
-void
-GpuselStagingFree(GpuselStaging *staging, int ncols)
-{
-	for (int c = 0; c < ncols; c++)
-	{
-		pfree(staging->values[c]);
-		pfree(staging->nulls[c]);
-	}
-	pfree(staging->has_nulls);
-	pfree(staging->tids);
-}
-
 /* Starts a page-at-a-time scan; takes the predicate lock a seqscan takes. */
 GpuselPageReader *
 GpuselPagesBegin(Relation rel, Snapshot snapshot)
@@ -723,4 +693,58 @@ GpuselPagesFill(GpuselPageReader *reader, GpuselStaging *staging,
 		n += count;
 	}
 	return n;
+}
+
+/* The page reader's next visible tuple, as a source. */
+static bool
+pages_next_slot(GpuselSource *source, TupleTableSlot *slot)
+{
+	return GpuselPagesNextSlot((GpuselPageReader *) source, slot);
+}
+
+/* The page reader's next rows' columns, as a source. */
+static int64
+pages_fill(GpuselSource *source, GpuselStaging *staging, int64 max_rows,
+		   TupleTableSlot *slot)
+{
+	return GpuselPagesFill((GpuselPageReader *) source, staging, max_rows, slot);
+}
+
+/* Restarts the page reader, as a source. */
+static void
+pages_rescan(GpuselSource *source)
+{
+	GpuselPagesRescan((GpuselPageReader *) source);
+}
+
+/* Ends the page reader and frees it, as a source. */
+static void
+pages_end(GpuselSource *source)
+{
+	GpuselPagesEnd((GpuselPageReader *) source);
+	pfree(source);
+}
+
+static const GpuselSourceMethods pages_methods = {
+	.name = "heap pages",
+	.next_slot = pages_next_slot,
+	.fill = pages_fill,
+	.next_chunk = NULL,
+	.rescan = pages_rescan,
+	.end = pages_end,
+};
+
+/*
+ * Begins a page-at-a-time scan of a heap table as a source of rows that
+ * copies prog's device columns and lends chunks of chunk_rows rows.
+ */
+GpuselSource *
+GpuselPagesSourceBegin(Relation rel, Snapshot snapshot, const GpuselProgram *prog,
+					   int64 chunk_rows)
+{
+	GpuselPageReader *reader = GpuselPagesBegin(rel, snapshot);
+
+	GpuselPagesSetColumns(reader, prog);
+	GpuselSourceInit(&reader->source, &pages_methods, prog, chunk_rows);
+	return &reader->source;
 }

@@ -22,19 +22,13 @@
 #include "utils/snapshot.h"
 
 #include "qual_compile.h"
+#include "scan_source.h"
 
-/* Where the device columns of a batch go. */
-typedef struct GpuselStaging
-{
-	void	   *values[GS_MAX_PROGRAM_LENGTH];	/* per device column */
-	uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];	/* one byte per row and column */
-	uint8	   *has_nulls;		/* per device column: some row is NULL */
-	ItemPointerData *tids;		/* per row */
-} GpuselStaging;
 
 /* A page-at-a-time scan of one heap relation. */
 typedef struct GpuselPageReader
 {
+	GpuselSource source;		/* first: the reader as a source of rows */
 	Relation	rel;
 	Snapshot	snapshot;
 	BufferAccessStrategy strategy;	/* NULL for small or temporary tables */
@@ -84,9 +78,6 @@ typedef struct GpuselPageReader
 	int16		walk_next[GS_MAX_PROGRAM_LENGTH];	/* the next column of the same attribute, or -1 */
 } GpuselPageReader;
 
-extern void GpuselStagingAlloc(GpuselStaging *staging, int ncols,
-							   const gs_coltype *coltypes, int64 rows);
-extern void GpuselStagingFree(GpuselStaging *staging, int ncols);
 extern bool GpuselPagesUsable(Relation rel, Snapshot snapshot);
 extern GpuselPageReader *GpuselPagesBegin(Relation rel, Snapshot snapshot);
 extern GpuselPageReader *GpuselPagesBeginParallel(Relation rel, Snapshot snapshot,
@@ -95,6 +86,8 @@ extern void GpuselPagesSetColumns(GpuselPageReader *reader,
 								  const GpuselProgram *prog);
 extern void GpuselPagesRescan(GpuselPageReader *reader);
 extern void GpuselPagesEnd(GpuselPageReader *reader);
+extern GpuselSource *GpuselPagesSourceBegin(Relation rel, Snapshot snapshot,
+											 const GpuselProgram *prog, int64 chunk_rows);
 extern bool GpuselPagesNextSlot(GpuselPageReader *reader, TupleTableSlot *slot);
 extern int64 GpuselPagesFill(GpuselPageReader *reader, GpuselStaging *staging,
 							 int64 max_rows, TupleTableSlot *slot);

@@ -9,7 +9,7 @@
  * holds values |v| < 10^18, so v * 10^s is an exact int64; TPC-H's
  * DECIMAL(15,2) is such a column.  NaN, which such a column may hold and
  * which PostgreSQL orders above every number and equal to itself, becomes
- * GPUSEL_NUMERIC_NAN (INT64_MAX), above every scaled value; infinities
+ * GS_NUMERIC_NAN (INT64_MAX), above every scaled value; infinities
  * cannot be stored under a typmod.  Compared as integers, the scaled values
  * therefore order exactly as PostgreSQL orders the numerics.
  *
@@ -270,7 +270,7 @@ GpuselNumericToScaledFit(Datum value, int scale)
 	switch (n.kind)
 	{
 		case NUMERIC_STORED_IS_NAN:
-			return GPUSEL_NUMERIC_NAN;
+			return GS_NUMERIC_NAN;
 		case NUMERIC_STORED_IS_PINF:
 			return GPUSEL_NUMERIC_POS_INF;
 		case NUMERIC_STORED_IS_NINF:
@@ -282,7 +282,7 @@ GpuselNumericToScaledFit(Datum value, int scale)
 
 /*
  * A stored numeric of a column of scale 'scale' as v * 10^scale, or
- * GPUSEL_NUMERIC_NAN.  Runs once per row and numeric column of a scan:
+ * GS_NUMERIC_NAN.  Runs once per row and numeric column of a scan:
  * 64-bit arithmetic with overflow checks, since a value that fits its
  * typmod stays below 10^18 at every step but the last digit group's (at
  * most three zero decimals past the scale).
@@ -300,7 +300,7 @@ GpuselNumericToScaled(Datum value, int scale)
 	{
 		if (n.kind != NUMERIC_STORED_IS_NAN)
 			value_out_of_typmod(scale); /* an infinity */
-		return GPUSEL_NUMERIC_NAN;
+		return GS_NUMERIC_NAN;
 	}
 	shift = scale - NUMERIC_STORED_BASE_DECIMALS * (n.ndigits - 1 - n.weight);
 	if (n.ndigits == 0)
@@ -376,7 +376,7 @@ GpuselNumericToScaled(Datum value, int scale)
 Datum
 GpuselScaledToNumeric(int64 scaled, int scale)
 {
-	if (scaled == GPUSEL_NUMERIC_NAN)
+	if (scaled == GS_NUMERIC_NAN)
 		return DirectFunctionCall3(numeric_in, CStringGetDatum("NaN"),
 								   ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
 	return NumericGetDatum(int64_div_fast_to_numeric(scaled, scale));

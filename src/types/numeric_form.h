@@ -11,9 +11,9 @@
 
 #include "catalog/pg_type_d.h"
 
+#include "numeric_core.h"		/* GS_NUMERIC_NAN: NaN's stand-in, above every value */
 #include "numeric_stored.h"
 
-#define GPUSEL_NUMERIC_NAN	PG_INT64_MAX	/* NaN's stand-in, above every value */
 #define GPUSEL_NUMERIC_DIGITS	18	/* digits a scaled value holds: |v| < 10^18 */
 /* GPUSEL_FORM_NUMERIC_FIT's stand-ins: -Infinity < every number < +Infinity < NaN */
 #define GPUSEL_NUMERIC_POS_INF	(PG_INT64_MAX - 1)

@@ -1,0 +1,131 @@
+/*
+ * scan_source.c
+ *	  The calls every source of rows answers (scan_source.h), and the
+ *	  staging areas sources fill.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+
+#include "column_form.h"
+#include "scan_source.h"
+
+/*
+ * Allocates host staging for 'rows' rows of ncols columns of the given
+ * types: values at their device width, null bytes, has_nulls and TIDs.
+ */
+void
+GpuselStagingAlloc(GpuselStaging *staging, int ncols, const gs_coltype *coltypes, int64 rows)
+{
+	memset(staging, 0, sizeof(*staging));
+	for (int c = 0; c < ncols; c++)
+	{
+		staging->values[c] = palloc(rows * GpuselColumnWidth(coltypes[c]));
+		staging->nulls[c] = palloc(rows);
+	}
+	staging->has_nulls = palloc0(Max(ncols, 1));
+	staging->tids = palloc(rows * sizeof(ItemPointerData));
+}
+
+/* Frees what GpuselStagingAlloc allocated. */
+void
+GpuselStagingFree(GpuselStaging *staging, int ncols)
+{
+	for (int c = 0; c < ncols; c++)
+	{
+		pfree(staging->values[c]);
+		pfree(staging->nulls[c]);
+	}
+	pfree(staging->has_nulls);
+	pfree(staging->tids);
+}
+
+/*
+ * Sets up the shared part of a source: its methods, and the columns and
+ * chunk size of the staging area GpuselSourceNextChunk lends from when the
+ * source has no next_chunk of its own (prog may be NULL: no columns).
+ */
+void
+GpuselSourceInit(GpuselSource *source, const GpuselSourceMethods *methods,
+				 const GpuselProgram *prog, int64 chunk_rows)
+{
+	source->methods = methods;
+	source->ncols = prog != NULL ? prog->ncols : 0;
+	for (int c = 0; c < source->ncols; c++)
+		source->coltypes[c] = prog->coltypes[c];
+	source->chunk_rows = chunk_rows;
+	source->own_allocated = false;
+}
+
+/* Puts the next visible tuple of the source in slot; false at its end. */
+bool
+GpuselSourceNextSlot(GpuselSource *source, TupleTableSlot *slot)
+{
+	if (source->methods->next_slot == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpusel source \"%s\" does not return tuples", source->methods->name)));
+	return source->methods->next_slot(source, slot);
+}
+
+/* Copies the next rows' device columns into the caller's staging. */
+int64
+GpuselSourceFill(GpuselSource *source, GpuselStaging *staging, int64 max_rows,
+				 TupleTableSlot *slot)
+{
+	if (source->methods->fill == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_INTERNAL_ERROR),
+				 errmsg("gpusel source \"%s\" does not copy rows", source->methods->name)));
+	return source->methods->fill(source, staging, max_rows, slot);
+}
+
+/*
+ * Lends the next chunk: the source's own, or rows filled into the
+ * source's staging area.  False at the end.
+ */
+bool
+GpuselSourceNextChunk(GpuselSource *source, GpuselChunk *chunk, TupleTableSlot *slot)
+{
+	if (source->methods->next_chunk != NULL)
+		return source->methods->next_chunk(source, chunk, slot);
+
+	if (!source->own_allocated)
+	{
+		GpuselStagingAlloc(&source->own, source->ncols, source->coltypes, source->chunk_rows);
+		source->own_allocated = true;
+	}
+	memset(source->own.has_nulls, 0, Max(source->ncols, 1));
+	memset(chunk, 0, sizeof(*chunk));
+	chunk->kind = GPUSEL_CHUNK_ROWS;
+	chunk->staging = source->own;
+	chunk->nrows = GpuselSourceFill(source, &chunk->staging, source->chunk_rows, slot);
+	ExecClearTuple(slot);
+	chunk->nscanned = chunk->nrows;
+	chunk->filtered = false;
+	return chunk->nrows > 0;
+}
+
+/*
+ * Starts the source again from its first row.  False when it cannot: the
+ * caller ends it and opens a new one.
+ */
+bool
+GpuselSourceRescan(GpuselSource *source)
+{
+	if (source->methods->rescan == NULL)
+		return false;
+	source->methods->rescan(source);
+	return true;
+}
+
+/* Releases the source and its staging area. */
+void
+GpuselSourceEnd(GpuselSource *source)
+{
+	if (source->own_allocated)
+		GpuselStagingFree(&source->own, source->ncols);
+	source->own_allocated = false;
+	if (source->methods->end != NULL)
+		source->methods->end(source);
+}

@@ -1,0 +1,133 @@
+/*
+ * scan_source.h
+ *	  Where a GpuSelScan's rows come from: one small interface that every
+ *	  source of rows implements.
+ *
+ * A source hands out the visible rows of one relation for the executor's
+ * snapshot.  It may do so in three ways, and implements those it can:
+ *
+ *	next_slot	one visible tuple in a slot (the CPU path's row at a time);
+ *	fill		the device columns and TIDs of many rows, copied into
+ *				memory the caller owns (the device path's page-locked
+ *				staging, so the rows are copied once);
+ *	next_chunk	a chunk lent until the next call: rows as columns, possibly
+ *				filtered already, or records of a parallel worker's partial
+ *				aggregate.
+ *
+ * A source without next_chunk lends chunks through fill into a staging
+ * area of its own (GpuselSourceNextChunk).  The sources today are the heap
+ * page reader (scan_pages.c), any other table access method
+ * (scan_source_tableam.c) and, under Gather, the chunks that parallel
+ * workers read or aggregate (parallel_feed.c).  The scan (scan_exec.c)
+ * and the grouped scan (groupagg_scan.c) read through this interface only,
+ * so a further source, such as columns kept in device memory, is one more
+ * implementation.
+ */
+#ifndef GPUSEL_SCAN_SOURCE_H
+#define GPUSEL_SCAN_SOURCE_H
+
+#include "postgres.h"
+
+#include "executor/tuptable.h"
+#include "storage/itemptr.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
+
+#include "qual_compile.h"
+
+/* Where the device columns of a batch go. */
+typedef struct GpuselStaging
+{
+	void	   *values[GS_MAX_PROGRAM_LENGTH];	/* per device column */
+	uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];	/* one byte per row and column */
+	uint8	   *has_nulls;		/* per device column: some row is NULL */
+	ItemPointerData *tids;		/* per row */
+} GpuselStaging;
+
+/*
+ * What a chunk holds: rows as columns, or records of a worker's partial
+ * aggregate (groupagg_partial.c), in the order the worker sent them.
+ */
+typedef enum GpuselChunkKind
+{
+	GPUSEL_CHUNK_ROWS,
+	GPUSEL_CHUNK_GROUPS,		/* a worker's groups: keys and cells */
+	GPUSEL_CHUNK_PAIRS,			/* a worker's (group, key) pairs of a collection */
+	GPUSEL_CHUNK_DICT			/* a piece of a worker's dictionary of a group key */
+} GpuselChunkKind;
+
+/* Rows or records lent by a source until its next call. */
+typedef struct GpuselChunk
+{
+	GpuselChunkKind kind;
+	GpuselStaging staging;		/* rows */
+	int64		nrows;			/* rows in staging, or records in data */
+	int64		nscanned;		/* rows read for it, before a worker's filter */
+	bool		filtered;		/* the device quals ran: every row passes them */
+	char	   *data;			/* records */
+	int			producer;		/* records: the worker that sent them, from 1 */
+	int			collection;		/* pairs: their collection; a dictionary: its key */
+	int64		first;			/* groups: the worker's number of the first;
+								 * a dictionary: 0 for its first piece */
+	int64		naggregated;	/* records: rows the worker aggregated, once */
+} GpuselChunk;
+
+typedef struct GpuselSource GpuselSource;
+
+/* What a source can do; a NULL member is a way it does not hand out rows. */
+typedef struct GpuselSourceMethods
+{
+	const char *name;			/* what it reads, in words */
+
+	/* Puts the next visible tuple in slot; false at the end. */
+	bool		(*next_slot) (GpuselSource *source, TupleTableSlot *slot);
+
+	/*
+	 * Copies the next visible rows' device columns and TIDs into staging;
+	 * fewer than max_rows only at the end.  slot is scratch space.
+	 */
+	int64		(*fill) (GpuselSource *source, GpuselStaging *staging,
+						 int64 max_rows, TupleTableSlot *slot);
+
+	/* Lends the next chunk; false at the end. */
+	bool		(*next_chunk) (GpuselSource *source, GpuselChunk *chunk,
+							   TupleTableSlot *slot);
+
+	/* Starts again from the first row; NULL: the scan opens it anew. */
+	void		(*rescan) (GpuselSource *source);
+
+	/* Releases what it holds. */
+	void		(*end) (GpuselSource *source);
+} GpuselSourceMethods;
+
+/* The part every source shares; each source embeds it first. */
+struct GpuselSource
+{
+	const GpuselSourceMethods *methods;
+	/* the staging area of GpuselSourceNextChunk for a source without next_chunk */
+	int			ncols;
+	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
+	int64		chunk_rows;
+	GpuselStaging own;
+	bool		own_allocated;
+};
+
+extern void GpuselSourceInit(GpuselSource *source, const GpuselSourceMethods *methods,
+							 const GpuselProgram *prog, int64 chunk_rows);
+extern bool GpuselSourceNextSlot(GpuselSource *source, TupleTableSlot *slot);
+extern int64 GpuselSourceFill(GpuselSource *source, GpuselStaging *staging,
+							  int64 max_rows, TupleTableSlot *slot);
+extern bool GpuselSourceNextChunk(GpuselSource *source, GpuselChunk *chunk,
+								  TupleTableSlot *slot);
+extern bool GpuselSourceRescan(GpuselSource *source);
+extern void GpuselSourceEnd(GpuselSource *source);
+
+extern void GpuselStagingAlloc(GpuselStaging *staging, int ncols,
+							   const gs_coltype *coltypes, int64 rows);
+extern void GpuselStagingFree(GpuselStaging *staging, int ncols);
+
+/* scan_source_tableam.c */
+extern GpuselSource *GpuselTableAmSourceBegin(Relation rel, Snapshot snapshot,
+											  const GpuselProgram *prog);
+
+#endif							/* GPUSEL_SCAN_SOURCE_H */
