@@ -23,7 +23,14 @@ PGFILEDESC = "gpusel - GPU filtering and percentile selection"
 OBJS = \
 	src/gpusel.o \
 	src/guc.o \
+	src/device_calls.o \
 	src/device.o \
+	src/service/service_region.o \
+	src/service/service_heap.o \
+	src/service/service_device.o \
+	src/service/service_worker.o \
+	src/service/service_client.o \
+	src/service/service_sql.o \
 	src/types/column_form.o \
 	src/types/form_numeric.o \
 	src/types/form_numeric_wide.o \
@@ -95,11 +102,11 @@ CUDA_OBJS = cuda/device.o cuda/sampleselect.o cuda/filter_verify.o cuda/filter_l
 SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 else
 CUDA_OBJS = cuda/nocuda.o cuda/nocuda_filter.o
-SHLIB_LINK += $(CUDA_OBJS)
+SHLIB_LINK += $(CUDA_OBJS) -lpthread
 endif
 
 PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src -I$(srcdir)/src/types -I$(srcdir)/src/percentile -I$(srcdir)/src/scan \
-	-I$(srcdir)/src/groupagg
+	-I$(srcdir)/src/groupagg -I$(srcdir)/src/service
 EXTRA_CLEAN = cuda/*.o test/kernel/bin
 
 PG_CONFIG ?= pg_config

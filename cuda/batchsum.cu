@@ -197,7 +197,7 @@ gs_batch_sums_create(gs_batch_sums **sums, char *errbuf, size_t errlen)
 	if (err == cudaSuccess)
 		err = cudaMalloc((void **) &s->d_partials, bytes);
 	if (err == cudaSuccess)
-		err = cudaMallocHost((void **) &s->h_partials, bytes);
+		err = gs_pinned_alloc((void **) &s->h_partials, bytes);
 	if (err != cudaSuccess)
 	{
 		gs_batch_sums_destroy(s);
@@ -316,7 +316,7 @@ gs_batch_sums_destroy(gs_batch_sums *s)
 		return;
 	(void) cudaFree(s->d_partials);
 	if (s->h_partials != NULL)
-		(void) cudaFreeHost(s->h_partials);
+		(void) gs_pinned_free(s->h_partials);
 	free(s);
 	(void) cudaGetLastError();
 }

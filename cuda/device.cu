@@ -212,6 +212,56 @@ gs_device_memory_in_use(uint64_t *used_bytes)
 	return GS_OK;
 }
 
+static gs_host_allocator host_allocator = NULL;
+static gs_host_releaser host_releaser = NULL;
+
+extern "C" void
+gs_set_host_allocator(gs_host_allocator alloc, gs_host_releaser release)
+{
+	host_allocator = alloc;
+	host_releaser = release;
+}
+
+cudaError_t
+gs_pinned_alloc(void **ptr, size_t bytes)
+{
+	if (host_allocator == NULL)
+		return cudaHostAlloc(ptr, bytes, cudaHostAllocDefault);
+	*ptr = host_allocator(bytes);
+	return *ptr != NULL ? cudaSuccess : cudaErrorMemoryAllocation;
+}
+
+void
+gs_pinned_free(void *ptr)
+{
+	if (ptr == NULL)
+		return;
+	if (host_releaser != NULL)
+		host_releaser(ptr);
+	else
+		(void) cudaFreeHost(ptr);
+}
+
+extern "C" gs_status
+gs_host_register(void *ptr, size_t bytes, char *errbuf, size_t errlen)
+{
+	cudaError_t err = cudaHostRegister(ptr, bytes, cudaHostRegisterPortable);
+
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "page-locking the shared staging region", errbuf, errlen);
+	return GS_OK;
+}
+
+extern "C" gs_status
+gs_use_device(int ordinal, char *errbuf, size_t errlen)
+{
+	cudaError_t err = cudaSetDevice(ordinal);
+
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "selecting a device", errbuf, errlen);
+	return GS_OK;
+}
+
 extern "C" gs_status
 gs_host_alloc(void **ptr, size_t bytes)
 {
@@ -222,7 +272,7 @@ gs_host_alloc(void **ptr, size_t bytes)
 	*ptr = NULL;
 	if (bytes == 0)
 		return GS_INVALID_ARGUMENT;
-	err = cudaHostAlloc(ptr, bytes, cudaHostAllocDefault);
+	err = gs_pinned_alloc(ptr, bytes);
 	if (err != cudaSuccess)
 	{
 		*ptr = NULL;
@@ -236,7 +286,7 @@ gs_host_free(void *ptr)
 {
 	if (ptr != NULL)
 	{
-		(void) cudaFreeHost(ptr);
+		gs_pinned_free(ptr);
 		(void) cudaGetLastError();
 	}
 }

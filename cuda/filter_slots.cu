@@ -65,9 +65,9 @@ gs_slot_free(gs_filter *f, gs_slot *s)
 	for (int c = 0; c < f->ncols; ++c)
 	{
 		if (s->h_values)
-			cudaFreeHost(s->h_values[c]);
+			gs_pinned_free(s->h_values[c]);
 		if (s->h_nulls)
-			cudaFreeHost(s->h_nulls[c]);
+			gs_pinned_free(s->h_nulls[c]);
 		if (s->d_values)
 			cudaFree(s->d_values[c]);
 		if (s->d_nulls)
@@ -78,11 +78,11 @@ gs_slot_free(gs_filter *f, gs_slot *s)
 	free(s->d_values);
 	free(s->d_nulls);
 	free(s->next_table);
-	cudaFreeHost(s->h_table);
+	gs_pinned_free(s->h_table);
 	cudaFree(s->d_table);
 	cudaFree(s->d_positions);
-	cudaFreeHost(s->h_positions);
-	cudaFreeHost(s->h_result);
+	gs_pinned_free(s->h_positions);
+	gs_pinned_free(s->h_result);
 	gs_compact_workspace_free(&s->ws);
 	if (s->ev_start)
 		cudaEventDestroy(s->ev_start);
@@ -134,15 +134,14 @@ gs_slot_create(gs_filter *f, gs_slot *s, char *errbuf, size_t errlen)
 
 	for (int c = 0; c < f->ncols; ++c)
 	{
-		GS_TRY(cudaHostAlloc(&s->h_values[c], (rows * gs_coltype_width(f->coltypes[c]) + 15) & ~(size_t) 15,
-							 cudaHostAllocDefault), "allocating pinned staging");
-		GS_TRY(cudaHostAlloc((void **) &s->h_nulls[c], (rows + 15) & ~(size_t) 15, cudaHostAllocDefault),
+		GS_TRY(gs_pinned_alloc(&s->h_values[c], (rows * gs_coltype_width(f->coltypes[c]) + 15) & ~(size_t) 15), "allocating pinned staging");
+		GS_TRY(gs_pinned_alloc((void **) &s->h_nulls[c], (rows + 15) & ~(size_t) 15),
 			   "allocating pinned staging");
 	}
-	GS_TRY(cudaHostAlloc((void **) &s->h_table, nc * sizeof(gs_dcolumn), cudaHostAllocDefault), "allocating pinned memory");
+	GS_TRY(gs_pinned_alloc((void **) &s->h_table, nc * sizeof(gs_dcolumn)), "allocating pinned memory");
 	memset(s->h_table, 0, nc * sizeof(gs_dcolumn));
-	GS_TRY(cudaHostAlloc((void **) &s->h_positions, rows * sizeof(uint32_t), cudaHostAllocDefault), "allocating pinned positions");
-	GS_TRY(cudaHostAlloc((void **) &s->h_result, sizeof(gs_compact_result), cudaHostAllocDefault), "allocating pinned memory");
+	GS_TRY(gs_pinned_alloc((void **) &s->h_positions, rows * sizeof(uint32_t)), "allocating pinned positions");
+	GS_TRY(gs_pinned_alloc((void **) &s->h_result, sizeof(gs_compact_result)), "allocating pinned memory");
 #undef GS_TRY
 	return GS_OK;
 }

@@ -56,6 +56,23 @@ gs_status	gs_host_alloc(void **ptr, size_t bytes);
 void		gs_host_free(void *ptr);
 
 /*
+ * Makes every page-locked host buffer of cuda/ (staging, positions, results,
+ * gs_host_alloc) come from alloc and go back through release, instead of
+ * cudaHostAlloc: the GPU service hands out pieces of a shared region it
+ * registered with gs_host_register, so backends write into them directly.
+ * alloc returns NULL when it has no room.  Set before any other call.
+ */
+typedef void *(*gs_host_allocator) (size_t bytes);
+typedef void (*gs_host_releaser) (void *ptr);
+void		gs_set_host_allocator(gs_host_allocator alloc, gs_host_releaser release);
+
+/* Page-locks bytes of existing host memory at ptr for every device. */
+gs_status	gs_host_register(void *ptr, size_t bytes, char *errbuf, size_t errlen);
+
+/* Makes device 'ordinal' the calling thread's device for later calls. */
+gs_status	gs_use_device(int ordinal, char *errbuf, size_t errlen);
+
+/*
  * Exact multiselection over unsigned integer keys (key_bytes 4 or 8) held in
  * nchunks host chunks (pinned memory preferred, pageable accepted);
  * chunk_counts[i] keys live at chunks[i], n keys in all.  ranks holds nranks

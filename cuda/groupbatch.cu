@@ -344,12 +344,11 @@ gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf,
 	if (err == cudaSuccess)
 		err = cudaMalloc((void **) &g->t.counters, 2 * sizeof(unsigned long long));
 	if (err == cudaSuccess)
-		err = cudaHostAlloc((void **) &g->h_keys, nk * sizeof(gs_batch_key), cudaHostAllocDefault);
+		err = gs_pinned_alloc((void **) &g->h_keys, nk * sizeof(gs_batch_key));
 	if (err == cudaSuccess)
-		err = cudaHostAlloc((void **) &g->h_tally, nk * sizeof(gs_batch_tally), cudaHostAllocDefault);
+		err = gs_pinned_alloc((void **) &g->h_tally, nk * sizeof(gs_batch_tally));
 	if (err == cudaSuccess)
-		err = cudaHostAlloc((void **) &g->h_counters, 2 * sizeof(unsigned long long),
-							cudaHostAllocDefault);
+		err = gs_pinned_alloc((void **) &g->h_counters, 2 * sizeof(unsigned long long));
 	if (err != cudaSuccess)
 	{
 		gs_status	status = gs_status_from_cuda(err, "allocating the batch grouping",
@@ -528,11 +527,11 @@ gs_batch_groups_destroy(gs_batch_groups *g)
 	(void) cudaFree(g->t.tally);
 	(void) cudaFree(g->t.counters);
 	if (g->h_keys != NULL)
-		(void) cudaFreeHost(g->h_keys);
+		(void) gs_pinned_free(g->h_keys);
 	if (g->h_tally != NULL)
-		(void) cudaFreeHost(g->h_tally);
+		(void) gs_pinned_free(g->h_tally);
 	if (g->h_counters != NULL)
-		(void) cudaFreeHost(g->h_counters);
+		(void) gs_pinned_free(g->h_counters);
 	free(g);
 	(void) cudaGetLastError();
 }

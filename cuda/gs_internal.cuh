@@ -17,6 +17,14 @@
 void		gs_format_error(char *errbuf, size_t errlen, const char *fmt, ...)
 			__attribute__((format(printf, 3, 4)));
 
+/*
+ * Page-locked host memory for cuda/'s own buffers: cudaHostAlloc, or a
+ * piece of a region the process registered (gs_set_host_allocator), so that
+ * other processes that map the region read and write those buffers.
+ */
+cudaError_t gs_pinned_alloc(void **ptr, size_t bytes);
+void		gs_pinned_free(void *ptr);
+
 /* Reports whether err leaves the CUDA context unusable for the process. */
 bool		gs_error_is_sticky(cudaError_t err);
 

@@ -35,6 +35,28 @@ gs_device_memory_in_use(uint64_t *used_bytes)
 	return GS_NO_DEVICE;
 }
 
+void
+gs_set_host_allocator(gs_host_allocator alloc, gs_host_releaser release)
+{
+	(void) alloc;
+	(void) release;
+}
+
+gs_status
+gs_host_register(void *ptr, size_t bytes, char *errbuf, size_t errlen)
+{
+	(void) ptr;
+	(void) bytes;
+	return no_cuda(errbuf, errlen);
+}
+
+gs_status
+gs_use_device(int ordinal, char *errbuf, size_t errlen)
+{
+	(void) ordinal;
+	return no_cuda(errbuf, errlen);
+}
+
 gs_status
 gs_host_alloc(void **ptr, size_t bytes)
 {

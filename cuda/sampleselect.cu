@@ -74,10 +74,10 @@ void	   *staging_acquire(size_t bytes, bool *pinned)
 			size_t		want = bytes < kStagingMinBytes ? kStagingMinBytes : bytes;
 
 			if (g_staging != NULL)
-				(void) cudaFreeHost(g_staging);
+				(void) gs_pinned_free(g_staging);
 			g_staging = NULL;
 			g_staging_bytes = 0;
-			if (cudaHostAlloc(&g_staging, want, cudaHostAllocDefault) == cudaSuccess)
+			if (gs_pinned_alloc(&g_staging, want) == cudaSuccess)
 				g_staging_bytes = want;
 			else
 			{

@@ -9,6 +9,12 @@
  * runs on the CPU.  A sticky CUDA error leaves the context unusable for the
  * rest of the process: the query that met it fails, and later ones run on
  * the CPU with a WARNING.
+ *
+ * With the GPU service (service/), no backend probes: the service's device
+ * process publishes what it found, and a backend reads that afresh at each
+ * question, so it uses the GPU while the service is up and the CPU while it
+ * restarts.  A sticky error then ends the service's device process, not
+ * the session's use of the GPU.
  */
 #include "postgres.h"
 
@@ -19,7 +25,9 @@
 #include "utils/builtins.h"
 
 #include "device.h"
+#include "device_calls.h"
 #include "guc.h"
+#include "service.h"
 
 static bool device_probed = false;
 static gs_device_info device_info;
@@ -42,10 +50,16 @@ GpuselDeviceInit(void)
 	device_broken = false;
 }
 
-/* Probes the GPU on first use in this backend. */
+/* Probes the GPU on first use in this backend, or reads the service's state. */
 static void
 device_probe(void)
 {
+	if (GpuselServiceConfigured())
+	{
+		(void) GpuselServiceUsable(&device_info);
+		device_probed = true;
+		return;
+	}
 	if (device_probed)
 		return;
 	memset(&device_info, 0, sizeof(device_info));
@@ -55,7 +69,7 @@ device_probe(void)
 		strlcpy(device_info.reason, "not probed in the postmaster", sizeof(device_info.reason));
 		return;
 	}
-	(void) gs_probe(&device_info);
+	(void) GpuselDev->probe(&device_info);
 	device_probed = true;
 }
 
@@ -145,7 +159,7 @@ GpuselHostAlloc(Size bytes)
 {
 	void	   *ptr = NULL;
 
-	if (gs_host_alloc(&ptr, bytes) != GS_OK)
+	if (GpuselDev->host_alloc(&ptr, bytes) != GS_OK)
 		return NULL;
 	return ptr;
 }
@@ -154,7 +168,7 @@ GpuselHostAlloc(Size bytes)
 void
 GpuselHostFree(void *ptr)
 {
-	gs_host_free(ptr);
+	GpuselDev->host_free(ptr);
 }
 
 /* Raises the PostgreSQL error that a cuda/ status stands for. */
@@ -166,6 +180,12 @@ GpuselCheckStatus(gs_status status, const char *errbuf, const char *what)
 		case GS_OK:
 			return;
 		case GS_STICKY_ERROR:
+			if (GpuselServiceConfigured())
+				ereport(ERROR,
+						(errcode(ERRCODE_EXTERNAL_ROUTINE_EXCEPTION),
+						 errmsg("GPU failed during %s", what),
+						 errdetail("%s", errbuf),
+						 errhint("The gpusel service restarts its device process; queries run on the CPU until it is back.")));
 			device_broken = true;
 			strlcpy(device_broken_reason, errbuf, sizeof(device_broken_reason));
 			ereport(ERROR,
@@ -250,7 +270,7 @@ gpusel_device_info(PG_FUNCTION_ARGS)
 		uint64		used;
 
 		/* free memory now, so a session can watch for leaks */
-		if (gs_device_memory_in_use(&used) == GS_OK && used <= d->total_memory)
+		if (GpuselDev->memory_in_use(&used) == GS_OK && used <= d->total_memory)
 			d->free_memory = d->total_memory - used;
 	}
 	if (d->usable || d->cc_major > 0)
@@ -300,4 +320,21 @@ gpusel_stats(PG_FUNCTION_ARGS)
 	values[1] = Int64GetDatum(stat_cpu_selects);
 	values[2] = Int64GetDatum(stat_gpu_fallbacks);
 	PG_RETURN_DATUM(HeapTupleGetDatum(heap_form_tuple(tupdesc, values, nulls)));
+}
+
+/* Whether the GPU service runs this process's device work. */
+bool
+GpuselDeviceIsService(void)
+{
+	return GpuselServiceConfigured();
+}
+
+/*
+ * Milliseconds this process has waited for the GPU service beyond the
+ * device time it reported, since it started; 0 without the service.
+ */
+double
+GpuselDeviceWaitMs(void)
+{
+	return GpuselServiceConfigured() ? GpuselServiceWaitMs : 0;
 }

@@ -9,6 +9,7 @@
 
 #include "postgres.h"
 
+#include "device_calls.h"
 #include "gpusel_cuda.h"
 
 extern void GpuselDeviceInit(void);
@@ -19,6 +20,8 @@ extern bool GpuselMayPin(void);
 extern bool GpuselPlanForGpu(double nrows);
 extern void GpuselCountSelection(bool on_gpu);
 extern void GpuselCountFallback(void);
+extern bool GpuselDeviceIsService(void);
+extern double GpuselDeviceWaitMs(void);
 
 /* a grouped scan's group selects on the GPU from this many keys */
 #define GPUSEL_SEGMENT_GPU_MIN_KEYS 65536

@@ -13,6 +13,7 @@
 #include "guc.h"
 #include "percentile_builtins.h"
 #include "scan_plan.h"
+#include "service.h"
 
 PG_MODULE_MAGIC;
 
@@ -23,6 +24,7 @@ void
 _PG_init(void)
 {
 	GpuselGucInit();
+	GpuselServiceInit();
 	GpuselDeviceInit();
 	GpuselScanInit();
 	GroupAggPlanInit();

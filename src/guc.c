@@ -7,6 +7,7 @@
 #include <float.h>
 #include <limits.h>
 
+#include "miscadmin.h"
 #include "utils/guc.h"
 
 #include "guc.h"
@@ -23,6 +24,9 @@ bool		gpusel_group_on_device = true;
 bool		gpusel_plan_as_gpu = false;
 bool		gpusel_force_groupagg = false;
 bool		gpusel_replace_builtin_percentiles = true;
+bool		gpusel_service_enabled = true;
+int			gpusel_service_staging_mb = 2048;
+int			gpusel_service_max_requests = 256;
 
 static const struct config_enum_entry device_mode_options[] = {
 	{"auto", GPUSEL_DEVICE_AUTO, false},
@@ -166,6 +170,41 @@ GpuselGucInit(void)
 							 PGC_USERSET,
 							 0,
 							 NULL, NULL, NULL);
+
+	/* a PGC_POSTMASTER parameter may be defined only while the postmaster preloads */
+	if (process_shared_preload_libraries_in_progress)
+	{
+		DefineCustomBoolVariable("gpusel.service",
+								 "Runs the GPU service when gpusel is in shared_preload_libraries.",
+								 "One process then owns the GPUs and every session sends it its device "
+								 "work; off, each session uses the GPU on its own.",
+								 &gpusel_service_enabled,
+								 true,
+								 PGC_POSTMASTER,
+								 0,
+								 NULL, NULL, NULL);
+
+		DefineCustomIntVariable("gpusel.service_staging",
+								"Size of the page-locked staging region the GPU service shares with sessions.",
+								"Sessions fill batches and key chunks in it and the GPU copies from it "
+								"directly; a session that finds no room computes on the CPU.",
+								&gpusel_service_staging_mb,
+								2048,
+								64, INT_MAX / 2,
+								PGC_POSTMASTER,
+								GUC_UNIT_MB,
+								NULL, NULL, NULL);
+	}
+
+	DefineCustomIntVariable("gpusel.service_max_requests",
+							"Requests the GPU service runs at once; further ones wait.",
+							"0 means no limit.",
+							&gpusel_service_max_requests,
+							256,
+							0, 65536,
+							PGC_SUSET,
+							0,
+							NULL, NULL, NULL);
 
 	MarkGUCPrefixReserved("gpusel");
 }

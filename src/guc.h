@@ -25,6 +25,9 @@ extern bool gpusel_group_on_device;
 extern bool gpusel_plan_as_gpu;
 extern bool gpusel_force_groupagg;
 extern bool gpusel_replace_builtin_percentiles;
+extern bool gpusel_service_enabled;
+extern int	gpusel_service_staging_mb;
+extern int	gpusel_service_max_requests;
 
 extern void GpuselGucInit(void);
 

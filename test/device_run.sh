@@ -3,7 +3,9 @@
 # extension staged by `make install DESTDIR=$PWD/.device/stage` and the
 # kernel binaries built in test/kernel/bin (run_all.sh adds the upgrade
 # suite's test/fixtures to the server's install).  Phases: tests, bench (default both).
-#   bash test/device_run.sh tests|kernels|suites|bench|groupbench|spillbench|parbench|tpch|profile|all
+#   bash test/device_run.sh tests|kernels|suites|service|bench|groupbench|spillbench|parbench|tpch|profile|all
+# With PG_EXTRA_OPTS="-c shared_preload_libraries=gpusel" the server runs the
+# GPU service, and every phase goes through it.
 set -uo pipefail
 phase=${1:-all}
 out=${OUT:-/tmp/gpusel-out}
@@ -16,6 +18,31 @@ status=0
 if [ "$phase" = suites ]; then
   GPUSEL_TEST_EXISTING=1 GPUSEL_TEST_DEVICE=gpu GPUSEL_TEST_KERNELS=0 bash test/run_all.sh >"$out/suites.log" 2>&1 || status=1
   grep -E "^(ok|not ok)|tests passed|failed|FAILED|passed|Result|SKIP" "$out/suites.log" | tail -25
+fi
+
+if [ "$phase" = service ]; then
+  # needs PG_EXTRA_OPTS="-c shared_preload_libraries=gpusel"
+  echo "== GPU service: answers through the service beside the CPU's"
+  psql -X -q -c "CREATE EXTENSION IF NOT EXISTS gpusel" \
+    -c "CREATE TABLE svc_t AS SELECT g AS id, g % 1000 AS k, random() AS v, (random() * 1e6)::int AS n FROM generate_series(1, 3000000) g" \
+    -c "VACUUM ANALYZE svc_t" || status=1
+  for _ in $(seq 1 100); do [ "$(psql -X -At -c 'SELECT state FROM gpusel_service')" = up ] && break; sleep 0.1; done
+  psql -X -c "SELECT state, devices, device_name, staging_mb FROM gpusel_service" -c "SELECT * FROM gpusel_service_devices()"
+  for qry in "SELECT count(*), sum(n) FROM svc_t WHERE v < 0.3 AND n > 1000" \
+             "SELECT md5(string_agg(k || ':' || p, ',' ORDER BY k)) FROM (SELECT k, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) AS p FROM svc_t GROUP BY k) s" \
+             "SELECT gpu_percentile(ARRAY[0.01, 0.5, 0.99]) WITHIN GROUP (ORDER BY n) FROM svc_t" \
+             "SELECT md5(string_agg(k || ':' || c || ':' || s, ',' ORDER BY k)) FROM (SELECT k, count(*) c, sum(n) s FROM svc_t WHERE v < 0.5 GROUP BY k) s"; do
+    gpu=$(PGOPTIONS="-c gpusel.device=gpu -c gpusel.min_rows=0" psql -X -At -c "$qry")
+    cpu=$(PGOPTIONS="-c gpusel.device=cpu" psql -X -At -c "$qry")
+    [ "$gpu" = "$cpu" ] && echo "same: $qry" || { echo "DIFFERENT: $qry: gpu '$gpu' cpu '$cpu'"; status=1; }
+  done
+  psql -X -At -c "SET gpusel.device = gpu" -c "SET max_parallel_workers_per_gather = 0" \
+    -c "EXPLAIN (ANALYZE, COSTS OFF) SELECT count(*) FROM svc_t WHERE v < 0.3 AND n > 1000" | grep -E "Scan|Device|Service|Time"
+  psql -X -c "SELECT requests_done, errors, restarts, staging_in_use_mb, last_error FROM gpusel_service"
+  echo "== GPU service: failure handling"
+  bash test/service_test.sh postgres || status=1
+  echo "== GPU service: first GPU query of ${GPUSEL_BENCH_CONNECTIONS:-200} new connections"
+  bash test/bench/service_bench.sh "${GPUSEL_BENCH_CONNECTIONS:-200}" || status=1
 fi
 
 if [ "$phase" = tests ] || [ "$phase" = kernels ] || [ "$phase" = all ]; then

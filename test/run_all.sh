@@ -3,8 +3,9 @@
 # builds, installs, starts a throwaway PostgreSQL, copies the old install
 # scripts of test/fixtures beside the installed ones (in every mode, into
 # PG_CONFIG's extension directory), runs the pg_regress suite,
-# the pgTAP suite and the kernel tests, stops the server, and exits non-zero
-# on any failure.
+# the pgTAP suite, the suite again with gpusel preloaded (the GPU service
+# on), the service's failure tests and the kernel tests, stops the server,
+# and exits non-zero on any failure.
 #
 #   bash test/run_all.sh                  everything, from a fresh machine
 #   GPUSEL_TEST_EXISTING=1 bash test/run_all.sh
@@ -79,6 +80,21 @@ if [ "${GPUSEL_TEST_EXISTING:-0}" != 1 ]; then
   got=$(psql -X -At -d gpusel_tap -c 'SHOW gpusel.device' \
         -c 'SELECT gpu_percentile(0.5) WITHIN GROUP (ORDER BY g) FROM generate_series(1, 9) g')
   [ "$got" = "$(printf 'auto\n5')" ] && echo "shared_preload_libraries: ok" || { echo "shared_preload_libraries: got '$got'"; failures+=(shared_preload); }
+
+  # preloaded, the GPU service runs (without a GPU here: every query on the
+  # CPU, through the same suite and the same answers)
+  note "pg_regress suite, default, with the GPU service (shared_preload_libraries)"
+  outdir=$(mktemp -d /tmp/gpusel-regress.XXXXXX)
+  if ! "$regress" --bindir="$("$PG_CONFIG" --bindir)" --inputdir=test --outputdir="$outdir" --load-extension=gpusel \
+       --dbname=gpusel_regression $tests; then
+    cat "$outdir/regression.diffs" 2>/dev/null | head -200
+    failures+=("pg_regress-service")
+  fi
+fi
+
+if [ "$(psql -X -At -d gpusel_tap -c 'SHOW shared_preload_libraries' 2>/dev/null)" = gpusel ]; then
+  note "GPU service: failure handling"
+  bash test/service_test.sh gpusel_tap || failures+=(service)
 fi
 
 note "kernel tests"

@@ -107,7 +107,7 @@ release_batch_groups(void *arg)
 {
 	GroupAggSink *sink = (GroupAggSink *) arg;
 
-	gs_batch_groups_destroy(sink->batch_groups);
+	GpuselDev->groups_destroy(sink->batch_groups);
 	sink->batch_groups = NULL;
 }
 
@@ -126,7 +126,7 @@ batch_groups(GroupAggSink *sink, int64 max_rows)
 	cb->arg = sink;
 	MemoryContextRegisterResetCallback(sink->cxt, cb);
 	errbuf[0] = '\0';
-	status = gs_batch_groups_create(&sink->batch_groups, max_rows, errbuf, sizeof(errbuf));
+	status = GpuselDev->groups_create(&sink->batch_groups, max_rows, errbuf, sizeof(errbuf));
 	if (status == GS_OUT_OF_MEMORY)
 	{
 		ereport(DEBUG1,
@@ -221,14 +221,14 @@ GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int6
 	CHECK_FOR_INTERRUPTS();
 
 	errbuf[0] = '\0';
-	status = gs_batch_groups_find(bg, filter, slot, from,
+	status = GpuselDev->groups_find(bg, filter, slot, from,
 								  sink->nkeys == 1 ? sink->inputs[0].column : -1,
 								  &nkeys, &keys, errbuf, sizeof(errbuf));
 	GpuselCheckStatus(status, errbuf, "finding group keys on the GPU");
 	groups = groups_of_keys(sink, keys, nkeys);
 
 	errbuf[0] = '\0';
-	status = gs_batch_groups_add(bg, filter, groups, sink->inputs[pc->input].column,
+	status = GpuselDev->groups_add(bg, filter, groups, sink->inputs[pc->input].column,
 								 sink->device_key_kind, pc->dev, &tally,
 								 errbuf, sizeof(errbuf));
 	if (status == GS_OUT_OF_MEMORY)
@@ -236,7 +236,7 @@ GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int6
 		/* the pairs could not grow: nothing was added; the host takes over */
 		GroupAggDropDevicePairs(sink, pc, errbuf);
 		sink->device_groups = -1;
-		gs_batch_groups_destroy(sink->batch_groups);	/* device memory is short */
+		GpuselDev->groups_destroy(sink->batch_groups);	/* device memory is short */
 		sink->batch_groups = NULL;
 		pfree(groups);
 		return false;

@@ -24,7 +24,7 @@ release_pairs(void *arg)
 {
 	PercentileCollection *pc = (PercentileCollection *) arg;
 
-	gs_pairs_destroy(pc->dev);
+	GpuselDev->pairs_destroy(pc->dev);
 	pc->dev = NULL;
 }
 
@@ -36,7 +36,7 @@ release_pairs(void *arg)
 static void
 pull_pairs(GroupAggSink *sink, PercentileCollection *pc)
 {
-	int64		held = gs_pairs_count(pc->dev);
+	int64		held = GpuselDev->pairs_count(pc->dev);
 	int64		tail = pc->nkeys - pc->shipped;
 	int64		cap = Max(held + tail, 1);
 	char	   *keys;
@@ -50,7 +50,7 @@ pull_pairs(GroupAggSink *sink, PercentileCollection *pc)
 	if (sink->nkeys > 0)
 		groups = MemoryContextAllocExtended(sink->cxt, sizeof(uint32) * cap, MCXT_ALLOC_HUGE);
 	errbuf[0] = '\0';
-	status = gs_pairs_read(pc->dev, keys, groups, errbuf, sizeof(errbuf));
+	status = GpuselDev->pairs_read(pc->dev, keys, groups, errbuf, sizeof(errbuf));
 	GpuselCheckStatus(status, errbuf, "copying percentile keys back from the GPU");
 	if (tail > 0)
 	{
@@ -84,14 +84,14 @@ GroupAggDropDevicePairs(GroupAggSink *sink, PercentileCollection *pc, const char
 	if (pc->dev_keys > 0)
 	{
 		/* a sort that failed after it started has consumed them: nothing to take back */
-		if (gs_pairs_count(pc->dev) < pc->shipped + pc->dev_keys)
+		if (GpuselDev->pairs_count(pc->dev) < pc->shipped + pc->dev_keys)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
 					 errmsg("gpusel: percentile keys held only on the GPU were lost"),
 					 errdetail("%s", errbuf)));
 		pull_pairs(sink, pc);
 	}
-	gs_pairs_destroy(pc->dev);
+	GpuselDev->pairs_destroy(pc->dev);
 	pc->dev = NULL;
 	pc->dev_declined = true;
 	GpuselCountFallback();
@@ -111,7 +111,7 @@ start_pairs(GroupAggSink *sink, PercentileCollection *pc)
 	cb->arg = pc;
 	MemoryContextRegisterResetCallback(sink->cxt, cb);
 	errbuf[0] = '\0';
-	status = gs_pairs_create(&pc->dev, pc->key_bytes, sink->nkeys > 0, errbuf, sizeof(errbuf));
+	status = GpuselDev->pairs_create(&pc->dev, pc->key_bytes, sink->nkeys > 0, errbuf, sizeof(errbuf));
 	if (status == GS_OUT_OF_MEMORY)
 	{
 		GroupAggDropDevicePairs(sink, pc, errbuf);
@@ -142,7 +142,7 @@ GroupAggShipKeys(GroupAggSink *sink, PercentileCollection *pc)
 	if (pc->dev == NULL && !start_pairs(sink, pc))
 		return;
 	errbuf[0] = '\0';
-	status = gs_pairs_append(pc->dev, pc->keys + pc->shipped * pc->key_bytes,
+	status = GpuselDev->pairs_append(pc->dev, pc->keys + pc->shipped * pc->key_bytes,
 							 pc->groups != NULL ? pc->groups + pc->shipped : NULL,
 							 pc->nkeys - pc->shipped, errbuf, sizeof(errbuf));
 	if (status == GS_OUT_OF_MEMORY)
@@ -179,7 +179,7 @@ GroupAggShipMergedPairs(GroupAggSink *sink, PercentileCollection *pc, const char
 			groups[i] = (uint32) map[worker_groups[i]];
 	}
 	errbuf[0] = '\0';
-	status = gs_pairs_append(pc->dev, keys, groups, n, errbuf, sizeof(errbuf));
+	status = GpuselDev->pairs_append(pc->dev, keys, groups, n, errbuf, sizeof(errbuf));
 	if (status == GS_OUT_OF_MEMORY)
 	{
 		if (groups != NULL)
@@ -249,16 +249,16 @@ GroupAggDevicePick(GroupAggSink *sink, PercentileCollection *pc, const int64 *po
 	cancel = INTERRUPTS_CAN_BE_PROCESSED() ? (const volatile int *) &QueryCancelPending : NULL;
 	errbuf[0] = '\0';
 	if (sink->nkeys == 0)
-		status = gs_pairs_select(pc->dev, positions, (int) npositions, out, cancel,
+		status = GpuselDev->pairs_select(pc->dev, positions, (int) npositions, out, cancel,
 								 errbuf, sizeof(errbuf));
 	else
-		status = gs_pairs_sort_pick(pc->dev, sink->ngroups, positions, npositions, out,
+		status = GpuselDev->pairs_sort_pick(pc->dev, sink->ngroups, positions, npositions, out,
 									cancel, errbuf, sizeof(errbuf));
 	if (status == GS_INTERRUPTED)
 	{
 		/* raises the cancel that stopped the sort */
 		CHECK_FOR_INTERRUPTS();
-		if (pc->dev_keys > 0 && gs_pairs_count(pc->dev) == 0)
+		if (pc->dev_keys > 0 && GpuselDev->pairs_count(pc->dev) == 0)
 			elog(ERROR, "gpusel: grouped percentile sort stopped with keys only the GPU held");
 		GroupAggDropDevicePairs(sink, pc, errbuf);
 		return false;
@@ -271,7 +271,7 @@ GroupAggDevicePick(GroupAggSink *sink, PercentileCollection *pc, const int64 *po
 	GpuselCheckStatus(status, errbuf, "grouped percentile selection");
 	GpuselCountSelection(true);
 	/* the results read only the picked keys: the device's memory goes back now */
-	gs_pairs_destroy(pc->dev);
+	GpuselDev->pairs_destroy(pc->dev);
 	pc->dev = NULL;
 	pc->dev_declined = true;
 	return true;

@@ -110,7 +110,7 @@ release_batch_sums(void *arg)
 {
 	GroupAggSink *sink = (GroupAggSink *) arg;
 
-	gs_batch_sums_destroy(sink->batch_sums);
+	GpuselDev->sums_destroy(sink->batch_sums);
 	sink->batch_sums = NULL;
 }
 
@@ -129,7 +129,7 @@ batch_sums(GroupAggSink *sink)
 	cb->arg = sink;
 	MemoryContextRegisterResetCallback(sink->cxt, cb);
 	errbuf[0] = '\0';
-	status = gs_batch_sums_create(&sink->batch_sums, errbuf, sizeof(errbuf));
+	status = GpuselDev->sums_create(&sink->batch_sums, errbuf, sizeof(errbuf));
 	if (status == GS_OUT_OF_MEMORY)
 	{
 		ereport(DEBUG1,
@@ -167,7 +167,7 @@ GroupAggSinkAddDeviceSums(GroupAggSink *sink, gs_filter *filter, int slot, int64
 	CHECK_FOR_INTERRUPTS();
 
 	errbuf[0] = '\0';
-	status = gs_batch_sums_run(bs, filter, slot, from, sink->nsums, sink->sum_exprs, results,
+	status = GpuselDev->sums_run(bs, filter, slot, from, sink->nsums, sink->sum_exprs, results,
 							   errbuf, sizeof(errbuf));
 	GpuselCheckStatus(status, errbuf, "summing rows on the GPU");
 	for (int e = 0; e < sink->nsums; e++)

@@ -119,7 +119,7 @@ GpuselGroupScanFilterReady(GpuselScanState *state)
 		!GroupAggSinkDeviceSumColumns(sink_of(state), ship, prog->ncols))
 		return;
 	errbuf[0] = '\0';
-	status = gs_filter_ship_columns(state->filter, ship, errbuf, sizeof(errbuf));
+	status = GpuselDev->filter_ship_columns(state->filter, ship, errbuf, sizeof(errbuf));
 	if (status == GS_OUT_OF_MEMORY)
 	{
 		ereport(DEBUG1,
@@ -392,8 +392,8 @@ fill_groups(GpuselScanState *state)
 			{
 				for (int c = 0; c < prog->ncols; c++)
 				{
-					values[c] = gs_filter_values(state->filter, s, c);
-					nulls[c] = gs_filter_nulls(state->filter, s, c);
+					values[c] = GpuselDev->filter_values(state->filter, s, c);
+					nulls[c] = GpuselDev->filter_nulls(state->filter, s, c);
 				}
 				GroupAggSinkAddColumns(sink_of(state), values, nulls, state->slots[s].has_nulls,
 									   state->positions + state->out_next,

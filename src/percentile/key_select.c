@@ -49,7 +49,7 @@ gpu_select_keys(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
 			(const volatile int *) &InterruptPending : NULL;
 
 		errbuf[0] = '\0';
-		status = gs_select_keys(key_bytes, segments, counts, nsegments, source->count,
+		status = GpuselDev->select_keys(key_bytes, segments, counts, nsegments, source->count,
 								ranks, nranks, keys_out, cancel, errbuf, sizeof(errbuf));
 		if (status != GS_INTERRUPTED)
 			break;

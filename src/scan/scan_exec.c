@@ -72,6 +72,7 @@ static void gpusel_begin(CustomScanState *node, EState *estate, int eflags);
 static TupleTableSlot *gpusel_exec(CustomScanState *node);
 static void gpusel_end(CustomScanState *node);
 static void gpusel_rescan(CustomScanState *node);
+static TupleTableSlot *exec_node(GpuselScanState *state);
 
 CustomScanMethods gpusel_scan_methods = {
 	.CustomName = GPUSEL_SCAN_NAME,
@@ -118,7 +119,7 @@ release_filter(GpuselScanState *state)
 		gs_filter *filter = state->filter;
 
 		state->filter = NULL;
-		gs_filter_destroy(filter);
+		GpuselDev->filter_destroy(filter);
 	}
 	for (int s = 0; s < GPUSEL_NSLOTS; s++)
 		state->slots[s].submitted = false;
@@ -508,7 +509,7 @@ ensure_filter(GpuselScanState *state)
 	program.nconsts = prog->nconsts;
 	program.max_stack = prog->max_stack;
 	errbuf[0] = '\0';
-	status = gs_filter_create(&state->filter, &program, prog->ncols, prog->coltypes,
+	status = GpuselDev->filter_create(&state->filter, &program, prog->ncols, prog->coltypes,
 							  state->batch_rows, GPUSEL_NSLOTS, errbuf, sizeof(errbuf));
 	if (status == GS_OUT_OF_MEMORY && gpusel_device_mode != GPUSEL_DEVICE_GPU)
 	{
@@ -582,8 +583,8 @@ fill_and_submit(GpuselScanState *state, int s)
 
 	for (int c = 0; c < prog->ncols; c++)
 	{
-		staging.values[c] = gs_filter_values(state->filter, s, c);
-		staging.nulls[c] = gs_filter_nulls(state->filter, s, c);
+		staging.values[c] = GpuselDev->filter_values(state->filter, s, c);
+		staging.nulls[c] = GpuselDev->filter_nulls(state->filter, s, c);
 		if (staging.values[c] == NULL || staging.nulls[c] == NULL)
 			ereport(ERROR,
 					(errcode(ERRCODE_INTERNAL_ERROR),
@@ -603,7 +604,7 @@ fill_and_submit(GpuselScanState *state, int s)
 		return;
 
 	errbuf[0] = '\0';
-	status = gs_filter_submit(state->filter, s, n, b->has_nulls, errbuf, sizeof(errbuf));
+	status = GpuselDev->filter_submit(state->filter, s, n, b->has_nulls, errbuf, sizeof(errbuf));
 	GpuselCheckStatus(status, errbuf, "the GPU scan");
 	b->submitted = true;
 	state->batches++;
@@ -626,7 +627,7 @@ wait_batch(GpuselScanState *state, int s)
 
 	errbuf[0] = '\0';
 	b->submitted = false;
-	status = gs_filter_wait(state->filter, s, &positions, &count, &row_error, &ms,
+	status = GpuselDev->filter_wait(state->filter, s, &positions, &count, &row_error, &ms,
 							errbuf, sizeof(errbuf));
 	GpuselCheckStatus(status, errbuf, "the GPU scan");
 	state->device_ms += ms;
@@ -835,6 +836,18 @@ static TupleTableSlot *
 gpusel_exec(CustomScanState *node)
 {
 	GpuselScanState *state = (GpuselScanState *) node;
+	double		waited = GpuselDeviceWaitMs();
+	TupleTableSlot *slot = exec_node(state);
+
+	state->service_wait_ms += GpuselDeviceWaitMs() - waited;
+	return slot;
+}
+
+/* The node's next row: a group, or a row that passes every qual. */
+static TupleTableSlot *
+exec_node(GpuselScanState *state)
+{
+	CustomScanState *node = &state->css;
 
 	if (state->group_mode)
 		return state->sink_methods->next(state);
@@ -869,7 +882,7 @@ drain_slots(GpuselScanState *state, bool report)
 
 			errbuf[0] = '\0';
 			state->slots[s].submitted = false;
-			status = gs_filter_wait(state->filter, s, &positions, &count, &row_error,
+			status = GpuselDev->filter_wait(state->filter, s, &positions, &count, &row_error,
 									&ms, errbuf, sizeof(errbuf));
 			if (report)
 				GpuselCheckStatus(status, errbuf, "the GPU scan");

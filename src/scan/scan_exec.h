@@ -125,6 +125,7 @@ typedef struct GpuselScanState
 	int64		bytes_moved;
 	int64		rechecks;
 	double		device_ms;
+	double		service_wait_ms;	/* waiting for the GPU service, beyond device_ms */
 	double		fill_ms;		/* grouped scan: reading rows into groups */
 	double		results_ms;		/* grouped scan: segments, selection, final values */
 } GpuselScanState;

@@ -10,6 +10,7 @@
 #include "utils/rel.h"
 #include "utils/ruleutils.h"
 
+#include "device.h"
 #include "guc.h"
 #include "parallel_feed.h"
 #include "scan_exec.h"
@@ -88,6 +89,8 @@ GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyInteger("Bytes Moved", NULL, state->bytes_moved, es);
 		ExplainPropertyFloat("Device Time", "ms", state->device_ms, 3, es);
+		if (GpuselDeviceIsService())
+			ExplainPropertyFloat("Service Wait Time", "ms", state->service_wait_ms, 3, es);
 		ExplainPropertyInteger("CPU Rechecks", NULL, state->rechecks, es);
 	}
 }

@@ -1,6 +1,7 @@
 -- The device layer: parameters, the device report, statistics.
 LOAD 'gpusel';
-SELECT name, boot_val, vartype FROM pg_settings WHERE name LIKE 'gpusel.%' ORDER BY name;
+-- the parameters every session has; gpusel.service and gpusel.service_staging exist only preloaded
+SELECT name, boot_val, vartype FROM pg_settings WHERE name LIKE 'gpusel.%' AND context <> 'postmaster' ORDER BY name;
 SET gpusel.device = 'sometimes';
 SET gpusel.min_rows = -1;
 

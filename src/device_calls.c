@@ -1,0 +1,43 @@
+/*
+ * device_calls.c
+ *	  The table of cuda/'s calls run in this process (device_calls.h), and
+ *	  the pointer every caller goes through.  _PG_init points it at the GPU
+ *	  service's table when the service runs.
+ */
+#include "postgres.h"
+
+#include "device_calls.h"
+
+const GpuselDeviceCalls GpuselLocalDeviceCalls = {
+	.name = "this process",
+	.probe = gs_probe,
+	.memory_in_use = gs_device_memory_in_use,
+	.host_alloc = gs_host_alloc,
+	.host_free = gs_host_free,
+	.select_keys = gs_select_keys,
+	.pairs_create = gs_pairs_create,
+	.pairs_append = gs_pairs_append,
+	.pairs_count = gs_pairs_count,
+	.pairs_read = gs_pairs_read,
+	.pairs_sort_pick = gs_pairs_sort_pick,
+	.pairs_select = gs_pairs_select,
+	.pairs_destroy = gs_pairs_destroy,
+	.sort_by_group = gs_sort_by_group,
+	.sort_by_group_pick = gs_sort_by_group_pick,
+	.filter_create = gs_filter_create,
+	.filter_values = gs_filter_values,
+	.filter_nulls = gs_filter_nulls,
+	.filter_ship_columns = gs_filter_ship_columns,
+	.filter_submit = gs_filter_submit,
+	.filter_wait = gs_filter_wait,
+	.filter_destroy = gs_filter_destroy,
+	.groups_create = gs_batch_groups_create,
+	.groups_find = gs_batch_groups_find,
+	.groups_add = gs_batch_groups_add,
+	.groups_destroy = gs_batch_groups_destroy,
+	.sums_create = gs_batch_sums_create,
+	.sums_run = gs_batch_sums_run,
+	.sums_destroy = gs_batch_sums_destroy,
+};
+
+const GpuselDeviceCalls *GpuselDev = &GpuselLocalDeviceCalls;

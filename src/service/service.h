@@ -1,0 +1,26 @@
+/*
+ * service.h
+ *	  The GPU service: with gpusel in shared_preload_libraries, one process
+ *	  of the cluster owns the GPUs and every backend sends it its device
+ *	  work.  Its parts: the staging region (service_region.c), the
+ *	  supervisor background worker (service_worker.c), the device process
+ *	  (service_device.c), a backend's client (service_client.c) and the SQL
+ *	  functions that show its state (service_sql.c).
+ */
+#ifndef GPUSEL_SERVICE_H
+#define GPUSEL_SERVICE_H
+
+#include "postgres.h"
+
+#include "device_calls.h"
+#include "service_shared.h"
+
+extern void GpuselServiceInit(void);
+extern bool GpuselServiceConfigured(void);
+extern bool GpuselServiceUsable(gs_device_info *info);
+extern const GpuselDeviceCalls *GpuselServiceCalls(void);
+extern int	GpuselServiceTestRequest(GpuselServiceOp op, int64 arg);
+extern int	GpuselServiceConnectionDevice(void);
+extern double GpuselServiceWaitMs;
+
+#endif							/* GPUSEL_SERVICE_H */
