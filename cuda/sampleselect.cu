@@ -73,11 +73,16 @@ void	   *staging_acquire(size_t bytes, bool *pinned)
 		{
 			size_t		want = bytes < kStagingMinBytes ? kStagingMinBytes : bytes;
 
+			/*
+			 * the process's own cache, never shared with another process: not
+			 * gs_pinned_alloc, whose blocks may belong to one client of the
+			 * GPU service and go with it
+			 */
 			if (g_staging != NULL)
-				(void) gs_pinned_free(g_staging);
+				(void) cudaFreeHost(g_staging);
 			g_staging = NULL;
 			g_staging_bytes = 0;
-			if (gs_pinned_alloc(&g_staging, want) == cudaSuccess)
+			if (cudaHostAlloc(&g_staging, want, cudaHostAllocPortable) == cudaSuccess)
 				g_staging_bytes = want;
 			else
 			{

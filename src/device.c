@@ -142,6 +142,10 @@ GpuselWantGpu(int64 nrows)
 	}
 	if (gpusel_device_mode == GPUSEL_DEVICE_GPU)
 	{
+		/* a service that is starting or restarting is the GPU in a moment */
+		if (!device_info.usable && GpuselServiceConfigured() &&
+			GpuselServiceAwaitUp(GPUSEL_SERVICE_START_WAIT_MS))
+			device_probe();
 		if (!device_info.usable)
 			ereport(ERROR,
 					(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),

@@ -15,9 +15,13 @@
 #include "device_calls.h"
 #include "service_shared.h"
 
+/* how long gpusel.device = gpu waits for a service that is starting */
+#define GPUSEL_SERVICE_START_WAIT_MS 30000
+
 extern void GpuselServiceInit(void);
 extern bool GpuselServiceConfigured(void);
 extern bool GpuselServiceUsable(gs_device_info *info);
+extern bool GpuselServiceAwaitUp(int timeout_ms);
 extern const GpuselDeviceCalls *GpuselServiceCalls(void);
 extern int	GpuselServiceTestRequest(GpuselServiceOp op, int64 arg);
 extern int	GpuselServiceConnectionDevice(void);

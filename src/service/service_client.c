@@ -1050,6 +1050,31 @@ GpuselServiceTestRequest(GpuselServiceOp op, int64 arg)
 	return conn_device;
 }
 
+/*
+ * Waits up to timeout_ms for a service that is starting or restarting to
+ * be up; true when it is.  A cancel ends the wait with its error.
+ */
+bool
+GpuselServiceAwaitUp(int timeout_ms)
+{
+	for (int waited = 0; GpuselServiceRegion != NULL; waited += 10)
+	{
+		GpuselServiceState state = service_state();
+
+		if (state == GPUSEL_SERVICE_UP)
+			return true;
+		if (state == GPUSEL_SERVICE_STOPPED && waited > 1000)
+			return false;		/* no supervisor: nothing will start it */
+		if (waited >= timeout_ms)
+			return false;
+		CHECK_FOR_INTERRUPTS();
+		(void) WaitLatch(MyLatch, WL_LATCH_SET | WL_TIMEOUT | WL_EXIT_ON_PM_DEATH, 10L,
+						 PG_WAIT_EXTENSION);
+		ResetLatch(MyLatch);
+	}
+	return false;
+}
+
 /* The device this backend's connection uses, or -1 without one. */
 int
 GpuselServiceConnectionDevice(void)

@@ -55,6 +55,7 @@ typedef struct Connection
 {
 	int			sock;
 	pid_t		owner;			/* the backend, from the socket's credentials */
+	uint64		id;				/* generation << 32 | the connection's number */
 	int			device;
 	GpuselServiceControl *control;	/* in the region */
 	Handle	   *handles;
@@ -63,6 +64,8 @@ typedef struct Connection
 } Connection;
 
 static int	device_count = 0;
+static uint32 generation = 0;	/* this device process's number, from the supervisor */
+static uint32 connections_made = 0;	/* by the accepting thread only */
 static volatile sig_atomic_t stop_requested = 0;
 
 /* Writes one line to the server's log, without PostgreSQL's elog. */
@@ -217,7 +220,7 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 			return GS_STICKY_ERROR;
 
 		case GSVC_HOST_ALLOC:
-			rep->p[0] = (uint64) (uintptr_t) GpuselServiceHeapAlloc(req->a[0], conn->owner);
+			rep->p[0] = (uint64) (uintptr_t) GpuselServiceHeapAlloc(req->a[0], conn->owner, conn->id);
 			if (rep->p[0] == 0)
 			{
 				snprintf(errbuf, errlen, "the GPU service's staging region has no %lld bytes free",
@@ -227,7 +230,7 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 			return GS_OK;
 
 		case GSVC_HOST_FREE:
-			(void) GpuselServiceHeapFree(PTR(req->p[0]), conn->owner);
+			(void) GpuselServiceHeapFree(PTR(req->p[0]), conn->id);
 			return GS_OK;
 
 		case GSVC_MEMORY_IN_USE:
@@ -530,19 +533,19 @@ serve_connection(void *arg)
 	GpuselServiceReply rep;
 	bool		fatal = false;
 
-	GpuselServiceHeapSetOwner(conn->owner);
+	GpuselServiceHeapSetOwner(conn->owner, conn->id);
 	conn->device = least_busy_device();
 	pg_atomic_fetch_add_u32(&shared->devices[conn->device].clients, 1);
 	pg_atomic_fetch_add_u32(&shared->clients, 1);
 	if (device_count > 0)
 		(void) gs_use_device(conn->device, NULL, 0);
 
-	/* the greeting: the blocks of the client's earlier connections are its no more */
+	/* the greeting: the client's blocks of earlier device processes are its no more */
 	if (recv(conn->sock, &req, sizeof(req), 0) == (ssize_t) sizeof(req) && req.op == GSVC_HELLO)
 	{
 		memset(&rep, 0, sizeof(rep));
-		GpuselServiceHeapFreeOwner(conn->owner);
-		conn->control = GpuselServiceHeapAlloc(sizeof(GpuselServiceControl), conn->owner);
+		GpuselServiceHeapFreeOrphans(conn->owner, (uint32) (conn->id >> 32));
+		conn->control = GpuselServiceHeapAlloc(sizeof(GpuselServiceControl), conn->owner, conn->id);
 		rep.status = conn->control != NULL ? GS_OK : GS_OUT_OF_MEMORY;
 		if (conn->control == NULL)
 			snprintf(rep.errbuf, sizeof(rep.errbuf), "the GPU service's staging region is full");
@@ -581,7 +584,7 @@ serve_connection(void *arg)
 	}
 	for (int i = conn->nhandles - 1; i >= 0; i--)
 		destroy_object(conn->handles[i].kind, conn->handles[i].ptr);
-	GpuselServiceHeapFreeOwner(conn->owner);
+	GpuselServiceHeapFreeConnection(conn->id);
 	pg_atomic_fetch_sub_u32(&shared->devices[conn->device].clients, 1);
 	pg_atomic_fetch_sub_u32(&shared->clients, 1);
 	close(conn->sock);
@@ -681,6 +684,7 @@ GpuselServiceDeviceMain(pid_t supervisor)
 	if (getppid() != supervisor)
 		_exit(1);
 
+	generation = pg_atomic_read_u32(&shared->generation);
 	GpuselServiceHeapRecover();
 	/* load every kernel with the context, so no session's first query waits for one */
 	setenv("CUDA_MODULE_LOADING", "EAGER", 1);
@@ -716,6 +720,7 @@ GpuselServiceDeviceMain(pid_t supervisor)
 		}
 		conn->sock = sock;
 		conn->owner = cred.pid;
+		conn->id = ((uint64) generation << 32) | ++connections_made;
 		/* every thread starts with every signal blocked: the main thread takes them */
 		sigfillset(&all);
 		pthread_sigmask(SIG_BLOCK, &all, NULL);

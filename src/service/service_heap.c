@@ -5,12 +5,13 @@
  *	  restarted device process keeps what live backends still hold.
  *
  * Only the device process writes the table, under one mutex of its own.
- * An entry is in use once its owner is written, after its offset and size,
- * so an entry the previous device process was writing when it died is
- * either whole or free.  A backend that held blocks of a device process
- * that died stops using them at its next request (the connection is gone,
- * and the query fails); its blocks are freed when it connects again or
- * exits.
+ * An entry is in use once its owner is written, after its offset, size and
+ * connection, so an entry the previous device process was writing when it
+ * died is either whole or free.  A block belongs to one connection, and
+ * goes when that connection ends.  A backend that held blocks of a device
+ * process that died stops using them at its next request (the connection
+ * is gone, and the query fails); those blocks are freed when it connects
+ * again or exits.
  */
 #include "postgres.h"
 
@@ -23,6 +24,7 @@ static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The owner of blocks the calling thread's allocations get (gs_pinned_alloc). */
 static __thread pid_t current_owner = 0;
+static __thread uint64 current_conn = 0;
 
 /* Whether a backend is gone. */
 static bool
@@ -107,9 +109,9 @@ find_gap(GpuselServiceShared *shared, uint64 bytes, GpuselServiceBlock *used)
 	return 0;
 }
 
-/* A block of at least 'bytes' for owner, or NULL when the heap is full. */
+/* A block of at least 'bytes' for owner's connection conn, or NULL when the heap is full. */
 void *
-GpuselServiceHeapAlloc(uint64 bytes, pid_t owner)
+GpuselServiceHeapAlloc(uint64 bytes, pid_t owner, uint64 conn)
 {
 	GpuselServiceShared *shared = GpuselServiceRegion;
 	static GpuselServiceBlock used[GPUSEL_SERVICE_MAX_BLOCKS];	/* under heap_lock */
@@ -139,6 +141,7 @@ GpuselServiceHeapAlloc(uint64 bytes, pid_t owner)
 	}
 	shared->blocks[slot].offset = offset;
 	shared->blocks[slot].bytes = bytes;
+	shared->blocks[slot].conn = conn;
 	pg_write_barrier();
 	shared->blocks[slot].owner = owner;
 	pg_atomic_fetch_add_u64(&shared->heap_in_use, bytes);
@@ -146,9 +149,9 @@ GpuselServiceHeapAlloc(uint64 bytes, pid_t owner)
 	return (char *) shared + offset;
 }
 
-/* Frees owner's block at ptr; false when it holds none there. */
+/* Frees connection conn's block at ptr; false when it holds none there. */
 bool
-GpuselServiceHeapFree(void *ptr, pid_t owner)
+GpuselServiceHeapFree(void *ptr, uint64 conn)
 {
 	GpuselServiceShared *shared = GpuselServiceRegion;
 	uint64		offset = (uint64) ((char *) ptr - (char *) shared);
@@ -159,7 +162,7 @@ GpuselServiceHeapFree(void *ptr, pid_t owner)
 	{
 		GpuselServiceBlock *b = &shared->blocks[i];
 
-		if (b->owner == owner && b->offset == offset)
+		if (b->owner != 0 && b->conn == conn && b->offset == offset)
 		{
 			pg_atomic_fetch_sub_u64(&shared->heap_in_use, b->bytes);
 			b->owner = 0;
@@ -171,9 +174,9 @@ GpuselServiceHeapFree(void *ptr, pid_t owner)
 	return found;
 }
 
-/* Frees every block of owner. */
+/* Frees every block of connection conn. */
 void
-GpuselServiceHeapFreeOwner(pid_t owner)
+GpuselServiceHeapFreeConnection(uint64 conn)
 {
 	GpuselServiceShared *shared = GpuselServiceRegion;
 
@@ -182,7 +185,7 @@ GpuselServiceHeapFreeOwner(pid_t owner)
 	{
 		GpuselServiceBlock *b = &shared->blocks[i];
 
-		if (b->owner == owner)
+		if (b->owner != 0 && b->conn == conn)
 		{
 			pg_atomic_fetch_sub_u64(&shared->heap_in_use, b->bytes);
 			b->owner = 0;
@@ -191,38 +194,48 @@ GpuselServiceHeapFreeOwner(pid_t owner)
 	pthread_mutex_unlock(&heap_lock);
 }
 
-/* Makes the calling thread's allocations through cuda/ belong to owner. */
+/*
+ * Frees owner's blocks of earlier device processes (generations other than
+ * this one's): when the backend connects again, it has given them up.
+ */
 void
-GpuselServiceHeapSetOwner(pid_t owner)
+GpuselServiceHeapFreeOrphans(pid_t owner, uint32 generation)
 {
-	current_owner = owner;
+	GpuselServiceShared *shared = GpuselServiceRegion;
+
+	pthread_mutex_lock(&heap_lock);
+	for (int i = 0; i < GPUSEL_SERVICE_MAX_BLOCKS; i++)
+	{
+		GpuselServiceBlock *b = &shared->blocks[i];
+
+		if (b->owner == owner && (uint32) (b->conn >> 32) != generation)
+		{
+			pg_atomic_fetch_sub_u64(&shared->heap_in_use, b->bytes);
+			b->owner = 0;
+		}
+	}
+	pthread_mutex_unlock(&heap_lock);
 }
 
-/* cuda/'s page-locked allocations in the device process: the thread's owner's blocks. */
+/* Makes the calling thread's allocations through cuda/ belong to a connection. */
+void
+GpuselServiceHeapSetOwner(pid_t owner, uint64 conn)
+{
+	current_owner = owner;
+	current_conn = conn;
+}
+
+/* cuda/'s page-locked allocations in the device process: the thread's connection's blocks. */
 void *
 GpuselServiceHeapAllocForCuda(size_t bytes)
 {
-	return GpuselServiceHeapAlloc(bytes, current_owner);
+	return GpuselServiceHeapAlloc(bytes, current_owner, current_conn);
 }
 
-/* Gives back a block cuda/ allocated. */
+/* Gives back a block cuda/ allocated for the thread's connection. */
 void
 GpuselServiceHeapFreeForCuda(void *ptr)
 {
-	if (ptr != NULL && !GpuselServiceHeapFree(ptr, current_owner))
-	{
-		/* freed by another thread than the one that allocated it: any owner */
-		GpuselServiceShared *shared = GpuselServiceRegion;
-		uint64		offset = (uint64) ((char *) ptr - (char *) shared);
-
-		pthread_mutex_lock(&heap_lock);
-		for (int i = 0; i < GPUSEL_SERVICE_MAX_BLOCKS; i++)
-			if (shared->blocks[i].owner != 0 && shared->blocks[i].offset == offset)
-			{
-				pg_atomic_fetch_sub_u64(&shared->heap_in_use, shared->blocks[i].bytes);
-				shared->blocks[i].owner = 0;
-				break;
-			}
-		pthread_mutex_unlock(&heap_lock);
-	}
+	if (ptr != NULL)
+		(void) GpuselServiceHeapFree(ptr, current_conn);
 }

@@ -8,10 +8,11 @@
 #include "service_shared.h"
 
 extern void GpuselServiceHeapRecover(void);
-extern void *GpuselServiceHeapAlloc(uint64 bytes, pid_t owner);
-extern bool GpuselServiceHeapFree(void *ptr, pid_t owner);
-extern void GpuselServiceHeapFreeOwner(pid_t owner);
-extern void GpuselServiceHeapSetOwner(pid_t owner);
+extern void *GpuselServiceHeapAlloc(uint64 bytes, pid_t owner, uint64 conn);
+extern bool GpuselServiceHeapFree(void *ptr, uint64 conn);
+extern void GpuselServiceHeapFreeConnection(uint64 conn);
+extern void GpuselServiceHeapFreeOrphans(pid_t owner, uint32 generation);
+extern void GpuselServiceHeapSetOwner(pid_t owner, uint64 conn);
 extern void *GpuselServiceHeapAllocForCuda(size_t bytes);
 extern void GpuselServiceHeapFreeForCuda(void *ptr);
 

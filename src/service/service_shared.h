@@ -40,11 +40,16 @@ typedef enum GpuselServiceState
 	GPUSEL_SERVICE_DOWN			/* its device process exited; restarts soon */
 } GpuselServiceState;
 
-/* A block of the heap: free when owner is 0. */
+/*
+ * A block of the heap: free when owner is 0.  A block belongs to one
+ * connection of one backend: conn is the device process's generation in
+ * its high 32 bits and the connection's number in that process below.
+ */
 typedef struct GpuselServiceBlock
 {
 	uint64		offset;			/* from the region's start */
 	uint64		bytes;
+	uint64		conn;
 	pid_t		owner;			/* the backend it belongs to; 0: the entry is free */
 	uint32		pad;
 } GpuselServiceBlock;
