@@ -14,8 +14,9 @@
 #     service restarts;
 #   - a cancel (statement_timeout) reaches a request held in the service;
 #   - a session terminated during a request leaves no connection or block;
-#   - 1,000 connections opening and closing, each with a request, leave the
-#     staging region and the service's connections where they were.
+#   - 1,000 connections opening and closing, each with a request (with a GPU,
+#     a query on it), leave the staging region, the service's connections and
+#     device memory where they were.
 set -uo pipefail
 db=${1:-gpusel_tap}
 failures=0
@@ -100,9 +101,18 @@ done
 [ "$(q "SELECT connections <= $base_conn AND staging_in_use_mb <= $base_heap FROM gpusel_service")" = t ] \
   && ok "a terminated session left no connection or staging" || fail "terminated session left: $(q 'SELECT * FROM gpusel_service')"
 
-# 1,000 connections opening and closing
+# 1,000 connections opening and closing; with a GPU, each runs a query on it
 script=$(mktemp)
-echo "SELECT gpusel_service_ping(0);" >"$script"
+gpu=$(q "SELECT usable FROM gpusel_device_info()")
+if [ "$gpu" = t ]; then
+  q "CREATE TABLE IF NOT EXISTS service_test_t AS SELECT g AS id, g * 0.001 AS v FROM generate_series(1, 50000) g" >/dev/null
+  printf '%s\n' "SET gpusel.device = gpu;" "SET gpusel.min_rows = 0;" "SET max_parallel_workers_per_gather = 0;" \
+    "SELECT count(*) FROM service_test_t WHERE v < 25;" >"$script"
+  PGOPTIONS="-c gpusel.device=gpu -c gpusel.min_rows=0" psql -X -q -d "$db" -f "$script" >/dev/null
+  device_before=$(q "SELECT total_memory_mb - free_memory_mb FROM gpusel_device_info()")
+else
+  echo "SELECT gpusel_service_ping(0);" >"$script"
+fi
 before=$(q "SELECT requests_done FROM gpusel_service")
 pgbench -n -C -c 4 -j 4 -t 250 -f "$script" "$db" >/dev/null 2>&1 || fail "pgbench"
 for _ in $(seq 1 50); do
@@ -114,6 +124,12 @@ done
 [ "$(q "SELECT connections <= $base_conn AND staging_in_use_mb <= $base_heap FROM gpusel_service")" = t ] \
   && ok "1,000 connections left the staging region and connections flat" \
   || fail "after 1,000 connections: $(q 'SELECT * FROM gpusel_service')"
+if [ "$gpu" = t ]; then
+  device_after=$(q "SELECT total_memory_mb - free_memory_mb FROM gpusel_device_info()")
+  [ "$device_after" -le "$device_before" ] && ok "1,000 GPU queries left device memory flat (${device_before} MB in use, then ${device_after} MB)" \
+    || fail "device memory grew: ${device_before} MB, then ${device_after} MB"
+  q "DROP TABLE service_test_t" >/dev/null
+fi
 
 rm -f "$bystander_out" "$victim_out" "$script"
 [ "$failures" = 0 ] && echo "service tests passed" || { echo "$failures service test(s) failed"; exit 1; }
