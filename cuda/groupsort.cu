@@ -413,12 +413,19 @@ gs_pairs_append(gs_pairs *p, const void *keys, const uint32_t *groups, int64_t n
 	err = gs_pairs_reserve(p, n);
 	if (err != cudaSuccess)
 		return gs_status_from_cuda(err, "growing the keys held on the device", errbuf, errlen);
-	/* from pageable memory the call returns once the host bytes are staged */
 	err = cudaMemcpyAsync(static_cast<char *>(p->keys) + (size_t) p->count * p->key_bytes,
 						  keys, (size_t) n * p->key_bytes, cudaMemcpyHostToDevice, p->stream);
 	if (err == cudaSuccess && p->with_groups)
 		err = cudaMemcpyAsync(p->groups + p->count, groups, (size_t) n * sizeof(uint32_t),
 							  cudaMemcpyHostToDevice, p->stream);
+	/*
+	 * The caller may reuse the host arrays once this returns.  From pageable
+	 * memory a copy returns once the bytes are staged, but from page-locked
+	 * memory (the GPU service's staging region) it returns at once, so wait
+	 * for the copies.
+	 */
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(p->stream);
 	if (err != cudaSuccess)
 		return gs_status_from_cuda(err, "copying keys to the device", errbuf, errlen);
 	p->count += n;

@@ -517,10 +517,10 @@ svc_pairs_append(gs_pairs *pairs, const void *keys, const uint32_t *groups, int6
 				 char *errbuf, size_t errlen)
 {
 	RemoteObject *obj = (RemoteObject *) pairs;
-	int64		piece = BOUNCE_BYTES / (2 * 8);
-	int64		step = n;		/* all at once, through a block of their size */
+	int64		step = (BOUNCE_BYTES / 2) / 8;
 
-	for (int64 done = 0; done < n;)
+	/* in pieces that fit the bounce block */
+	for (int64 done = 0; done < n; done += step)
 	{
 		GpuselServiceRequest req;
 		GpuselServiceReply rep;
@@ -535,19 +535,11 @@ svc_pairs_append(gs_pairs *pairs, const void *keys, const uint32_t *groups, int6
 		if (groups != NULL)
 			req.p[1] = arena_input(groups + done, count * sizeof(uint32));
 		if (req.p[0] == 0 || (groups != NULL && req.p[1] == 0))
-		{
-			if (step <= piece)
-				return no_room(errbuf, errlen);
-			/* no block that large: in pieces that fit the bounce block */
-			arena_end();
-			step = piece;
-			continue;
-		}
+			return no_room(errbuf, errlen);
 		st = call(&req, &rep, errbuf, errlen);
 		arena_end();
 		if (st != GS_OK)
 			return st;
-		done += count;
 	}
 	return GS_OK;
 }
