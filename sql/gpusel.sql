@@ -59,6 +59,7 @@ COMMENT ON FUNCTION gpusel_service_status() IS
 'the GPU service: its processes, staging memory, connections, requests, errors and restarts';
 
 CREATE VIEW gpusel_service AS SELECT * FROM gpusel_service_status();
+GRANT SELECT ON gpusel_service TO PUBLIC;
 
 CREATE FUNCTION gpusel_service_devices(
     OUT device integer,

@@ -53,17 +53,21 @@ declare -A mode_options=(
 )
 regress="$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/regress/pg_regress"
 tests=$(sed -n 's/^REGRESS = //p' Makefile)
+# runs the pg_regress suite once, showing the differences when it fails
+run_regress() {
+  local outdir
+  outdir=$(mktemp -d /tmp/gpusel-regress.XXXXXX)
+  "$regress" --bindir="$("$PG_CONFIG" --bindir)" --inputdir=test --outputdir="$outdir" --load-extension=gpusel \
+    --dbname=gpusel_regression $tests && return 0
+  head -200 "$outdir/regression.diffs" 2>/dev/null
+  return 1
+}
 base_options="${PGOPTIONS:-}"
 for mode in "${sql_modes[@]}"; do
   export PGOPTIONS="$base_options ${mode_options[$mode]}"
 
   note "pg_regress suite, $mode (${GPUSEL_TEST_DEVICE:-default device})"
-  outdir=$(mktemp -d /tmp/gpusel-regress.XXXXXX)
-  if ! "$regress" --bindir="$("$PG_CONFIG" --bindir)" --inputdir=test --outputdir="$outdir" --load-extension=gpusel \
-       --dbname=gpusel_regression $tests; then
-    cat "$outdir/regression.diffs" 2>/dev/null | head -200
-    failures+=("pg_regress-$mode")
-  fi
+  run_regress || failures+=("pg_regress-$mode")
 
   note "pgTAP suite, $mode"
   psql -q -X -v ON_ERROR_STOP=1 -c 'DROP DATABASE IF EXISTS gpusel_tap' -c 'CREATE DATABASE gpusel_tap' >/dev/null || failures+=(pgtap-setup)
@@ -84,12 +88,7 @@ if [ "${GPUSEL_TEST_EXISTING:-0}" != 1 ]; then
   # preloaded, the GPU service runs (without a GPU here: every query on the
   # CPU, through the same suite and the same answers)
   note "pg_regress suite, default, with the GPU service (shared_preload_libraries)"
-  outdir=$(mktemp -d /tmp/gpusel-regress.XXXXXX)
-  if ! "$regress" --bindir="$("$PG_CONFIG" --bindir)" --inputdir=test --outputdir="$outdir" --load-extension=gpusel \
-       --dbname=gpusel_regression $tests; then
-    cat "$outdir/regression.diffs" 2>/dev/null | head -200
-    failures+=("pg_regress-service")
-  fi
+  run_regress || failures+=("pg_regress-service")
 fi
 
 if [ "$(psql -X -At -d gpusel_tap -c 'SHOW shared_preload_libraries' 2>/dev/null)" = gpusel ]; then

@@ -21,3 +21,20 @@ RESET gpusel.device;
 
 -- an unknown gpusel.* parameter is refused: the prefix is reserved
 SET gpusel.no_such_setting = 1;
+
+-- the GPU service's view answers with or without preload: 'off' without it
+SELECT state IN ('off', 'stopped', 'starting', 'up', 'restarting') AS known_state,
+       (state = 'off') = (current_setting('shared_preload_libraries') NOT LIKE '%gpusel%') AS off_unless_preloaded
+FROM gpusel_service;
+SELECT count(*) <= 16 AS at_most_16_devices FROM gpusel_service_devices();
+
+-- its test requests check their arguments first, and are for superusers only
+SELECT gpusel_service_ping(-1);
+SELECT gpusel_service_inject_fault('nonsense');
+CREATE ROLE regress_gpusel_service_user;
+SET ROLE regress_gpusel_service_user;
+SELECT gpusel_service_ping(0);
+SELECT gpusel_service_inject_fault('crash');
+SELECT state IS NOT NULL AS anyone_may_look FROM gpusel_service;
+RESET ROLE;
+DROP ROLE regress_gpusel_service_user;
