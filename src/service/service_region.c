@@ -52,7 +52,6 @@ GpuselServiceRegionCreate(uint64 bytes)
 	pg_atomic_init_u64(&shared->heap_in_use, 0);
 	for (int d = 0; d < GPUSEL_SERVICE_MAX_DEVICES; d++)
 	{
-		pg_atomic_init_u64(&shared->devices[d].memory_in_use, 0);
 		pg_atomic_init_u32(&shared->devices[d].clients, 0);
 		pg_atomic_init_u64(&shared->devices[d].requests, 0);
 	}

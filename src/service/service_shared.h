@@ -59,7 +59,6 @@ typedef struct GpuselServiceDevice
 {
 	char		name[256];
 	uint64		total_memory;
-	pg_atomic_uint64 memory_in_use; /* bytes, sampled by the device process */
 	pg_atomic_uint32 clients;	/* connections on this device now */
 	pg_atomic_uint64 requests;	/* requests done on it */
 } GpuselServiceDevice;
