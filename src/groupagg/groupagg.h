@@ -64,6 +64,7 @@ extern Size GroupAggGroupBytes(int nkeys, int naggs, int ncollections);
 
 /* groupagg_aggtable.c */
 extern bool GroupAggKindHas(GroupAggKind kind, int flag);
+extern bool GroupAggKindCrosses(GroupAggKind kind, Expr *input);
 
 /* groupagg_plan.c */
 extern void GroupAggPlanInit(void);

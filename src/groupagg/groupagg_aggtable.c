@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "catalog/pg_type_d.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/builtins.h"
 #include "utils/float.h"
 #include "utils/fmgrprotos.h"
@@ -25,6 +26,7 @@
 
 #include "column_form.h"
 #include "groupagg_internal.h"
+#include "numeric_form.h"
 #include "order_keys.h"
 
 /* Integer input as int64, by its type. */
@@ -461,9 +463,44 @@ final_extreme(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell, int
 	return cell->value;
 }
 
+/* A numeric sum's cells cross when its input's typmods bound them (groupagg_numeric.c). */
+static bool
+numeric_sum_crosses(Expr *input)
+{
+	return GroupAggNumericInputBounded(input);
+}
+
+/* min and max of a numeric cross as scaled values: numeric(p,s) with p <= 18 only. */
+static bool
+extreme_crosses(Expr *input)
+{
+	int			scale;
+
+	return exprType((Node *) input) != NUMERICOID ||
+		GpuselNumericScale(NUMERICOID, exprTypmod((Node *) input), &scale);
+}
+
+/*
+ * Percentile keys cross as order keys: not values kept whole (interval,
+ * copied a row at a time by one process), nor numeric columns wider than
+ * 18 digits, whose values past them are kept apart (groupagg_bigkeys.c).
+ */
+static bool
+percentile_crosses(Expr *input)
+{
+	Oid			typid = exprType((Node *) input);
+	int			scale;
+
+	if (KeptValueTypeLookup(typid) != NULL)
+		return false;
+	return typid != NUMERICOID || GpuselNumericScale(NUMERICOID, exprTypmod((Node *) input), &scale);
+}
+
 /*
  * The table.  strict: NULL for a group without a non-NULL input.  flags:
- * what the planner and the device ask of an aggregate.
+ * what the planner and the device ask of an aggregate.  crosses: whether
+ * a worker's part may go to the leader (NULL: always), which decides
+ * whether the plan may go under Gather.
  */
 static const GroupAggMethods methods[] = {
 	{GROUPAGG_COUNT_STAR, "count(*)", false, 0,
@@ -483,17 +520,19 @@ static const GroupAggMethods methods[] = {
 	{GROUPAGG_AVG_FLOAT, "avg", true, GROUPAGG_MAY_FAIL,
 	update_avg_float, block_avg_float, combine_avg_float, final_avg_float},
 	{GROUPAGG_SUM_NUMERIC, "sum", true, GROUPAGG_NUMERIC_SUM,
-	update_numeric_sum, block_numeric_sum, combine_numeric_sum, final_sum_numeric},
+	update_numeric_sum, block_numeric_sum, combine_numeric_sum, final_sum_numeric,
+	numeric_sum_crosses},
 	{GROUPAGG_AVG_NUMERIC, "avg", true, GROUPAGG_NUMERIC_SUM,
-	update_numeric_sum, block_numeric_sum, combine_numeric_sum, final_avg_numeric},
+	update_numeric_sum, block_numeric_sum, combine_numeric_sum, final_avg_numeric,
+	numeric_sum_crosses},
 	{GROUPAGG_MIN, "min", true, 0,
-	update_extreme, block_extreme, combine_extreme, final_extreme},
+	update_extreme, block_extreme, combine_extreme, final_extreme, extreme_crosses},
 	{GROUPAGG_MAX, "max", true, 0,
-	update_extreme, block_extreme, combine_extreme, final_extreme},
+	update_extreme, block_extreme, combine_extreme, final_extreme, extreme_crosses},
 	{GROUPAGG_PERCENTILE_DISC, "percentile_disc", false, GROUPAGG_COLLECTS_KEYS,
-	update_none, block_none, combine_none, GroupAggPercentileFinal},
+	update_none, block_none, combine_none, GroupAggPercentileFinal, percentile_crosses},
 	{GROUPAGG_PERCENTILE_CONT, "percentile_cont", false, GROUPAGG_COLLECTS_KEYS,
-	update_none, block_none, combine_none, GroupAggPercentileFinal},
+	update_none, block_none, combine_none, GroupAggPercentileFinal, percentile_crosses},
 };
 
 /* The table's row of an aggregate kind. */
@@ -503,6 +542,15 @@ GroupAggMethodsOf(GroupAggKind kind)
 	if ((int) kind < 0 || (int) kind >= lengthof(methods) || methods[kind].kind != kind)
 		elog(ERROR, "gpusel: unexpected aggregate kind %d", (int) kind);
 	return &methods[kind];
+}
+
+/* Whether a worker's partial state of this kind over this input can go to the leader. */
+bool
+GroupAggKindCrosses(GroupAggKind kind, Expr *input)
+{
+	const GroupAggMethods *m = GroupAggMethodsOf(kind);
+
+	return m->crosses == NULL || m->crosses(input);
 }
 
 /* Whether an aggregate of this kind has a flag (GROUPAGG_MAY_FAIL ...). */

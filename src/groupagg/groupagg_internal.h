@@ -277,6 +277,12 @@ struct GroupAggMethods
 	void		(*combine) (const GroupAggDesc *desc, GroupCell *dst, const GroupCell *src);
 	Datum		(*final) (GroupAggSink *sink, const GroupAggDesc *desc, GroupCell *cell,
 						  int64 g, bool *isnull);
+
+	/*
+	 * Whether a parallel worker's cells (or keys) over this input can go to
+	 * the leader, so the plan may go under Gather; NULL: always.
+	 */
+	bool		(*crosses) (Expr *input);
 };
 
 /* groupagg_aggtable.c */

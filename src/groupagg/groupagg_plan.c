@@ -428,38 +428,25 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 }
 
 /*
- * Whether an aggregate's cells may hold a numeric by pointer
- * (groupagg_numeric.c): a sum or avg of an input not bounded to 256 bits,
- * a min or max of a numeric column not read as scaled int8, a percentile
- * of a numeric column wider than 18 digits (groupagg_bigkeys.c).
+ * Whether every aggregate's partial state can go from a worker to the
+ * leader, as the aggregate table says of its input.
  */
 static bool
-holds_numerics(List *aggs)
+aggs_cross(List *aggs)
 {
 	ListCell   *lc;
 
 	foreach(lc, aggs)
 	{
 		Aggref	   *agg = lfirst_node(Aggref, lc);
-		Expr	   *input = GroupAggAggrefInput(agg);
-		int			scale;
+		GroupAggKind kind;
+		bool		descending;
 
-		if ((agg->aggfnoid == F_SUM_NUMERIC || agg->aggfnoid == F_AVG_NUMERIC) &&
-			!GroupAggNumericInputBounded(input))
-			return true;
-		if ((agg->aggfnoid == F_MIN_NUMERIC || agg->aggfnoid == F_MAX_NUMERIC) &&
-			!GpuselNumericScale(exprType((Node *) input), exprTypmod((Node *) input), &scale))
-			return true;
-		/* values kept whole are copied a row at a time, by one process */
-		if (agg->aggkind == AGGKIND_ORDERED_SET &&
-			KeptValueTypeLookup(exprType((Node *) input)) != NULL)
-			return true;
-		/* a percentile over a numeric column wider than 18 digits keeps values apart */
-		if (agg->aggkind == AGGKIND_ORDERED_SET && exprType((Node *) input) == NUMERICOID &&
-			!GpuselNumericScale(NUMERICOID, exprTypmod((Node *) input), &scale))
-			return true;
+		if (!GpuselGroupAggClassify(agg, &kind, &descending) ||
+			!GroupAggKindCrosses(kind, GroupAggAggrefInput(agg)))
+			return false;
 	}
-	return false;
+	return true;
 }
 
 /*
@@ -562,7 +549,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		output_rel->partial_pathlist = NIL;
 	}
 	if (!GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
-		!holds_numerics(shape.aggs))
+		aggs_cross(shape.aggs))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost,
 								   disabled);
 	add_path(output_rel, &cpath->path);
