@@ -30,6 +30,7 @@ OBJS = \
 	src/service/service_device.o \
 	src/service/service_worker.o \
 	src/service/service_client.o \
+	src/service/service_calls.o \
 	src/service/service_sql.o \
 	src/types/column_form.o \
 	src/types/form_numeric.o \

@@ -1,0 +1,576 @@
+/*
+ * service_calls.c
+ *	  cuda/'s calls (device_calls.h) as requests to the GPU service: each
+ *	  stub puts its arguments in the staging region (in place when they lie
+ *	  there already, else copied into the call's scratch space), sends the
+ *	  request on the backend's connection (service_client.c), and copies
+ *	  results out.  Objects the service holds are handles tagged with their
+ *	  connection; one of a connection that is gone is left alone.
+ */
+#include "postgres.h"
+
+#include "device_calls.h"
+#include "service.h"
+#include "service_client.h"
+
+static gs_status
+svc_memory_in_use(uint64_t *used_bytes)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	*used_bytes = 0;
+	if (!GpuselClientBegin(&req, GSVC_MEMORY_IN_USE))
+		return GS_NO_DEVICE;
+	st = GpuselClientCall(&req, &rep, NULL, 0);
+	*used_bytes = rep.r[0];
+	return st;
+}
+
+static gs_status
+svc_select_keys(int key_bytes, const void *const *chunks, const int64_t *chunk_counts,
+				int nchunks, int64_t n, const int64_t *ranks, int nranks, void *out_keys,
+				const volatile int *cancel, char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	void	  **chunk_table;
+	gs_status	st;
+
+	if (!GpuselClientBegin(&req, GSVC_SELECT_KEYS))
+		return GpuselClientNoService(errbuf, errlen);
+	GpuselClientArenaBegin();
+	chunk_table = GpuselClientArenaGet(sizeof(void *) * Max(nchunks, 1));
+	if (chunk_table == NULL)
+		return GpuselClientNoRoom(errbuf, errlen);
+	for (int i = 0; i < nchunks; i++)
+		if ((chunk_table[i] = (void *) (uintptr_t) GpuselClientArenaInput(chunks[i], chunk_counts[i] * key_bytes)) == NULL)
+			return GpuselClientNoRoom(errbuf, errlen);
+	req.a[0] = key_bytes;
+	req.a[1] = nchunks;
+	req.a[2] = n;
+	req.a[3] = nranks;
+	req.p[0] = (uint64) (uintptr_t) chunk_table;
+	req.p[1] = GpuselClientArenaInput(chunk_counts, sizeof(int64) * nchunks);
+	req.p[2] = GpuselClientArenaInput(ranks, sizeof(int64) * nranks);
+	req.p[3] = (uint64) (uintptr_t) GpuselClientArenaGet((Size) key_bytes * nranks);
+	if (req.p[1] == 0 || req.p[2] == 0 || req.p[3] == 0)
+		return GpuselClientNoRoom(errbuf, errlen);
+	req.cancellable = cancel != NULL;
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+		memcpy(out_keys, (void *) (uintptr_t) req.p[3], (Size) key_bytes * nranks);
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static gs_status
+svc_pairs_create(gs_pairs **pairs, int key_bytes, int with_groups, char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	*pairs = NULL;
+	if (!GpuselClientBegin(&req, GSVC_PAIRS_CREATE))
+		return GpuselClientNoService(errbuf, errlen);
+	req.a[0] = key_bytes;
+	req.a[1] = with_groups;
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+	{
+		RemoteObject *obj = GpuselClientNewObject(rep.p[0]);
+
+		obj->ncols = key_bytes;	/* pairs: their key width */
+		obj->nslots = with_groups;
+		*pairs = (gs_pairs *) obj;
+	}
+	return st;
+}
+
+static gs_status
+svc_pairs_append(gs_pairs *pairs, const void *keys, const uint32_t *groups, int64_t n,
+				 char *errbuf, size_t errlen)
+{
+	RemoteObject *obj = (RemoteObject *) pairs;
+	int64		step = (GPUSEL_CLIENT_BOUNCE_BYTES / 2) / 8;
+
+	/* in pieces that fit the bounce block */
+	for (int64 done = 0; done < n; done += step)
+	{
+		GpuselServiceRequest req;
+		GpuselServiceReply rep;
+		int64		count = Min(step, n - done);
+		gs_status	st;
+
+		if (!GpuselClientBeginOn(&req, GSVC_PAIRS_APPEND, obj, errbuf, errlen))
+			return GS_CUDA_ERROR;
+		GpuselClientArenaBegin();
+		req.a[0] = count;
+		req.p[0] = GpuselClientArenaInput((const char *) keys + done * obj->ncols, count * obj->ncols);
+		if (groups != NULL)
+			req.p[1] = GpuselClientArenaInput(groups + done, count * sizeof(uint32));
+		if (req.p[0] == 0 || (groups != NULL && req.p[1] == 0))
+			return GpuselClientNoRoom(errbuf, errlen);
+		st = GpuselClientCall(&req, &rep, errbuf, errlen);
+		GpuselClientArenaEnd();
+		if (st != GS_OK)
+			return st;
+	}
+	return GS_OK;
+}
+
+static int64_t
+svc_pairs_count(const gs_pairs *pairs)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+
+	if (!GpuselClientBeginOn(&req, GSVC_PAIRS_COUNT, pairs, NULL, 0))
+		return 0;
+	GpuselClientRoundtrip(&req, &rep);
+	return rep.r[0];
+}
+
+static gs_status
+svc_pairs_read(gs_pairs *pairs, void *keys, uint32_t *groups, char *errbuf, size_t errlen)
+{
+	RemoteObject *obj = (RemoteObject *) pairs;
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	int64		n = svc_pairs_count(pairs);
+	gs_status	st;
+
+	if (!GpuselClientBeginOn(&req, GSVC_PAIRS_READ, obj, errbuf, errlen))
+		return GS_CUDA_ERROR;
+	GpuselClientArenaBegin();
+	req.p[0] = (uint64) (uintptr_t) GpuselClientArenaGet(n * obj->ncols);
+	if (groups != NULL)
+		req.p[1] = (uint64) (uintptr_t) GpuselClientArenaGet(n * sizeof(uint32));
+	if (req.p[0] == 0 || (groups != NULL && req.p[1] == 0))
+		return GpuselClientNoRoom(errbuf, errlen);
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+	{
+		memcpy(keys, (void *) (uintptr_t) req.p[0], n * obj->ncols);
+		if (groups != NULL)
+			memcpy(groups, (void *) (uintptr_t) req.p[1], n * sizeof(uint32));
+	}
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static gs_status
+svc_pairs_sort_pick(gs_pairs *pairs, int64_t ngroups, const int64_t *positions,
+					int64_t npositions, void *out_keys, const volatile int *cancel,
+					char *errbuf, size_t errlen)
+{
+	RemoteObject *obj = (RemoteObject *) pairs;
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	if (!GpuselClientBeginOn(&req, GSVC_PAIRS_SORT_PICK, obj, errbuf, errlen))
+		return GS_CUDA_ERROR;
+	GpuselClientArenaBegin();
+	req.a[0] = ngroups;
+	req.a[1] = npositions;
+	req.p[0] = GpuselClientArenaInput(positions, sizeof(int64) * npositions);
+	req.p[1] = (uint64) (uintptr_t) GpuselClientArenaGet(8 * npositions);
+	if (req.p[0] == 0 || req.p[1] == 0)
+		return GpuselClientNoRoom(errbuf, errlen);
+	req.cancellable = cancel != NULL;
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+		memcpy(out_keys, (void *) (uintptr_t) req.p[1], (Size) obj->ncols * npositions);
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static gs_status
+svc_pairs_select(gs_pairs *pairs, const int64_t *ranks, int nranks, void *out_keys,
+				 const volatile int *cancel, char *errbuf, size_t errlen)
+{
+	RemoteObject *obj = (RemoteObject *) pairs;
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	if (!GpuselClientBeginOn(&req, GSVC_PAIRS_SELECT, obj, errbuf, errlen))
+		return GS_CUDA_ERROR;
+	GpuselClientArenaBegin();
+	req.a[0] = nranks;
+	req.p[0] = GpuselClientArenaInput(ranks, sizeof(int64) * nranks);
+	req.p[1] = (uint64) (uintptr_t) GpuselClientArenaGet(8 * (Size) nranks);
+	if (req.p[0] == 0 || req.p[1] == 0)
+		return GpuselClientNoRoom(errbuf, errlen);
+	req.cancellable = cancel != NULL;
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+		memcpy(out_keys, (void *) (uintptr_t) req.p[1], (Size) obj->ncols * nranks);
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static void
+svc_pairs_destroy(gs_pairs *pairs)
+{
+	GpuselClientDestroyObject((RemoteObject *) pairs, GSVC_PAIRS_DESTROY);
+}
+
+/* gs_sort_by_group and gs_sort_by_group_pick: npositions < 0 for the first. */
+static gs_status
+sort_pairs(int key_bytes, const void *keys, const uint32_t *groups, int64_t n, int64_t ngroups,
+		   const int64_t *positions, int64_t npositions, void *out_keys,
+		   const volatile int *cancel, char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	int64		nout = npositions < 0 ? n : npositions;
+	gs_status	st;
+
+	if (!GpuselClientBegin(&req, npositions < 0 ? GSVC_SORT_BY_GROUP : GSVC_SORT_BY_GROUP_PICK))
+		return GpuselClientNoService(errbuf, errlen);
+	GpuselClientArenaBegin();
+	req.a[0] = key_bytes;
+	req.a[1] = n;
+	req.a[2] = ngroups;
+	req.p[0] = GpuselClientArenaInput(keys, (Size) key_bytes * n);
+	req.p[1] = GpuselClientArenaInput(groups, sizeof(uint32) * n);
+	req.p[2] = (uint64) (uintptr_t) GpuselClientArenaGet((Size) key_bytes * nout);
+	if (npositions >= 0)
+	{
+		req.a[3] = npositions;
+		req.p[3] = GpuselClientArenaInput(positions, sizeof(int64) * npositions);
+	}
+	if (req.p[0] == 0 || req.p[1] == 0 || req.p[2] == 0 || (npositions > 0 && req.p[3] == 0))
+		return GpuselClientNoRoom(errbuf, errlen);
+	req.cancellable = cancel != NULL;
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+		memcpy(out_keys, (void *) (uintptr_t) req.p[2], (Size) key_bytes * nout);
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static gs_status
+svc_sort_by_group(int key_bytes, const void *keys, const uint32_t *groups, int64_t n,
+				  int64_t ngroups, void *out_keys, const volatile int *cancel,
+				  char *errbuf, size_t errlen)
+{
+	return sort_pairs(key_bytes, keys, groups, n, ngroups, NULL, -1, out_keys, cancel,
+					  errbuf, errlen);
+}
+
+static gs_status
+svc_sort_by_group_pick(int key_bytes, const void *keys, const uint32_t *groups, int64_t n,
+					   int64_t ngroups, const int64_t *positions, int64_t npositions,
+					   void *out_keys, const volatile int *cancel, char *errbuf, size_t errlen)
+{
+	return sort_pairs(key_bytes, keys, groups, n, ngroups, positions, npositions, out_keys,
+					  cancel, errbuf, errlen);
+}
+
+static gs_status
+svc_filter_create(gs_filter **filter, const gs_program *program, int ncols,
+				  const gs_coltype *coltypes, int64_t max_rows, int nslots,
+				  char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	void	  **table;
+	gs_status	st;
+
+	*filter = NULL;
+	if (ncols < 0 || ncols > GS_MAX_PROGRAM_LENGTH || nslots < 1 || nslots > 2)
+		return GS_INVALID_ARGUMENT;
+	if (!GpuselClientBegin(&req, GSVC_FILTER_CREATE))
+		return GpuselClientNoService(errbuf, errlen);
+	GpuselClientArenaBegin();
+	req.a[0] = program->ncode;
+	req.a[1] = program->nconsts;
+	req.a[2] = program->max_stack;
+	req.a[3] = ncols;
+	req.a[4] = max_rows;
+	req.a[5] = nslots;
+	req.p[0] = GpuselClientArenaInput(program->code, sizeof(gs_instr) * Max(program->ncode, 1));
+	if (program->nconsts > 0)
+		req.p[1] = GpuselClientArenaInput(program->consts, sizeof(gs_const) * program->nconsts);
+	req.p[2] = GpuselClientArenaInput(coltypes, sizeof(gs_coltype) * Max(ncols, 1));
+	table = GpuselClientArenaGet(sizeof(void *) * 2 * nslots * Max(ncols, 1));
+	req.p[3] = (uint64) (uintptr_t) table;
+	if (req.p[0] == 0 || (program->nconsts > 0 && req.p[1] == 0) || req.p[2] == 0 || table == NULL)
+		return GpuselClientNoRoom(errbuf, errlen);
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+	{
+		RemoteObject *obj = GpuselClientNewObject(rep.p[0]);
+
+		obj->ncols = ncols;
+		obj->nslots = nslots;
+		for (int s = 0; s < nslots; s++)
+			for (int c = 0; c < ncols; c++)
+			{
+				obj->values[s][c] = table[2 * (s * ncols + c)];
+				obj->nulls[s][c] = table[2 * (s * ncols + c) + 1];
+			}
+		*filter = (gs_filter *) obj;
+	}
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static void *
+svc_filter_values(gs_filter *filter, int slot, int col)
+{
+	RemoteObject *obj = (RemoteObject *) filter;
+
+	if (obj == NULL || slot < 0 || slot >= obj->nslots || col < 0 || col >= obj->ncols)
+		return NULL;
+	return obj->values[slot][col];
+}
+
+static uint8_t *
+svc_filter_nulls(gs_filter *filter, int slot, int col)
+{
+	RemoteObject *obj = (RemoteObject *) filter;
+
+	if (obj == NULL || slot < 0 || slot >= obj->nslots || col < 0 || col >= obj->ncols)
+		return NULL;
+	return obj->nulls[slot][col];
+}
+
+static gs_status
+svc_filter_ship_columns(gs_filter *filter, const uint8_t *cols, char *errbuf, size_t errlen)
+{
+	RemoteObject *obj = (RemoteObject *) filter;
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	if (!GpuselClientBeginOn(&req, GSVC_FILTER_SHIP, obj, errbuf, errlen))
+		return GS_CUDA_ERROR;
+	GpuselClientArenaBegin();
+	req.p[0] = GpuselClientArenaInput(cols, Max(obj->ncols, 1));
+	if (req.p[0] == 0)
+		return GpuselClientNoRoom(errbuf, errlen);
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static gs_status
+svc_filter_submit(gs_filter *filter, int slot, int64_t nrows, const uint8_t *has_nulls,
+				  char *errbuf, size_t errlen)
+{
+	RemoteObject *obj = (RemoteObject *) filter;
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	if (!GpuselClientBeginOn(&req, GSVC_FILTER_SUBMIT, obj, errbuf, errlen))
+		return GS_CUDA_ERROR;
+	GpuselClientArenaBegin();
+	req.a[0] = slot;
+	req.a[1] = nrows;
+	req.p[0] = GpuselClientArenaInput(has_nulls, Max(obj->ncols, 1));
+	if (req.p[0] == 0)
+		return GpuselClientNoRoom(errbuf, errlen);
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static gs_status
+svc_filter_wait(gs_filter *filter, int slot, const uint32_t **positions, int64_t *count,
+				int *row_error, double *device_ms, char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	if (!GpuselClientBeginOn(&req, GSVC_FILTER_WAIT, filter, errbuf, errlen))
+		return GS_CUDA_ERROR;
+	req.a[0] = slot;
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	*positions = (const uint32_t *) (uintptr_t) rep.p[0];
+	*count = rep.r[0];
+	*row_error = (int) rep.r[1];
+	*device_ms = rep.device_ms;
+	return st;
+}
+
+static void
+svc_filter_destroy(gs_filter *filter)
+{
+	GpuselClientDestroyObject((RemoteObject *) filter, GSVC_FILTER_DESTROY);
+}
+
+static gs_status
+svc_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	*groups = NULL;
+	if (!GpuselClientBegin(&req, GSVC_GROUPS_CREATE))
+		return GpuselClientNoService(errbuf, errlen);
+	req.a[0] = max_rows;
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+		*groups = (gs_batch_groups *) GpuselClientNewObject(rep.p[0]);
+	return st;
+}
+
+static gs_status
+svc_groups_find(gs_batch_groups *groups, gs_filter *filter, int slot, int64_t from,
+				int key_col, int64_t *nkeys, const gs_batch_key **keys,
+				char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	*nkeys = 0;
+	*keys = NULL;
+	if (!GpuselClientBeginOn(&req, GSVC_GROUPS_FIND, groups, errbuf, errlen) || !GpuselClientCurrent((RemoteObject *) filter))
+		return GS_CUDA_ERROR;
+	req.h[1] = ((RemoteObject *) filter)->remote;
+	req.a[0] = slot;
+	req.a[1] = from;
+	req.a[2] = key_col;
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	*nkeys = rep.r[0];
+	*keys = (const gs_batch_key *) (uintptr_t) rep.p[0];
+	/* the number of keys, for the group numbers of gs_batch_groups_add */
+	((RemoteObject *) groups)->ncols = (int) Min(rep.r[0], INT_MAX);
+	return st;
+}
+
+static gs_status
+svc_groups_add(gs_batch_groups *groups, gs_filter *filter, const uint32_t *group_of_key,
+			   int val_col, int key_kind, gs_pairs *pairs, const gs_batch_tally **tally,
+			   char *errbuf, size_t errlen)
+{
+	RemoteObject *obj = (RemoteObject *) groups;
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	*tally = NULL;
+	if (!GpuselClientBeginOn(&req, GSVC_GROUPS_ADD, obj, errbuf, errlen) ||
+		!GpuselClientCurrent((RemoteObject *) filter) || !GpuselClientCurrent((RemoteObject *) pairs))
+		return GS_CUDA_ERROR;
+	GpuselClientArenaBegin();
+	req.h[1] = ((RemoteObject *) filter)->remote;
+	req.h[2] = ((RemoteObject *) pairs)->remote;
+	req.a[0] = val_col;
+	req.a[1] = key_kind;
+	req.a[2] = obj->ncols;
+	if (group_of_key != NULL)
+	{
+		req.p[0] = GpuselClientArenaInput(group_of_key, sizeof(uint32) * Max(obj->ncols, 1));
+		if (req.p[0] == 0)
+			return GpuselClientNoRoom(errbuf, errlen);
+	}
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	*tally = (const gs_batch_tally *) (uintptr_t) rep.p[0];
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static void
+svc_groups_destroy(gs_batch_groups *groups)
+{
+	GpuselClientDestroyObject((RemoteObject *) groups, GSVC_GROUPS_DESTROY);
+}
+
+static gs_status
+svc_sums_create(gs_batch_sums **sums, char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	*sums = NULL;
+	if (!GpuselClientBegin(&req, GSVC_SUMS_CREATE))
+		return GpuselClientNoService(errbuf, errlen);
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+		*sums = (gs_batch_sums *) GpuselClientNewObject(rep.p[0]);
+	return st;
+}
+
+static gs_status
+svc_sums_run(gs_batch_sums *sums, gs_filter *filter, int slot, int64_t from, int nexprs,
+			 const gs_sum_expr *exprs, gs_sum_result *results, char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	if (!GpuselClientBeginOn(&req, GSVC_SUMS_RUN, sums, errbuf, errlen) || !GpuselClientCurrent((RemoteObject *) filter))
+		return GS_CUDA_ERROR;
+	GpuselClientArenaBegin();
+	req.h[1] = ((RemoteObject *) filter)->remote;
+	req.a[0] = slot;
+	req.a[1] = from;
+	req.a[2] = nexprs;
+	req.p[0] = GpuselClientArenaInput(exprs, sizeof(gs_sum_expr) * Max(nexprs, 1));
+	req.p[1] = (uint64) (uintptr_t) GpuselClientArenaGet(sizeof(gs_sum_result) * Max(nexprs, 1));
+	if (req.p[0] == 0 || req.p[1] == 0)
+		return GpuselClientNoRoom(errbuf, errlen);
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+		memcpy(results, (void *) (uintptr_t) req.p[1], sizeof(gs_sum_result) * nexprs);
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static void
+svc_sums_destroy(gs_batch_sums *sums)
+{
+	GpuselClientDestroyObject((RemoteObject *) sums, GSVC_SUMS_DESTROY);
+}
+
+static const GpuselDeviceCalls service_calls = {
+	.name = "the gpusel service",
+	.probe = GpuselClientProbe,
+	.memory_in_use = svc_memory_in_use,
+	.host_alloc = GpuselClientHostAlloc,
+	.host_free = GpuselClientHostFree,
+	.select_keys = svc_select_keys,
+	.pairs_create = svc_pairs_create,
+	.pairs_append = svc_pairs_append,
+	.pairs_count = svc_pairs_count,
+	.pairs_read = svc_pairs_read,
+	.pairs_sort_pick = svc_pairs_sort_pick,
+	.pairs_select = svc_pairs_select,
+	.pairs_destroy = svc_pairs_destroy,
+	.sort_by_group = svc_sort_by_group,
+	.sort_by_group_pick = svc_sort_by_group_pick,
+	.filter_create = svc_filter_create,
+	.filter_values = svc_filter_values,
+	.filter_nulls = svc_filter_nulls,
+	.filter_ship_columns = svc_filter_ship_columns,
+	.filter_submit = svc_filter_submit,
+	.filter_wait = svc_filter_wait,
+	.filter_destroy = svc_filter_destroy,
+	.groups_create = svc_groups_create,
+	.groups_find = svc_groups_find,
+	.groups_add = svc_groups_add,
+	.groups_destroy = svc_groups_destroy,
+	.sums_create = svc_sums_create,
+	.sums_run = svc_sums_run,
+	.sums_destroy = svc_sums_destroy,
+};
+
+/* The table that sends cuda/'s calls to the service. */
+const GpuselDeviceCalls *
+GpuselServiceCalls(void)
+{
+	return &service_calls;
+}
+
