@@ -2,7 +2,7 @@
  * device_calls.h
  *	  The calls of cuda/ as a table, so that a process either runs them
  *	  itself (its own CUDA context) or sends them to the GPU service
- *	  (service/service_client.c), with the same code above.
+ *	  (service/service_calls.c), with the same code above.
  *
  * Every member has the signature of the cuda/ call it stands for
  * (gpusel_cuda.h, gpusel_filter.h), and the same contract.

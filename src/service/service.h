@@ -4,7 +4,7 @@
  *	  of the cluster owns the GPUs and every backend sends it its device
  *	  work.  Its parts: the staging region (service_region.c), the
  *	  supervisor background worker (service_worker.c), the device process
- *	  (service_device.c), a backend's client (service_client.c) and the SQL
+ *	  (service_device.c), a backend's client (service_client.c, service_calls.c) and the SQL
  *	  functions that show its state (service_sql.c).
  */
 #ifndef GPUSEL_SERVICE_H
