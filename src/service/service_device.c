@@ -712,8 +712,9 @@ GpuselServiceDeviceMain(pid_t supervisor)
 
 		if (sock < 0)
 			continue;
+		/* an abstract socket is open to every local user: serve the cluster's own processes only */
 		if (getsockopt(sock, SOL_SOCKET, SO_PEERCRED, &cred, &credlen) != 0 || cred.pid <= 0 ||
-			(conn = calloc(1, sizeof(Connection))) == NULL)
+			cred.uid != geteuid() || (conn = calloc(1, sizeof(Connection))) == NULL)
 		{
 			close(sock);
 			continue;
