@@ -60,6 +60,7 @@ typedef enum GroupAggKind
 /* groupagg_aggs.c */
 extern bool GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending);
 extern Expr *GroupAggAggrefInput(Aggref *agg);
+extern bool GroupAggInputColumnar(Expr *expr, bool is_key);
 extern Size GroupAggGroupBytes(int nkeys, int naggs, int ncollections);
 
 /* groupagg_aggtable.c */

@@ -10,11 +10,13 @@
 #include "catalog/pg_aggregate_d.h"
 #include "catalog/pg_type_d.h"
 #include "nodes/nodeFuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/array.h"
 #include "utils/fmgroids.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
 
+#include "column_form.h"
 #include "device.h"
 #include "groupagg_internal.h"
 #include "order_keys.h"
@@ -213,4 +215,46 @@ GroupAggGroupBytes(int nkeys, int naggs, int ncollections)
 		(sizeof(uint64) + sizeof(Datum) + sizeof(bool)) * nkeys +
 		sizeof(GroupCell) * naggs +
 		(sizeof(int64) + sizeof(uint8)) * ncollections;
+}
+
+/*
+ * Whether an input of the grouped scan (a key when is_key) reaches the
+ * groups as a batch's columns, as the sink decides it (groupagg_exec.c):
+ * a column in a form groups take (a dictionary form for keys only), a
+ * column of a type the batch holds as it is, or an expression over
+ * columns that expressions read from a batch.  The planner asks it too,
+ * so that it puts under Gather only scans whose workers read columns.
+ */
+bool
+GroupAggInputColumnar(Expr *expr, bool is_key)
+{
+	List	   *vars;
+	ListCell   *lc;
+
+	if (IsA(expr, Var) && ((Var *) expr)->varattno > 0)
+	{
+		Var		   *var = (Var *) expr;
+		GpuselFormChoice choice;
+		gs_coltype	coltype;
+
+		if (GpuselChooseForm(var->vartype, var->vartypmod, var->varcollid, GPUSEL_USE_GROUP, 0,
+							 &choice) && choice.form != GPUSEL_FORM_PLAIN &&
+			(!GpuselFormLookup(choice.form)->dictionary || is_key))
+			return true;
+		/* a numeric column without such a form is read as an expression */
+		if (var->vartype != NUMERICOID)
+			return GpuselTypeIsDeviceable(var->vartype, &coltype);
+	}
+	vars = pull_var_clause((Node *) expr, 0);
+	foreach(lc, vars)
+	{
+		Var		   *var = lfirst_node(Var, lc);
+		GpuselFormChoice choice;
+
+		if (var->varattno <= 0 ||
+			!GpuselChooseForm(var->vartype, var->vartypmod, var->varcollid, GPUSEL_USE_EXPR, 0,
+							  &choice))
+			return false;
+	}
+	return true;
 }

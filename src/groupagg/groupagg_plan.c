@@ -428,6 +428,30 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 }
 
 /*
+ * Whether every key and aggregate input reaches the groups as a batch's
+ * columns: otherwise the workers of a parallel plan would have no rows to
+ * read (they send columns) and the leader would read the table alone.
+ */
+static bool
+inputs_columnar(List *keys, List *aggs)
+{
+	ListCell   *lc;
+
+	foreach(lc, keys)
+		if (!GroupAggInputColumnar((Expr *) lfirst(lc), true))
+			return false;
+	foreach(lc, aggs)
+	{
+		Expr	   *input = GroupAggAggrefInput(lfirst_node(Aggref, lc));
+
+		/* an input equal to a key is that key's */
+		if (input != NULL && !list_member(keys, input) && !GroupAggInputColumnar(input, false))
+			return false;
+	}
+	return true;
+}
+
+/*
  * Whether every aggregate's partial state can go from a worker to the
  * leader, as the aggregate table says of its input.
  */
@@ -549,7 +573,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		output_rel->partial_pathlist = NIL;
 	}
 	if (!GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
-		aggs_cross(shape.aggs))
+		aggs_cross(shape.aggs) && inputs_columnar(shape.keys, shape.aggs))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost,
 								   disabled);
 	add_path(output_rel, &cpath->path);

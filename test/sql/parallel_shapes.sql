@@ -35,7 +35,8 @@ EXPLAIN (COSTS OFF) SELECT k, count(*), sum(f8) FROM pa WHERE gpu_filter(i4 > 0 
 -- A table as the scan finds it: a text column first, a dropped column,
 -- columns added with a default that the older rows lack, never vacuumed.
 -- count(t) counts a column of another type, which is not among the
--- columns the scan copies.
+-- columns the scan copies: the workers, which send columns, would have
+-- nothing to read, so that scan is not put under Gather.
 CREATE TABLE pa_alt (t text, k int4, gone int8, x float8) WITH (autovacuum_enabled = off);
 INSERT INTO pa_alt SELECT CASE WHEN g % 9 = 0 THEN NULL ELSE repeat('x', g % 13) END, g % 7, g, g * 0.5
 FROM generate_series(1, 100000) g;
@@ -121,7 +122,7 @@ SELECT * FROM pa_check_prepared('pa_oracle_p(0, 0)', 'pa_gpusel_p(0, 0)');
 SET max_parallel_workers = 0;
 SELECT * FROM pa_check_prepared('pa_oracle_p(-1000, 1000)', 'pa_gpusel_p(-1000, 1000)');
 RESET max_parallel_workers;
--- the same with count(t), a column of another type
+-- the same with count(t), a column of another type: a serial plan, whatever the settings
 SET parallel_leader_participation = on;
 PREPARE pa_oracle_t(int) AS SELECT k, count(t) AS ct, count(*) AS c, sum(x) AS s FROM pa_alt WHERE k <> $1 GROUP BY k;
 PREPARE pa_gpusel_t(int) AS SELECT k, count(t) AS ct, count(*) AS c, sum(x) AS s FROM pa_alt WHERE k <> $1 GROUP BY k;
