@@ -218,6 +218,19 @@ GroupAggGroupBytes(int nkeys, int naggs, int ncollections)
 }
 
 /*
+ * The encoded form in which a column goes into groups (numeric(p,s) as
+ * scaled int8, short char(n) packed, a dictionary's numbers for keys
+ * only); false when it goes as its plain values, if at all.
+ */
+bool
+GroupAggColumnForm(const Var *var, bool is_key, GpuselFormChoice *choice)
+{
+	return GpuselChooseForm(var->vartype, var->vartypmod, var->varcollid, GPUSEL_USE_GROUP, 0,
+							choice) && choice->form != GPUSEL_FORM_PLAIN &&
+		(!GpuselFormLookup(choice->form)->dictionary || is_key);
+}
+
+/*
  * Whether an input of the grouped scan (a key when is_key) reaches the
  * groups as a batch's columns, as the sink decides it (groupagg_exec.c):
  * a column in a form groups take (a dictionary form for keys only), a
@@ -237,9 +250,7 @@ GroupAggInputColumnar(Expr *expr, bool is_key)
 		GpuselFormChoice choice;
 		gs_coltype	coltype;
 
-		if (GpuselChooseForm(var->vartype, var->vartypmod, var->varcollid, GPUSEL_USE_GROUP, 0,
-							 &choice) && choice.form != GPUSEL_FORM_PLAIN &&
-			(!GpuselFormLookup(choice.form)->dictionary || is_key))
+		if (GroupAggColumnForm(var, is_key, &choice))
 			return true;
 		/* a numeric column without such a form is read as an expression */
 		if (var->vartype != NUMERICOID)

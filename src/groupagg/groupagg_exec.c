@@ -80,13 +80,8 @@ new_input(GroupAggSink *sink, Expr *expr)
 		Var		   *var = (Var *) expr;
 		GpuselFormChoice choice;
 
-		/*
-		 * a column of an encoded form groups take (numeric(p,s) as int8 times
-		 * 10^s, short char(n) packed) is keyed as its form says
-		 */
-		if (GpuselChooseForm(var->vartype, var->vartypmod, var->varcollid, GPUSEL_USE_GROUP, 0,
-							 &choice) && choice.form != GPUSEL_FORM_PLAIN &&
-			(!GpuselFormLookup(choice.form)->dictionary || sink->ninputs < sink->nkeys))
+		/* a column of an encoded form groups take is keyed as its form says */
+		if (GroupAggColumnForm(var, sink->ninputs < sink->nkeys, &choice))
 		{
 			const GpuselFormInfo *info = GpuselFormLookup(choice.form);
 

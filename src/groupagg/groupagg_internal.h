@@ -285,6 +285,9 @@ struct GroupAggMethods
 	bool		(*crosses) (Expr *input);
 };
 
+/* groupagg_aggs.c */
+extern bool GroupAggColumnForm(const Var *var, bool is_key, GpuselFormChoice *choice);
+
 /* groupagg_aggtable.c */
 extern const GroupAggMethods *GroupAggMethodsOf(GroupAggKind kind);
 

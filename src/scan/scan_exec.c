@@ -357,6 +357,7 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	/* a grouped scan without device quals has nothing for the device to filter */
 	state->use_gpu = (!state->group_mode || state->device_quals != NIL) &&
 		!IsParallelWorker() && GpuselWantGpu((int64) state->rel_tuples);
+	state->times_service = state->use_gpu && GpuselDeviceIsService();
 	if (state->use_gpu)
 	{
 		state->strategy = GetAccessStrategy(BAS_BULKREAD);
@@ -836,9 +837,14 @@ static TupleTableSlot *
 gpusel_exec(CustomScanState *node)
 {
 	GpuselScanState *state = (GpuselScanState *) node;
-	double		waited = GpuselDeviceWaitMs();
-	TupleTableSlot *slot = exec_node(state);
+	double		waited;
+	TupleTableSlot *slot;
 
+	/* only a scan that may use the GPU service waits for it: no cost per row otherwise */
+	if (!state->times_service)
+		return exec_node(state);
+	waited = GpuselDeviceWaitMs();
+	slot = exec_node(state);
 	state->service_wait_ms += GpuselDeviceWaitMs() - waited;
 	return slot;
 }

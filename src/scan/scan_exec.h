@@ -126,6 +126,7 @@ typedef struct GpuselScanState
 	int64		rechecks;
 	double		device_ms;
 	double		service_wait_ms;	/* waiting for the GPU service, beyond device_ms */
+	bool		times_service;	/* the scan may use the GPU service: time its waits */
 	double		fill_ms;		/* grouped scan: reading rows into groups */
 	double		results_ms;		/* grouped scan: segments, selection, final values */
 } GpuselScanState;

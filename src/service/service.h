@@ -24,7 +24,6 @@ extern bool GpuselServiceUsable(gs_device_info *info);
 extern bool GpuselServiceAwaitUp(int timeout_ms);
 extern const GpuselDeviceCalls *GpuselServiceCalls(void);
 extern int	GpuselServiceTestRequest(GpuselServiceOp op, int64 arg);
-extern int	GpuselServiceConnectionDevice(void);
 extern double GpuselServiceWaitMs;
 
 #endif							/* GPUSEL_SERVICE_H */

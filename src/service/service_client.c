@@ -164,10 +164,7 @@ connect_service(void)
 	sock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (sock < 0)
 		return false;
-	memset(&addr, 0, sizeof(addr));
-	addr.sun_family = AF_UNIX;
-	strlcpy(addr.sun_path + 1, GpuselServiceRegion->socket_name, sizeof(addr.sun_path) - 1);
-	len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(GpuselServiceRegion->socket_name);
+	len = GpuselServiceSocketAddress(&addr);
 	if (connect(sock, (struct sockaddr *) &addr, len) != 0)
 	{
 		close(sock);
@@ -503,11 +500,4 @@ GpuselServiceAwaitUp(int timeout_ms)
 		ResetLatch(MyLatch);
 	}
 	return false;
-}
-
-/* The device this backend's connection uses, or -1 without one. */
-int
-GpuselServiceConnectionDevice(void)
-{
-	return conn_sock >= 0 ? conn_device : -1;
 }

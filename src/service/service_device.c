@@ -638,11 +638,7 @@ listen_socket(void)
 
 	if (sock < 0)
 		return -1;
-	memset(&addr, 0, sizeof(addr));
-	addr.sun_family = AF_UNIX;
-	/* abstract: a leading NUL, then the name */
-	strlcpy(addr.sun_path + 1, GpuselServiceRegion->socket_name, sizeof(addr.sun_path) - 1);
-	len = offsetof(struct sockaddr_un, sun_path) + 1 + strlen(GpuselServiceRegion->socket_name);
+	len = GpuselServiceSocketAddress(&addr);
 	if (bind(sock, (struct sockaddr *) &addr, len) != 0 || listen(sock, 256) != 0)
 	{
 		close(sock);

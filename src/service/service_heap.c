@@ -43,6 +43,14 @@ block_cmp(const void *a, const void *b)
 	return x < y ? -1 : x > y ? 1 : 0;
 }
 
+/* Frees one entry and takes its bytes off the heap's count; under heap_lock. */
+static inline void
+release_block(GpuselServiceShared *shared, GpuselServiceBlock *b)
+{
+	pg_atomic_fetch_sub_u64(&shared->heap_in_use, b->bytes);
+	b->owner = 0;
+}
+
 /* Frees the entries of backends that exited; under heap_lock. */
 static void
 reclaim_dead_owners(GpuselServiceShared *shared)
@@ -53,8 +61,7 @@ reclaim_dead_owners(GpuselServiceShared *shared)
 
 		if (b->owner != 0 && owner_is_gone(b->owner))
 		{
-			pg_atomic_fetch_sub_u64(&shared->heap_in_use, b->bytes);
-			b->owner = 0;
+			release_block(shared, b);
 		}
 	}
 }
@@ -164,8 +171,7 @@ GpuselServiceHeapFree(void *ptr, uint64 conn)
 
 		if (b->owner != 0 && b->conn == conn && b->offset == offset)
 		{
-			pg_atomic_fetch_sub_u64(&shared->heap_in_use, b->bytes);
-			b->owner = 0;
+			release_block(shared, b);
 			found = true;
 			break;
 		}
@@ -187,8 +193,7 @@ GpuselServiceHeapFreeConnection(uint64 conn)
 
 		if (b->owner != 0 && b->conn == conn)
 		{
-			pg_atomic_fetch_sub_u64(&shared->heap_in_use, b->bytes);
-			b->owner = 0;
+			release_block(shared, b);
 		}
 	}
 	pthread_mutex_unlock(&heap_lock);
@@ -210,8 +215,7 @@ GpuselServiceHeapFreeOrphans(pid_t owner, uint32 generation)
 
 		if (b->owner == owner && (uint32) (b->conn >> 32) != generation)
 		{
-			pg_atomic_fetch_sub_u64(&shared->heap_in_use, b->bytes);
-			b->owner = 0;
+			release_block(shared, b);
 		}
 	}
 	pthread_mutex_unlock(&heap_lock);

@@ -6,6 +6,8 @@
 #include "postgres.h"
 
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
 #include <unistd.h>
 
 #include "service_shared.h"
@@ -57,6 +59,20 @@ GpuselServiceRegionCreate(uint64 bytes)
 	}
 	GpuselServiceRegion = shared;
 	return true;
+}
+
+/*
+ * The service's socket address: the abstract AF_UNIX name in the region's
+ * header (a leading NUL, then the name).  Returns its length for bind and
+ * connect.  Plain C: the device process calls it too.
+ */
+socklen_t
+GpuselServiceSocketAddress(struct sockaddr_un *addr)
+{
+	memset(addr, 0, sizeof(*addr));
+	addr->sun_family = AF_UNIX;
+	strlcpy(addr->sun_path + 1, GpuselServiceRegion->socket_name, sizeof(addr->sun_path) - 1);
+	return offsetof(struct sockaddr_un, sun_path) + 1 + strlen(GpuselServiceRegion->socket_name);
 }
 
 /* Whether bytes at ptr lie wholly inside the region's heap. */

@@ -19,7 +19,9 @@
 #define GPUSEL_SERVICE_SHARED_H
 
 #include <stdint.h>
+#include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/un.h>
 
 #include "port/atomics.h"
 
@@ -162,5 +164,6 @@ typedef struct GpuselServiceControl
 extern GpuselServiceShared *GpuselServiceRegion;
 extern bool GpuselServiceRegionCreate(uint64 bytes);
 extern bool GpuselServiceInRegion(const void *ptr, uint64 bytes);
+extern socklen_t GpuselServiceSocketAddress(struct sockaddr_un *addr);
 
 #endif							/* GPUSEL_SERVICE_SHARED_H */
