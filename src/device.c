@@ -89,14 +89,25 @@ GpuselMayUseGpu(void)
 }
 
 /*
+ * Whether this process may use the GPU at all: a parallel worker only
+ * through the GPU service, since a context of its own would cost it
+ * 150-390 ms.
+ */
+static bool
+device_allowed_here(void)
+{
+	return !IsParallelWorker() || GpuselServiceConfigured();
+}
+
+/*
  * Reports whether this process may allocate page-locked memory, which
- * creates a CUDA context: never in a parallel worker, which would pay
- * 150-390 ms for its own, and never with gpusel.device = cpu.
+ * creates a CUDA context without the service: never with gpusel.device =
+ * cpu, nor in a parallel worker without the service.
  */
 bool
 GpuselMayPin(void)
 {
-	return gpusel_device_mode != GPUSEL_DEVICE_CPU && !IsParallelWorker();
+	return gpusel_device_mode != GPUSEL_DEVICE_CPU && device_allowed_here();
 }
 
 /*
@@ -126,8 +137,7 @@ GpuselWantGpu(int64 nrows)
 {
 	if (gpusel_device_mode == GPUSEL_DEVICE_CPU)
 		return false;
-	/* the leader owns the GPU; a worker computes on the CPU */
-	if (IsParallelWorker())
+	if (!device_allowed_here())
 		return false;
 	device_probe();
 	if (device_broken)

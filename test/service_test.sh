@@ -14,6 +14,7 @@
 #     service restarts;
 #   - a cancel (statement_timeout) reaches a request held in the service;
 #   - a session terminated during a request leaves no connection or block;
+#   - with a GPU, parallel workers filter their blocks on the device;
 #   - 1,000 connections opening and closing, each with a request (with a GPU,
 #     a query on it), leave the staging region, the service's connections and
 #     device memory where they were.
@@ -108,7 +109,8 @@ if [ "$gpu" = t ]; then
   q "CREATE TABLE IF NOT EXISTS service_test_t AS SELECT g AS id, g * 0.001 AS v FROM generate_series(1, 50000) g" >/dev/null
   printf '%s\n' "SET gpusel.device = gpu;" "SET gpusel.min_rows = 0;" "SET max_parallel_workers_per_gather = 0;" \
     "SELECT count(*) FROM service_test_t WHERE v < 25;" >"$script"
-  PGOPTIONS="-c gpusel.device=gpu -c gpusel.min_rows=0" psql -X -q -d "$db" -f "$script" >/dev/null
+  # the first connections' device allocations stay for the process's life
+  pgbench -n -C -c 4 -j 4 -t 25 -f "$script" "$db" >/dev/null 2>&1
   device_before=$(q "SELECT total_memory_mb - free_memory_mb FROM gpusel_device_info()")
 else
   echo "SELECT gpusel_service_ping(0);" >"$script"
@@ -129,6 +131,26 @@ if [ "$gpu" = t ]; then
   [ "$device_after" -le "$device_before" ] && ok "1,000 GPU queries left device memory flat (${device_before} MB in use, then ${device_after} MB)" \
     || fail "device memory grew: ${device_before} MB, then ${device_after} MB"
   q "DROP TABLE service_test_t" >/dev/null
+fi
+
+# With a GPU, parallel workers filter their own blocks on the device
+# through the service, and the answers stay the CPU's
+if [ "$gpu" = t ]; then
+  q "CREATE TABLE service_par_t AS SELECT g AS id, g % 37 AS k, (g::int8 * 7919 % 100003) / 100003.0::float8 AS v FROM generate_series(1, 600001) g" >/dev/null
+  q "ANALYZE service_par_t" >/dev/null
+  par="-c gpusel.min_rows=0 -c parallel_setup_cost=0 -c parallel_tuple_cost=0 -c min_parallel_table_scan_size=0 -c max_parallel_workers_per_gather=4 -c gpusel.explain_device_details=on"
+  for shape in "SELECT k, count(*), sum(id), percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM service_par_t WHERE v < 0.7 GROUP BY k ORDER BY k" \
+               "SELECT count(*), sum(id), min(v), max(v) FROM service_par_t WHERE v > 0.25 AND id % 3 <> 0"; do
+    plan=$(PGOPTIONS="$par -c gpusel.device=gpu" psql -X -At -d "$db" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $shape" 2>&1)
+    gpu_answer=$(PGOPTIONS="$par -c gpusel.device=gpu" psql -X -At -d "$db" -c "$shape")
+    cpu_answer=$(PGOPTIONS="-c gpusel.device=cpu -c max_parallel_workers_per_gather=0" psql -X -At -d "$db" -c "$shape")
+    echo "$plan" | grep -Eq "Workers on Device: [1-9]" \
+      && ok "workers filtered on the device: $(echo "$plan" | grep -E 'Workers on Device|Rows Workers' | tr -s ' ' | paste -sd ' ')" \
+      || fail "no worker on the device: $plan"
+    [ -n "$gpu_answer" ] && [ "$gpu_answer" = "$cpu_answer" ] && ok "workers on the device answered as the CPU" \
+      || fail "workers on the device answered '$gpu_answer', the CPU '$cpu_answer'"
+  done
+  q "DROP TABLE service_par_t" >/dev/null
 fi
 
 rm -f "$bystander_out" "$victim_out" "$script"

@@ -15,6 +15,7 @@
  */
 #include "postgres.h"
 
+#include "access/parallel.h"
 #include "catalog/pg_type_d.h"
 #include "miscadmin.h"
 #include "utils/memutils.h"
@@ -210,7 +211,8 @@ GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int6
 	char		errbuf[512];
 	gs_status	status;
 
-	if (!device_groups_fit(sink))
+	/* a worker sends its keys to the consumer from host memory */
+	if (IsParallelWorker() || !device_groups_fit(sink))
 		return false;
 	pc = &sink->collections[0];
 	if (!GroupAggHoldPairs(sink, pc))

@@ -275,6 +275,79 @@ filter_in_worker(void *arg, GpuselStaging *staging, int64 n)
 }
 
 /*
+ * Takes the device batch being returned, if its rows all passed on the
+ * device, into the sink whole: grouped on the device, summed there, or by
+ * its columns and positions.  Rows the CPU must recheck come one by one.
+ */
+static void
+add_device_batch(GpuselScanState *state)
+{
+	GpuselProgram *prog = state->program;
+	void	   *values[GS_MAX_PROGRAM_LENGTH];
+	uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];
+	int			s = state->out_slot;
+
+	if (!state->use_gpu || s < 0 || state->out_recheck || state->has_host_quals ||
+		!GroupAggSinkColumnar(sink_of(state)))
+		return;
+	if (!GroupAggSinkAddDeviceBatch(sink_of(state), state->filter, s, state->out_next,
+									state->batch_rows) &&
+		!GroupAggSinkAddDeviceSums(sink_of(state), state->filter, s, state->out_next,
+								   state->npositions))
+	{
+		for (int c = 0; c < prog->ncols; c++)
+		{
+			values[c] = GpuselDev->filter_values(state->filter, s, c);
+			nulls[c] = GpuselDev->filter_nulls(state->filter, s, c);
+		}
+		GroupAggSinkAddColumns(sink_of(state), values, nulls, state->slots[s].has_nulls,
+							   state->positions + state->out_next,
+							   state->npositions - state->out_next);
+	}
+	state->out_next = state->npositions;
+}
+
+/*
+ * A producer's blocks through the device path, with the GPU service: its
+ * own blocks go straight into the device filter's staging, the rows that
+ * pass into its sink (summed on the device where they can be), and its
+ * groups to the consumer as on the CPU.  False, with nothing read, when
+ * the device has no room for the filter: the caller reads on the CPU.
+ */
+static bool
+produce_on_device(GpuselScanState *state, GpuselFeed *feed)
+{
+	int64		sent = state->rows_in;
+	double		device_before = state->device_ms;
+
+	state->use_gpu = true;
+	state->source = GpuselFeedOwnSource(feed, state->program);
+	if (!GpuselScanDeviceReady(state))
+	{
+		state->source = NULL;
+		return false;
+	}
+	for (;;)
+	{
+		TupleTableSlot *row;
+
+		add_device_batch(state);
+		if (GroupAggSinkPartialIsDue(sink_of(state), feed))
+		{
+			GroupAggSinkSendPartial(sink_of(state), feed, state->rows_in - sent);
+			sent = state->rows_in;
+		}
+		row = GpuselScanNextRow(state);
+		if (TupIsNull(row))
+			break;
+		GroupAggSinkAddSlot(sink_of(state), state->heapslot);
+	}
+	GroupAggSinkSendPartial(sink_of(state), feed, state->rows_in - sent);
+	GpuselFeedReportDevice(feed, state->rows_in, state->device_ms - device_before);
+	return true;
+}
+
+/*
  * A producer's part of a parallel grouped scan (scan_parallel.c): where
  * the consumer filters and groups on the CPU, the worker filters and
  * aggregates its blocks into its own sink and sends its groups
@@ -295,6 +368,11 @@ GpuselGroupScanProduce(GpuselScanState *state)
 	}
 	if (!GpuselFeedStartProducing(feed))
 		return;
+	if (state->worker_device && produce_on_device(state, feed))
+	{
+		GpuselFeedStopProducing(feed);
+		return;
+	}
 	positions = palloc(sizeof(uint32) * GPUSEL_FEED_CHUNK_ROWS);
 	while (GpuselFeedReadOwn(feed, &batch, state->heapslot))
 	{
@@ -377,30 +455,7 @@ fill_groups(GpuselScanState *state)
 	{
 		TupleTableSlot *row;
 
-		if (state->use_gpu && state->out_slot >= 0 && !state->out_recheck &&
-			!state->has_host_quals && GroupAggSinkColumnar(sink_of(state)))
-		{
-			GpuselProgram *prog = state->program;
-			void	   *values[GS_MAX_PROGRAM_LENGTH];
-			uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];
-			int			s = state->out_slot;
-
-			if (!GroupAggSinkAddDeviceBatch(sink_of(state), state->filter, s, state->out_next,
-											state->batch_rows) &&
-				!GroupAggSinkAddDeviceSums(sink_of(state), state->filter, s, state->out_next,
-										   state->npositions))
-			{
-				for (int c = 0; c < prog->ncols; c++)
-				{
-					values[c] = GpuselDev->filter_values(state->filter, s, c);
-					nulls[c] = GpuselDev->filter_nulls(state->filter, s, c);
-				}
-				GroupAggSinkAddColumns(sink_of(state), values, nulls, state->slots[s].has_nulls,
-									   state->positions + state->out_next,
-									   state->npositions - state->out_next);
-			}
-			state->out_next = state->npositions;
-		}
+		add_device_batch(state);
 		row = GpuselScanNextRow(state);	/* not inside TupIsNull, which reads it twice */
 		if (TupIsNull(row))
 			break;

@@ -76,6 +76,9 @@ struct GpuselFeedShared
 	bool		consumer_claimed;
 	bool		stop;			/* the consumer is gone: producers stop */
 	int			producers;		/* processes filling chunks now */
+	int			device_producers;	/* producers that filtered on the device */
+	int64		device_rows;	/* rows those producers sent to the device */
+	double		device_ms;		/* their device time */
 
 	/* layout, fixed when the shared memory is set up */
 	int			nchunks;
@@ -185,6 +188,9 @@ reset_shared(GpuselFeedShared *shared)
 	shared->consumer_claimed = false;
 	shared->stop = false;
 	shared->producers = 0;
+	shared->device_producers = 0;
+	shared->device_rows = 0;
+	shared->device_ms = 0;
 	shared->next_seq = 0;
 	for (int i = 0; i < shared->nchunks; i++)
 	{
@@ -647,4 +653,71 @@ GpuselFeedSource(GpuselFeed *feed)
 {
 	GpuselSourceInit(&feed->source, &feed_methods, NULL, 0);
 	return &feed->source;
+}
+
+/* Reads this process's own blocks for GpuselFeedOwnSource's fill. */
+static int64
+feed_own_fill(GpuselSource *source, GpuselStaging *staging, int64 max_rows,
+			  TupleTableSlot *slot)
+{
+	GpuselFeed *feed = (GpuselFeed *) ((char *) source - offsetof(GpuselFeed, own_source));
+	int64		n;
+
+	if (feed->own_done)
+		return 0;
+	n = GpuselPagesFill(feed->reader, staging, max_rows, slot);
+	feed->own_done = n < max_rows;
+	feed->rows_read_here += n;
+	return n;
+}
+
+/*
+ * A producer's own blocks, filled straight into the caller's staging: the
+ * device path's page-locked staging, so a worker's batches go to the GPU
+ * service without a copy through the feed.  The reader belongs to the feed.
+ */
+static const GpuselSourceMethods feed_own_methods = {
+	.name = "this worker's blocks",
+	.next_slot = NULL,
+	.fill = feed_own_fill,
+	.next_chunk = NULL,
+	.rescan = NULL,
+	.end = NULL,
+};
+
+/* This producer's part of the table as a source that fills staging. */
+GpuselSource *
+GpuselFeedOwnSource(GpuselFeed *feed, const GpuselProgram *prog)
+{
+	GpuselSourceInit(&feed->own_source, &feed_own_methods, prog, 0);
+	return &feed->own_source;
+}
+
+/* A producer that filtered its blocks on the device reports its work. */
+void
+GpuselFeedReportDevice(GpuselFeed *feed, int64 rows, double device_ms)
+{
+	GpuselFeedShared *shared = feed->shared;
+
+	SpinLockAcquire(&shared->mutex);
+	shared->device_producers++;
+	shared->device_rows += rows;
+	shared->device_ms += device_ms;
+	SpinLockRelease(&shared->mutex);
+}
+
+/*
+ * Keeps what the producers did on the device for the consumer's EXPLAIN
+ * ANALYZE, which runs after the parallel query's shared memory is gone.
+ */
+void
+GpuselFeedKeepDeviceTotals(GpuselFeed *feed)
+{
+	GpuselFeedShared *shared = feed->shared;
+
+	SpinLockAcquire(&shared->mutex);
+	feed->device_producers = shared->device_producers;
+	feed->device_rows = shared->device_rows;
+	feed->device_ms = shared->device_ms;
+	SpinLockRelease(&shared->mutex);
 }

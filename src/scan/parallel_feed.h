@@ -1,11 +1,12 @@
 /*
  * parallel_feed.h
  *	  Parallel feeding of a grouped GpuSelScan: PostgreSQL's parallel
- *	  workers read the table's pages and copy their columns into chunks in
- *	  the parallel query's shared memory; one process, the consumer (the
- *	  leader), takes the chunks and runs the filter and the groups, on the
- *	  GPU or the CPU.  No worker touches the GPU, so no query pays a CUDA
- *	  context per worker (DESIGN.md, "Parallel feeding").
+ *	  workers read the table's pages and either aggregate them themselves
+ *	  or copy their columns into chunks in the parallel query's shared
+ *	  memory; one process, the consumer (the leader), takes the chunks and
+ *	  merges or groups them.  A worker filters its blocks on the GPU only
+ *	  through the GPU service, which owns the one CUDA context, so no query
+ *	  pays a context per worker (docs/performance.md, "Parallel feeding").
  */
 #ifndef GPUSEL_PARALLEL_FEED_H
 #define GPUSEL_PARALLEL_FEED_H
@@ -46,6 +47,7 @@ typedef int64 (*GpuselFeedFilter) (void *arg, GpuselStaging *staging, int64 nrow
 typedef struct GpuselFeed
 {
 	GpuselSource source;		/* first: the consumer's source of chunks */
+	GpuselSource own_source;	/* a producer's own blocks, for the device path */
 	GpuselFeedShared *shared;
 	GpuselPageReader *reader;	/* this process's part of the parallel scan */
 	bool		own_done;		/* this process's reader has no blocks left */
@@ -57,6 +59,9 @@ typedef struct GpuselFeed
 	int64		chunks_taken;	/* chunks that workers filled */
 	int64		rows_taken;		/* rows in those chunks */
 	int64		rows_read_here; /* rows the consumer read itself */
+	int			device_producers;	/* producers that filtered on the device */
+	int64		device_rows;	/* rows they sent to it */
+	double		device_ms;		/* their device time */
 } GpuselFeed;
 
 extern Size GpuselFeedEstimate(const GpuselProgram *prog, int nworkers);
@@ -82,6 +87,9 @@ extern Size GpuselFeedChunkBytes(GpuselFeed *feed);
 extern void GpuselFeedPublishBuffer(GpuselFeed *feed, GpuselChunkKind kind, int collection,
 									int64 first, int64 nrecords, int64 nscanned,
 									int64 naggregated);
+extern GpuselSource *GpuselFeedOwnSource(GpuselFeed *feed, const GpuselProgram *prog);
+extern void GpuselFeedReportDevice(GpuselFeed *feed, int64 rows, double device_ms);
+extern void GpuselFeedKeepDeviceTotals(GpuselFeed *feed);
 extern void GpuselFeedRescan(GpuselFeed *feed);
 extern void GpuselFeedStop(GpuselFeed *feed);
 

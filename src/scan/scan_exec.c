@@ -356,7 +356,7 @@ gpusel_begin(CustomScanState *node, EState *estate, int eflags)
 	state->batch_rows = gpusel_batch_rows;
 	/* a grouped scan without device quals has nothing for the device to filter */
 	state->use_gpu = (!state->group_mode || state->device_quals != NIL) &&
-		!IsParallelWorker() && GpuselWantGpu((int64) state->rel_tuples);
+		GpuselWantGpu((int64) state->rel_tuples);
 	state->times_service = state->use_gpu && GpuselDeviceIsService();
 	if (state->use_gpu)
 	{
@@ -512,7 +512,9 @@ ensure_filter(GpuselScanState *state)
 	errbuf[0] = '\0';
 	status = GpuselDev->filter_create(&state->filter, &program, prog->ncols, prog->coltypes,
 							  state->batch_rows, GPUSEL_NSLOTS, errbuf, sizeof(errbuf));
-	if (status == GS_OUT_OF_MEMORY && gpusel_device_mode != GPUSEL_DEVICE_GPU)
+	/* a worker's use of the device is its own choice, never gpusel.device's promise */
+	if (status == GS_OUT_OF_MEMORY &&
+		(gpusel_device_mode != GPUSEL_DEVICE_GPU || state->worker_device))
 	{
 		ereport(DEBUG1,
 				(errmsg("gpusel: scan does not fit in GPU memory, using the CPU"),
@@ -799,6 +801,19 @@ gpusel_next(ScanState *ss)
 	if (state->use_gpu)
 		return gpu_next(state);
 	return cpu_next(state);
+}
+
+/*
+ * Readies the device filter for the source already open, as the first row
+ * would; false when the scan runs on the CPU instead (no device memory for
+ * it in auto mode).
+ */
+bool
+GpuselScanDeviceReady(GpuselScanState *state)
+{
+	if (state->use_gpu && !state->consts_ready)
+		(void) ensure_filter(state);
+	return state->use_gpu;
 }
 
 /* The next row that passes every qual, for the grouped scan (groupagg_scan.c). */

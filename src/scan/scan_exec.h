@@ -21,6 +21,14 @@
 
 #define GPUSEL_NSLOTS 2
 
+/*
+ * Rows per device batch of a parallel worker: smaller than a serial
+ * scan's, so that a worker's share of the table makes enough batches to
+ * overlap reading with the device, and eight workers' staging stays a
+ * small part of the service's region.
+ */
+#define GPUSEL_WORKER_BATCH_ROWS 262144
+
 /* How a tuple's quals are evaluated. */
 typedef enum EvalOrder
 {
@@ -93,6 +101,7 @@ typedef struct GpuselScanState
 	struct GpuselFeed *feed;	/* under Gather: chunks from the workers */
 	uint32	   *worker_positions;	/* a producer's filter: rows that pass */
 	GpuselFeedRole feed_role;	/* this (re)scan's role, decided at its first row */
+	bool		worker_device;	/* as a producer, filters its blocks on the device */
 	bool		scan_done;
 	int64		scan_rows;		/* rows read since the last (re)scan */
 
@@ -137,6 +146,7 @@ extern ExprState *GpuselInitExprForSlot(Expr *expr, bool is_qual, PlanState *ps,
 extern void GpuselScanExplain(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
 extern TupleTableSlot *GpuselScanNextRow(GpuselScanState *state);
+extern bool GpuselScanDeviceReady(GpuselScanState *state);
 extern GpuselSource *GpuselScanOpenSource(GpuselScanState *state, bool reads_chunks);
 
 /* scan_parallel.c */

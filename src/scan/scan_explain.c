@@ -31,6 +31,19 @@ show_quals(const char *label, List *quals, CustomScanState *node,
 	ExplainPropertyText(label, text, es);
 }
 
+/* The workers that filtered their blocks on the device, where any did. */
+static void
+show_workers_device(GpuselScanState *state, ExplainState *es)
+{
+	GpuselFeed *feed = state->feed;
+
+	if (feed->device_producers == 0)
+		return;
+	ExplainPropertyInteger("Workers on Device", NULL, feed->device_producers, es);
+	ExplainPropertyInteger("Rows Workers Sent to Device", NULL, feed->device_rows, es);
+	ExplainPropertyFloat("Workers' Device Time", "ms", feed->device_ms, 3, es);
+}
+
 /* Shows a per-loop count of removed rows as EXPLAIN ANALYZE does. */
 static void
 show_removed(const char *label, double total, CustomScanState *node,
@@ -79,6 +92,7 @@ GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	{
 		ExplainPropertyInteger("Rows Read By Workers", NULL, state->feed->rows_taken, es);
 		ExplainPropertyInteger("Chunks From Workers", NULL, state->feed->chunks_taken, es);
+		show_workers_device(state, es);
 	}
 	if (gpusel_explain_device_details && state->group_mode && es->timing)
 	{

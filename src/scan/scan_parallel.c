@@ -64,12 +64,30 @@ scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 								   state->program);
 
 	/*
-	 * The workers filter and group their own rows on the CPU, so no batch
-	 * goes to the device; the GPU still selects large groups' percentiles.
-	 * Sending every row's columns to the leader for the device to filter
-	 * was slower, with the grouping left to one process (README, "Parallel
-	 * feeding").
+	 * The consumer merges what the workers send and filters its own reads
+	 * on the CPU; the GPU still selects large groups' percentiles.  Sending
+	 * every row's columns to the leader for the device to filter was
+	 * slower, with the grouping left to one process (docs/performance.md,
+	 * "Parallel feeding").
 	 */
+	if (GpuselFeedEnabled(state->feed))
+		state->use_gpu = false;
+}
+
+/*
+ * Whether a worker that aggregates its own blocks filters them on the
+ * device: only through the GPU service (the worker would otherwise pay
+ * for a CUDA context of its own, and GpuselWantGpu said no), and only
+ * where there is a device qual to run.
+ */
+static void
+decide_worker_device(GpuselScanState *state)
+{
+	state->worker_device = state->use_gpu && GpuselFeedEnabled(state->feed) &&
+		GpuselFeedWorkersAggregate(state->feed) && state->device_quals != NIL;
+	if (state->worker_device)
+		state->batch_rows = Min(state->batch_rows, GPUSEL_WORKER_BATCH_ROWS);
+	/* as in the leader: a worker that becomes the consumer merges on the CPU */
 	if (GpuselFeedEnabled(state->feed))
 		state->use_gpu = false;
 }
@@ -94,6 +112,7 @@ scan_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 		return;
 	state->feed = GpuselFeedAttach((GpuselFeedShared *) coordinate, state->rel,
 								   node->ss.ps.state->es_snapshot, state->program);
+	decide_worker_device(state);
 }
 
 /* ShutdownCustomScan: a consumer that stops early releases the producers. */
@@ -103,7 +122,10 @@ scan_shutdown(CustomScanState *node)
 	GpuselScanState *state = (GpuselScanState *) node;
 
 	if (state->feed != NULL && state->feed_role == GPUSEL_FEED_CONSUMER)
+	{
+		GpuselFeedKeepDeviceTotals(state->feed);
 		GpuselFeedStop(state->feed);
+	}
 }
 
 /* Installs the parallel query callbacks into the node's methods. */

