@@ -32,6 +32,10 @@ OBJS = \
 	src/service/service_client.o \
 	src/service/service_calls.o \
 	src/service/service_sql.o \
+	src/cache/cache_registry.o \
+	src/cache/cache_build.o \
+	src/cache/cache_source.o \
+	src/cache/cache_sql.o \
 	src/types/column_form.o \
 	src/types/form_numeric.o \
 	src/types/form_numeric_wide.o \
@@ -79,8 +83,11 @@ OBJS = \
 	src/groupagg/groupagg_bigkeys.o \
 	src/groupagg/groupagg_spill.o
 
-REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_numeric_aggs scan_numeric_keys scan_numeric_wide scan_enable_gucs groupagg groupagg_values groupagg_shapes groupagg_errors groupagg_sizes groupagg_rescan groupagg_mvcc groupagg_device groupagg_text groupagg_interval groupagg_privileges groupagg_limit groupagg_spill parallel parallel_shapes parallel_partials parallel_dict_keys tpch upgrade
+REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_numeric_aggs scan_numeric_keys scan_numeric_wide scan_enable_gucs groupagg groupagg_values groupagg_shapes groupagg_errors groupagg_sizes groupagg_rescan groupagg_mvcc groupagg_device groupagg_text groupagg_interval groupagg_privileges groupagg_limit groupagg_spill parallel parallel_shapes parallel_partials parallel_dict_keys cache tpch upgrade
 REGRESS_OPTS = --inputdir=test --load-extension=gpusel
+# isolation tests need gpusel in shared_preload_libraries (test/run_all.sh runs them so)
+ISOLATION = cache_writers
+ISOLATION_OPTS = --inputdir=test/isolation --load-extension=gpusel
 # the upgrade suite starts from old versions' full scripts, which are not shipped
 REGRESS_PREP = install-test-fixtures
 
@@ -107,7 +114,7 @@ SHLIB_LINK += $(CUDA_OBJS) -lpthread
 endif
 
 PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src -I$(srcdir)/src/types -I$(srcdir)/src/percentile -I$(srcdir)/src/scan \
-	-I$(srcdir)/src/groupagg -I$(srcdir)/src/service
+	-I$(srcdir)/src/groupagg -I$(srcdir)/src/service -I$(srcdir)/src/cache
 EXTRA_CLEAN = cuda/*.o test/kernel/bin
 
 PG_CONFIG ?= pg_config

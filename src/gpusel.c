@@ -8,6 +8,7 @@
 
 #include "fmgr.h"
 
+#include "cache.h"
 #include "device.h"
 #include "groupagg.h"
 #include "guc.h"
@@ -25,6 +26,7 @@ _PG_init(void)
 {
 	GpuselGucInit();
 	GpuselServiceInit();
+	GpuselCacheInit();
 	GpuselDeviceInit();
 	GpuselScanInit();
 	GroupAggPlanInit();

@@ -27,6 +27,7 @@ bool		gpusel_replace_builtin_percentiles = true;
 bool		gpusel_service_enabled = true;
 int			gpusel_service_staging_mb = 2048;
 int			gpusel_service_max_requests = 256;
+int			gpusel_cache_memory_mb = 1024;
 
 static const struct config_enum_entry device_mode_options[] = {
 	{"auto", GPUSEL_DEVICE_AUTO, false},
@@ -195,6 +196,17 @@ GpuselGucInit(void)
 								GUC_UNIT_MB,
 								NULL, NULL, NULL);
 	}
+
+	DefineCustomIntVariable("gpusel.cache_memory",
+							"Shared memory the column cache's tables may take in all.",
+							"gpusel_cache() refuses a table that would take the cache past it. "
+							"The cache needs gpusel in shared_preload_libraries.",
+							&gpusel_cache_memory_mb,
+							1024,
+							0, INT_MAX / 2,
+							PGC_SUSET,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusel.service_max_requests",
 							"Requests the GPU service runs at once; further ones wait.",

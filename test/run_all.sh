@@ -92,6 +92,14 @@ if [ "${GPUSEL_TEST_EXISTING:-0}" != 1 ]; then
 fi
 
 if [ "$(psql -X -At -d gpusel_tap -c 'SHOW shared_preload_libraries' 2>/dev/null)" = gpusel ]; then
+  # the column cache needs the preloaded server's shared memory
+  note "isolation tests (column cache under concurrent writers)"
+  isolation="$("$PG_CONFIG" --pkglibdir)/pgxs/src/test/isolation/pg_isolation_regress"
+  iso_out=$(mktemp -d /tmp/gpusel-isolation.XXXXXX)
+  "$isolation" --bindir="$("$PG_CONFIG" --bindir)" --inputdir=test/isolation --outputdir="$iso_out" \
+    --load-extension=gpusel --dbname=gpusel_isolation $(sed -n 's/^ISOLATION = //p' Makefile) \
+    || { head -100 "$iso_out/regression.diffs" 2>/dev/null; failures+=(isolation); }
+
   note "GPU service: failure handling"
   bash test/service_test.sh gpusel_tap || failures+=(service)
 fi

@@ -65,6 +65,7 @@
 #include "scan_plan.h"
 
 #include "parallel_feed.h"
+#include "cache.h"
 #include "scan_exec.h"
 
 static Node *gpusel_create_state(CustomScan *cscan);
@@ -562,6 +563,10 @@ GpuselScanOpenSource(GpuselScanState *state, bool reads_chunks)
 		return state->source;
 	if (reads_chunks && GpuselScanFeeding(state))
 		state->source = GpuselFeedSource(state->feed);
+	else if (GpuselPagesUsable(rel, snapshot) &&
+			 (state->source = GpuselCacheSourceBegin(rel, snapshot, state->program,
+													  Min(state->batch_rows, 65536))) != NULL)
+		 /* the column cache, where it is current for this snapshot */ ;
 	else if (GpuselPagesUsable(rel, snapshot))
 		state->source = GpuselPagesSourceBegin(rel, snapshot, state->program,
 											   Min(state->batch_rows, 65536));

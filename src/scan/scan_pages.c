@@ -204,6 +204,22 @@ start_scan(GpuselPageReader *reader)
 		pgstat_count_heap_scan(rel);
 }
 
+/*
+ * Limits a serial reader's next reads to blocks [start, end), for a source
+ * that takes only some blocks from the heap (the column cache).
+ */
+void
+GpuselPagesSetRange(GpuselPageReader *reader, BlockNumber start, BlockNumber end)
+{
+	Assert(reader->pscan == NULL);
+	if (!reader->started)
+		start_scan(reader);
+	drop_page(reader);
+	reader->next_block = start;
+	reader->nblocks = end;
+	reader->done = false;
+}
+
 /* Restarts the scan at block 0; the next read measures the relation again. */
 void
 GpuselPagesRescan(GpuselPageReader *reader)

@@ -84,6 +84,8 @@ extern GpuselPageReader *GpuselPagesBeginParallel(Relation rel, Snapshot snapsho
 												  ParallelBlockTableScanDesc pscan);
 extern void GpuselPagesSetColumns(GpuselPageReader *reader,
 								  const GpuselProgram *prog);
+extern void GpuselPagesSetRange(GpuselPageReader *reader, BlockNumber start,
+								BlockNumber end);
 extern void GpuselPagesRescan(GpuselPageReader *reader);
 extern void GpuselPagesEnd(GpuselPageReader *reader);
 extern GpuselSource *GpuselPagesSourceBegin(Relation rel, Snapshot snapshot,

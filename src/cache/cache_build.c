@@ -1,0 +1,502 @@
+/*
+ * cache_build.c
+ *	  gpusel_cache() and gpusel_uncache(): building a table's column cache
+ *	  and dropping it, and the triggers that keep scans of it exact.
+ *
+ * A build takes SHARE ROW EXCLUSIVE on the table, as CREATE TRIGGER does:
+ * writers wait while the table is read (readers do not), and no write is
+ * in progress when the build's snapshot is taken.  Every write afterwards
+ * fires gpusel_cache_track, which marks the written blocks (cache_registry.c);
+ * the triggers fire ALWAYS, so session_replication_role cannot skip them,
+ * and a trigger changed since the build (DISABLE, ENABLE) has a new xmin,
+ * which retires the cache for scans (GpuselCacheTriggerCurrent).
+ */
+#include "postgres.h"
+
+#include "access/genam.h"
+#include "access/heapam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "catalog/indexing.h"
+#include "catalog/pg_am.h"
+#include "catalog/namespace.h"
+#include "catalog/pg_trigger.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "executor/tuptable.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/acl.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/fmgroids.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "cache_internal.h"
+#include "column_form.h"
+#include "guc.h"
+#include "scan_pages.h"
+
+PG_FUNCTION_INFO_V1(gpusel_cache);
+PG_FUNCTION_INFO_V1(gpusel_uncache);
+PG_FUNCTION_INFO_V1(gpusel_cache_track);
+
+/* The build of this transaction, retired if the transaction aborts. */
+static GpuselCacheEntry *built_in_xact = NULL;
+static bool xact_callback_registered = false;
+
+/* Retires a build whose transaction aborted: its triggers are gone. */
+static void
+cache_xact_callback(XactEvent event, void *arg)
+{
+	if (built_in_xact == NULL)
+		return;
+	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
+	{
+		GpuselCacheEntry *e = built_in_xact;
+
+		built_in_xact = NULL;
+		if (e->state == GPUSEL_CACHE_BUILDING)
+			GpuselCacheAbandon(e);
+		else
+			GpuselCacheRetire(e->relid);
+	}
+	else if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
+			 event == XACT_EVENT_PREPARE)
+		built_in_xact = NULL;
+}
+
+/* Raises the error for a server without the cache's shared memory. */
+static void
+require_registry(void)
+{
+	if (!GpuselCacheConfigured())
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("the gpusel column cache needs gpusel in shared_preload_libraries"),
+				 errdetail("The cache lives in shared memory that is set up when the server starts."),
+				 errhint("Add gpusel to shared_preload_libraries and restart the server.")));
+	if (RecoveryInProgress())
+		ereport(ERROR,
+				(errcode(ERRCODE_READ_ONLY_SQL_TRANSACTION),
+				 errmsg("the gpusel column cache cannot be built during recovery")));
+}
+
+/* Opens a table the caller owns, checking that the cache can hold it. */
+static Relation
+open_cacheable(Oid relid, LOCKMODE mode)
+{
+	Relation	rel = table_open(relid, mode);
+
+	if (rel->rd_rel->relkind != RELKIND_RELATION || rel->rd_rel->relam != HEAP_TABLE_AM_OID)
+		ereport(ERROR,
+				(errcode(ERRCODE_WRONG_OBJECT_TYPE),
+				 errmsg("\"%s\" is not a heap table", RelationGetRelationName(rel)),
+				 errdetail("The column cache holds ordinary tables of the heap access method; cache a partitioned table's partitions.")));
+	if (rel->rd_rel->relpersistence == RELPERSISTENCE_TEMP)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("temporary table \"%s\" cannot be cached", RelationGetRelationName(rel)),
+				 errdetail("The column cache is shared by every session; a temporary table is seen by one.")));
+	if (!pg_class_ownercheck(relid, GetUserId()))
+		aclcheck_error(ACLCHECK_NOT_OWNER, OBJECT_TABLE, RelationGetRelationName(rel));
+	return rel;
+}
+
+/* The pg_trigger row of the table's trigger 'name', copied; NULL if none. */
+static HeapTuple
+find_trigger(Oid relid, const char *name)
+{
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData keys[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	ScanKeyInit(&keys[0], Anum_pg_trigger_tgrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	ScanKeyInit(&keys[1], Anum_pg_trigger_tgname, BTEqualStrategyNumber, F_NAMEEQ,
+				CStringGetDatum(name));
+	scan = systable_beginscan(tgrel, TriggerRelidNameIndexId, true, NULL, 2, keys);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		tup = heap_copytuple(tup);
+	systable_endscan(scan);
+	table_close(tgrel, AccessShareLock);
+	return tup;
+}
+
+/* Runs one SQL command that changes the catalogs, through SPI. */
+static void
+run_sql(const char *sql)
+{
+	if (SPI_connect() != SPI_OK_CONNECT)
+		elog(ERROR, "SPI_connect failed");
+	if (SPI_execute(sql, false, 0) != SPI_OK_UTILITY)
+		elog(ERROR, "gpusel could not run: %s", sql);
+	SPI_finish();
+	CommandCounterIncrement();
+}
+
+/*
+ * Creates the table's two triggers where they are missing, and makes both
+ * fire ALWAYS; the row trigger's oid and xmin as they are now.
+ */
+static void
+ensure_triggers(Relation rel, Oid ext_namespace, Oid *trigger_oid, TransactionId *trigger_xmin)
+{
+	const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+												   RelationGetRelationName(rel));
+	const char *schema = quote_identifier(get_namespace_name(ext_namespace));
+	HeapTuple	tup;
+
+	tup = find_trigger(RelationGetRelid(rel), GPUSEL_CACHE_ROW_TRIGGER);
+	if (!HeapTupleIsValid(tup))
+		run_sql(psprintf("CREATE TRIGGER " GPUSEL_CACHE_ROW_TRIGGER
+						 " AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION %s.gpusel_cache_track()",
+						 table, schema));
+	tup = find_trigger(RelationGetRelid(rel), GPUSEL_CACHE_TRUNCATE_TRIGGER);
+	if (!HeapTupleIsValid(tup))
+		run_sql(psprintf("CREATE TRIGGER " GPUSEL_CACHE_TRUNCATE_TRIGGER
+						 " AFTER TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION %s.gpusel_cache_track()",
+						 table, schema));
+	/* ALWAYS: session_replication_role = replica must not skip them */
+	for (int i = 0; i < 2; i++)
+	{
+		const char *name = i == 0 ? GPUSEL_CACHE_ROW_TRIGGER : GPUSEL_CACHE_TRUNCATE_TRIGGER;
+
+		tup = find_trigger(RelationGetRelid(rel), name);
+		if (((Form_pg_trigger) GETSTRUCT(tup))->tgenabled != TRIGGER_FIRES_ALWAYS)
+		{
+			EnableDisableTrigger(rel, name, TRIGGER_FIRES_ALWAYS, false, ShareRowExclusiveLock);
+			CommandCounterIncrement();
+		}
+	}
+	tup = find_trigger(RelationGetRelid(rel), GPUSEL_CACHE_ROW_TRIGGER);
+	*trigger_oid = ((Form_pg_trigger) GETSTRUCT(tup))->oid;
+	*trigger_xmin = HeapTupleHeaderGetRawXmin(tup->t_data);
+}
+
+/*
+ * Whether the row trigger is still the one the build saw: present, firing
+ * ALWAYS, its row unchanged since.  Any ALTER TABLE ... TRIGGER in between
+ * would have let writes go unmarked.
+ */
+bool
+GpuselCacheTriggerCurrent(GpuselCacheEntry *entry)
+{
+	HeapTuple	tup = find_trigger(entry->relid, GPUSEL_CACHE_ROW_TRIGGER);
+	bool		current;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	current = ((Form_pg_trigger) GETSTRUCT(tup))->oid == entry->trigger_oid &&
+		((Form_pg_trigger) GETSTRUCT(tup))->tgenabled == TRIGGER_FIRES_ALWAYS &&
+		HeapTupleHeaderGetRawXmin(tup->t_data) == entry->trigger_xmin;
+	heap_freetuple(tup);
+	return current;
+}
+
+/*
+ * The form a column is cached in: one batch column chosen by its type
+ * alone, the same in every process.  False for a type the cache does not
+ * hold (text and uuid keys are numbers of a scan's own dictionary; wide
+ * numerics take two batch columns).
+ */
+static bool
+cacheable_form(Form_pg_attribute att, GpuselFormChoice *choice)
+{
+	const GpuselFormInfo *info;
+
+	if (!GpuselChooseForm(att->atttypid, att->atttypmod, att->attcollation, GPUSEL_USE_QUAL,
+						  -1, choice))
+		return false;
+	info = GpuselFormLookup(choice->form);
+	return info->ncolumns == 1 && !info->dictionary && info->crosses == GPUSEL_CROSS_AS_IS;
+}
+
+/* Picks the columns to cache: the named ones, or every one the cache can hold. */
+static void
+choose_columns(Relation rel, ArrayType *names, GpuselCacheEntry *entry, GpuselProgram *prog)
+{
+	TupleDesc	desc = RelationGetDescr(rel);
+	GpuselFormChoice choice;
+
+	memset(prog, 0, sizeof(GpuselProgram));
+	entry->ncols = 0;
+	for (int i = 0; i < desc->natts; i++)
+	{
+		Form_pg_attribute att = TupleDescAttr(desc, i);
+		bool		wanted = names == NULL;
+
+		if (att->attisdropped)
+			continue;
+		if (names != NULL)
+		{
+			Datum	   *elems;
+			bool	   *nulls;
+			int			n;
+
+			deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
+			for (int k = 0; k < n && !wanted; k++)
+				wanted = !nulls[k] && strcmp(TextDatumGetCString(elems[k]), NameStr(att->attname)) == 0;
+		}
+		if (!wanted)
+			continue;
+		if (!cacheable_form(att, &choice))
+		{
+			if (names != NULL)
+				ereport(ERROR,
+						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+						 errmsg("column \"%s\" of type %s cannot be cached", NameStr(att->attname),
+								format_type_be(att->atttypid)),
+						 errdetail("The column cache holds fixed-width numbers, dates, times, booleans, short chars and numerics with a declared scale.")));
+			continue;
+		}
+		if (entry->ncols == GS_MAX_PROGRAM_LENGTH)
+			ereport(ERROR,
+					(errcode(ERRCODE_TOO_MANY_COLUMNS),
+					 errmsg("the column cache holds at most %d columns of a table", GS_MAX_PROGRAM_LENGTH),
+					 errhint("Name the columns to cache in gpusel_cache's second argument.")));
+		entry->attnos[entry->ncols] = att->attnum;
+		entry->typids[entry->ncols] = att->atttypid;
+		entry->typmods[entry->ncols] = att->atttypmod;
+		entry->form[entry->ncols] = choice.form;
+		entry->form_arg[entry->ncols] = choice.arg;
+		entry->coltypes[entry->ncols] = choice.coltype;
+		entry->has_nulls[entry->ncols] = 0;
+		prog->attnos[entry->ncols] = att->attnum;
+		prog->coltypes[entry->ncols] = choice.coltype;
+		prog->form[entry->ncols] = choice.form;
+		prog->form_arg[entry->ncols] = choice.arg;
+		entry->ncols++;
+	}
+	prog->ncols = entry->ncols;
+	if (entry->ncols == 0)
+		ereport(ERROR,
+				(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+				 errmsg("table \"%s\" has no column the cache can hold", RelationGetRelationName(rel))));
+	/* a segment: each column's values then its null bytes, then the TIDs */
+	entry->segment_bytes = 0;
+	for (int c = 0; c < entry->ncols; c++)
+	{
+		entry->values_off[c] = entry->segment_bytes;
+		entry->segment_bytes += MAXALIGN((Size) GPUSEL_CACHE_SEGMENT_ROWS * GpuselColumnWidth(entry->coltypes[c]));
+		entry->nulls_off[c] = entry->segment_bytes;
+		entry->segment_bytes += MAXALIGN((Size) GPUSEL_CACHE_SEGMENT_ROWS);
+	}
+	entry->tids_off = entry->segment_bytes;
+	entry->segment_bytes += MAXALIGN((Size) GPUSEL_CACHE_SEGMENT_ROWS * sizeof(ItemPointerData));
+}
+
+/* Counts bytes against gpusel.cache_memory, or ends the build with the error. */
+static void
+reserve_or_fail(Relation rel, GpuselCacheEntry *entry, Size bytes)
+{
+	Size		in_use;
+
+	if (GpuselCacheReserve(entry, bytes, &in_use))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OUT_OF_MEMORY),
+			 errmsg("table \"%s\" does not fit in the column cache", RelationGetRelationName(rel)),
+			 errdetail("gpusel.cache_memory allows %d MB; %zu MB are in use and this table needs more than %zu MB.",
+					   gpusel_cache_memory_mb, in_use / (1024 * 1024), entry->bytes / (1024 * 1024) + bytes / (1024 * 1024)),
+			 errhint("Raise gpusel.cache_memory, or cache fewer columns.")));
+}
+
+/* A fresh allocation in the cache's area, zeroed. */
+static dsa_pointer
+area_alloc(Size bytes)
+{
+	return dsa_allocate_extended(GpuselCacheArea(), bytes, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
+}
+
+/* Reads the table's visible rows into the entry's segments; returns the rows. */
+static int64
+read_table(Relation rel, Snapshot snapshot, GpuselCacheEntry *entry, GpuselProgram *prog)
+{
+	dsa_area   *a = GpuselCacheArea();
+	GpuselPageReader *reader = GpuselPagesBegin(rel, snapshot);
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsBufferHeapTuple);
+	int			capacity = 16;
+	dsa_pointer *segs = palloc(sizeof(dsa_pointer) * capacity);
+	int64	   *first;
+	int64		nrows = 0;
+	BlockNumber blk = 0;
+
+	GpuselPagesSetColumns(reader, prog);
+	for (;;)
+	{
+		GpuselStaging staging;
+		char	   *base;
+		int64		n;
+		uint8		has_nulls[GS_MAX_PROGRAM_LENGTH] = {0};
+
+		CHECK_FOR_INTERRUPTS();
+		reserve_or_fail(rel, entry, entry->segment_bytes);
+		if (entry->nsegments == capacity)
+		{
+			capacity *= 2;
+			segs = repalloc(segs, sizeof(dsa_pointer) * capacity);
+		}
+		segs[entry->nsegments] = area_alloc(entry->segment_bytes);
+		entry->nsegments++;
+		base = dsa_get_address(a, segs[entry->nsegments - 1]);
+		for (int c = 0; c < entry->ncols; c++)
+		{
+			staging.values[c] = base + entry->values_off[c];
+			staging.nulls[c] = (uint8 *) (base + entry->nulls_off[c]);
+		}
+		staging.has_nulls = has_nulls;
+		staging.tids = (ItemPointerData *) (base + entry->tids_off);
+		n = GpuselPagesFill(reader, &staging, GPUSEL_CACHE_SEGMENT_ROWS, slot);
+		for (int c = 0; c < entry->ncols; c++)
+			entry->has_nulls[c] |= has_nulls[c];
+		nrows += n;
+		if (n < GPUSEL_CACHE_SEGMENT_ROWS)
+			break;
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	GpuselPagesEnd(reader);
+
+	/* the segments' array, and where each block's rows begin */
+	reserve_or_fail(rel, entry, sizeof(dsa_pointer) * entry->nsegments +
+					sizeof(int64) * ((Size) entry->nblocks + 1));
+	entry->segments = area_alloc(sizeof(dsa_pointer) * entry->nsegments);
+	memcpy(dsa_get_address(a, entry->segments), segs, sizeof(dsa_pointer) * entry->nsegments);
+	entry->block_first = area_alloc(sizeof(int64) * ((Size) entry->nblocks + 1));
+	first = dsa_get_address(a, entry->block_first);
+	for (int64 r = 0; r < nrows; r++)
+	{
+		ItemPointerData *tids = (ItemPointerData *)
+		((char *) dsa_get_address(a, segs[r / GPUSEL_CACHE_SEGMENT_ROWS]) + entry->tids_off);
+		BlockNumber b = ItemPointerGetBlockNumber(&tids[r % GPUSEL_CACHE_SEGMENT_ROWS]);
+
+		while (blk <= b && blk < entry->nblocks)
+			first[blk++] = r;
+	}
+	while (blk <= entry->nblocks)
+		first[blk++] = nrows;
+	return nrows;
+}
+
+/*
+ * SQL gpusel_cache(table regclass, columns text[] DEFAULT NULL): caches the
+ * table's columns (those named, or every one the cache can hold) and
+ * returns the rows cached.  Replaces the table's earlier cache.
+ */
+Datum
+gpusel_cache(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	ArrayType  *names = PG_ARGISNULL(1) ? NULL : PG_GETARG_ARRAYTYPE_P(1);
+	Relation	rel;
+	GpuselCacheEntry *entry;
+	GpuselProgram *prog = palloc(sizeof(GpuselProgram));
+	Snapshot	snapshot;
+	Oid			trigger_oid;
+	TransactionId trigger_xmin;
+	int64		nrows;
+
+	require_registry();
+	GpuselCacheForgetDropped();
+	rel = open_cacheable(relid, ShareRowExclusiveLock);
+	/* the trigger function lives beside this one, in the extension's schema */
+	ensure_triggers(rel, get_func_namespace(fcinfo->flinfo->fn_oid), &trigger_oid, &trigger_xmin);
+	if (!xact_callback_registered)
+	{
+		RegisterXactCallback(cache_xact_callback, NULL);
+		xact_callback_registered = true;
+	}
+	GpuselCacheRetire(relid);
+	entry = GpuselCacheClaim(relid);
+	built_in_xact = entry;
+	PG_TRY();
+	{
+		choose_columns(rel, names, entry, prog);
+		entry->relfilenode = rel->rd_node.relNode;
+		entry->trigger_oid = trigger_oid;
+		entry->trigger_xmin = trigger_xmin;
+		entry->nblocks = RelationGetNumberOfBlocks(rel);
+		reserve_or_fail(rel, entry, sizeof(uint32) * ((Size) entry->nblocks / 32 + 1));
+		entry->changed = area_alloc(sizeof(pg_atomic_uint32) * ((Size) entry->nblocks / 32 + 1));
+
+		/* no writer is in progress: the lock waited for them */
+		snapshot = RegisterSnapshot(GetLatestSnapshot());
+		entry->build_xmax = snapshot->xmax;
+		entry->build_xcnt = snapshot->xcnt <= GPUSEL_CACHE_MAX_XIP ? (int) snapshot->xcnt : -1;
+		if (entry->build_xcnt > 0)
+			memcpy(entry->build_xip, snapshot->xip, sizeof(TransactionId) * entry->build_xcnt);
+		nrows = read_table(rel, snapshot, entry, prog);
+		UnregisterSnapshot(snapshot);
+	}
+	PG_CATCH();
+	{
+		built_in_xact = NULL;
+		GpuselCacheAbandon(entry);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+
+	entry->nrows = nrows;
+	entry->built_at = GetCurrentTimestamp();
+	LWLockAcquire(GpuselCacheRegistry()->lock, LW_EXCLUSIVE);
+	entry->state = GPUSEL_CACHE_READY;
+	LWLockRelease(GpuselCacheRegistry()->lock);
+	table_close(rel, NoLock);
+	PG_RETURN_INT64(nrows);
+}
+
+/* SQL gpusel_uncache(table regclass): drops the table's cache and triggers. */
+Datum
+gpusel_uncache(PG_FUNCTION_ARGS)
+{
+	Oid			relid = PG_GETARG_OID(0);
+	Relation	rel;
+	bool		had;
+	const char *table;
+
+	require_registry();
+	rel = open_cacheable(relid, ShareRowExclusiveLock);
+	had = GpuselCacheHolds(relid);
+	GpuselCacheRetire(relid);
+	table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
+									   RelationGetRelationName(rel));
+	run_sql(psprintf("DROP TRIGGER IF EXISTS " GPUSEL_CACHE_ROW_TRIGGER " ON %s", table));
+	run_sql(psprintf("DROP TRIGGER IF EXISTS " GPUSEL_CACHE_TRUNCATE_TRIGGER " ON %s", table));
+	table_close(rel, NoLock);
+	PG_RETURN_BOOL(had);
+}
+
+/*
+ * The triggers' function: a row written marks its block (both blocks of an
+ * update); a TRUNCATE retires the table's cache.
+ */
+Datum
+gpusel_cache_track(PG_FUNCTION_ARGS)
+{
+	TriggerData *td = (TriggerData *) fcinfo->context;
+	Oid			relid;
+
+	if (!CALLED_AS_TRIGGER(fcinfo))
+		ereport(ERROR,
+				(errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+				 errmsg("gpusel_cache_track() must be called as a trigger")));
+	relid = RelationGetRelid(td->tg_relation);
+	if (TRIGGER_FIRED_BY_TRUNCATE(td->tg_event))
+		GpuselCacheMarkTruncated(relid);
+	else if (TRIGGER_FIRED_FOR_ROW(td->tg_event))
+	{
+		if (td->tg_trigslot != NULL && ItemPointerIsValid(&td->tg_trigslot->tts_tid))
+			GpuselCacheMarkChanged(relid, ItemPointerGetBlockNumber(&td->tg_trigslot->tts_tid));
+		if (TRIGGER_FIRED_BY_UPDATE(td->tg_event) && td->tg_newslot != NULL &&
+			ItemPointerIsValid(&td->tg_newslot->tts_tid))
+			GpuselCacheMarkChanged(relid, ItemPointerGetBlockNumber(&td->tg_newslot->tts_tid));
+	}
+	return PointerGetDatum(NULL);
+}

@@ -1,0 +1,117 @@
+/*
+ * cache_internal.h
+ *	  The column cache's shared state: a registry of cached tables in the
+ *	  main shared memory, their columns in a dynamic shared memory area.
+ */
+#ifndef GPUSEL_CACHE_INTERNAL_H
+#define GPUSEL_CACHE_INTERNAL_H
+
+#include "postgres.h"
+
+#include "port/atomics.h"
+#include "storage/block.h"
+#include "storage/dsm.h"
+#include "storage/lwlock.h"
+#include "utils/dsa.h"
+#include "utils/timestamp.h"
+
+#include "cache.h"
+
+/* Tuning: tables one server caches at once, rows per segment, build xids kept. */
+#define GPUSEL_CACHE_MAX_TABLES		64
+#define GPUSEL_CACHE_SEGMENT_ROWS	65536
+#define GPUSEL_CACHE_MAX_XIP		64
+
+/* dsa_handle is a dsm_handle: the invalid one means no area yet */
+#define GPUSEL_CACHE_NO_AREA		((dsa_handle) DSM_HANDLE_INVALID)
+
+/* The triggers that mark a cached table's written blocks. */
+#define GPUSEL_CACHE_ROW_TRIGGER		"gpusel_cache_track"
+#define GPUSEL_CACHE_TRUNCATE_TRIGGER	"gpusel_cache_truncate"
+
+typedef enum GpuselCacheState
+{
+	GPUSEL_CACHE_FREE = 0,
+	GPUSEL_CACHE_BUILDING,		/* gpusel_cache is reading the table */
+	GPUSEL_CACHE_READY,
+	GPUSEL_CACHE_RETIRED		/* replaced or dropped: freed when unpinned */
+} GpuselCacheState;
+
+/*
+ * One cached table.  Its rows are in heap order, in segments of
+ * GPUSEL_CACHE_SEGMENT_ROWS rows; a segment holds, for each column, its
+ * batch values then its null bytes, and then the rows' TIDs.
+ */
+typedef struct GpuselCacheEntry
+{
+	GpuselCacheState state;		/* under the registry's lock */
+	Oid			dbid;
+	Oid			relid;
+	Oid			relfilenode;	/* another one (TRUNCATE, VACUUM FULL, a rewrite): unusable */
+	int			ncols;
+	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
+	Oid			typids[GS_MAX_PROGRAM_LENGTH];
+	int32		typmods[GS_MAX_PROGRAM_LENGTH];
+	uint8		form[GS_MAX_PROGRAM_LENGTH];
+	int16		form_arg[GS_MAX_PROGRAM_LENGTH];
+	gs_coltype	coltypes[GS_MAX_PROGRAM_LENGTH];
+	uint8		has_nulls[GS_MAX_PROGRAM_LENGTH];
+	Size		values_off[GS_MAX_PROGRAM_LENGTH];	/* within a segment */
+	Size		nulls_off[GS_MAX_PROGRAM_LENGTH];
+	Size		tids_off;
+	Size		segment_bytes;
+
+	int64		nrows;
+	BlockNumber nblocks;		/* blocks at the build */
+	int			nsegments;
+	dsa_pointer segments;		/* dsa_pointer[nsegments] */
+	dsa_pointer block_first;	/* int64[nblocks + 1]: block b's rows begin at [b] */
+	dsa_pointer changed;		/* pg_atomic_uint32[]: a bit per block written since */
+	Size		bytes;
+
+	/* the build's snapshot: a scan whose snapshot is older may not use the cache */
+	TransactionId build_xmax;
+	int			build_xcnt;		/* -1: more than GPUSEL_CACHE_MAX_XIP */
+	TransactionId build_xip[GPUSEL_CACHE_MAX_XIP];
+
+	/* the row trigger as the build left it: any change to it (DISABLE) shows in its xmin */
+	Oid			trigger_oid;
+	TransactionId trigger_xmin;
+
+	TimestampTz built_at;
+	pg_atomic_uint32 truncated;
+	pg_atomic_uint32 pins;		/* scans reading it now */
+	pg_atomic_uint32 changed_blocks;
+	pg_atomic_uint64 hits;
+} GpuselCacheEntry;
+
+/* The registry in the main shared memory. */
+typedef struct GpuselCacheShared
+{
+	LWLock	   *lock;			/* protects states, the area handle and bytes */
+	int			area_tranche;
+	dsa_handle	area;			/* GPUSEL_CACHE_NO_AREA until the first build */
+	Size		bytes_in_use;
+	GpuselCacheEntry entries[GPUSEL_CACHE_MAX_TABLES];
+} GpuselCacheShared;
+
+/* cache_registry.c */
+extern GpuselCacheShared *GpuselCacheRegistry(void);
+extern dsa_area *GpuselCacheArea(void);
+extern GpuselCacheEntry *GpuselCachePin(Oid relid);
+extern void GpuselCacheUnpin(GpuselCacheEntry *entry);
+extern void GpuselCacheRetire(Oid relid);
+extern void GpuselCacheForgetDropped(void);
+extern GpuselCacheEntry *GpuselCacheClaim(Oid relid);
+extern void GpuselCacheAbandon(GpuselCacheEntry *entry);
+extern void GpuselCacheFreeParts(GpuselCacheEntry *entry);
+extern void GpuselCacheMarkChanged(Oid relid, BlockNumber blk);
+extern void GpuselCacheMarkTruncated(Oid relid);
+extern bool GpuselCacheBlockChanged(GpuselCacheEntry *entry, pg_atomic_uint32 *changed,
+									BlockNumber blk);
+extern bool GpuselCacheReserve(GpuselCacheEntry *entry, Size bytes, Size *in_use);
+
+/* cache_build.c */
+extern bool GpuselCacheTriggerCurrent(GpuselCacheEntry *entry);
+
+#endif							/* GPUSEL_CACHE_INTERNAL_H */

@@ -1,0 +1,377 @@
+/*
+ * cache_registry.c
+ *	  The column cache's registry: which tables are cached, in the main
+ *	  shared memory, and the dynamic shared memory area their columns live
+ *	  in; pins that keep a table's columns while scans read them; the marks
+ *	  the row trigger leaves on written blocks.
+ *
+ * The registry needs gpusel in shared_preload_libraries.  An entry goes
+ * FREE -> BUILDING -> READY -> RETIRED -> FREE; a retired entry's memory
+ * is freed by whoever drops its last pin.  A restart empties the registry:
+ * the cache is simply gone.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "storage/ipc.h"
+#include "storage/lwlock.h"
+#include "storage/shmem.h"
+#include "utils/memutils.h"
+#include "utils/syscache.h"
+
+#include "cache_internal.h"
+#include "guc.h"
+
+static GpuselCacheShared *registry = NULL;
+static dsa_area *area = NULL;
+static shmem_request_hook_type prev_shmem_request_hook = NULL;
+static shmem_startup_hook_type prev_shmem_startup_hook = NULL;
+
+/* Asks for the registry's shared memory and its lock. */
+static void
+cache_shmem_request(void)
+{
+	if (prev_shmem_request_hook)
+		prev_shmem_request_hook();
+	RequestAddinShmemSpace(MAXALIGN(sizeof(GpuselCacheShared)));
+	RequestNamedLWLockTranche("gpusel cache", 1);
+}
+
+/* Lays out the registry once, in the postmaster. */
+static void
+cache_shmem_startup(void)
+{
+	bool		found;
+
+	if (prev_shmem_startup_hook)
+		prev_shmem_startup_hook();
+	LWLockAcquire(AddinShmemInitLock, LW_EXCLUSIVE);
+	registry = ShmemInitStruct("gpusel column cache", sizeof(GpuselCacheShared), &found);
+	if (!found)
+	{
+		memset(registry, 0, sizeof(GpuselCacheShared));
+		registry->lock = &(GetNamedLWLockTranche("gpusel cache"))->lock;
+		registry->area_tranche = LWLockNewTrancheId();
+		registry->area = GPUSEL_CACHE_NO_AREA;
+		for (int i = 0; i < GPUSEL_CACHE_MAX_TABLES; i++)
+		{
+			GpuselCacheEntry *e = &registry->entries[i];
+
+			pg_atomic_init_u32(&e->truncated, 0);
+			pg_atomic_init_u32(&e->pins, 0);
+			pg_atomic_init_u32(&e->changed_blocks, 0);
+			pg_atomic_init_u64(&e->hits, 0);
+		}
+	}
+	LWLockRelease(AddinShmemInitLock);
+}
+
+/* Installs the shared memory hooks when gpusel is preloaded. */
+void
+GpuselCacheInit(void)
+{
+	if (!process_shared_preload_libraries_in_progress)
+		return;
+	prev_shmem_request_hook = shmem_request_hook;
+	shmem_request_hook = cache_shmem_request;
+	prev_shmem_startup_hook = shmem_startup_hook;
+	shmem_startup_hook = cache_shmem_startup;
+}
+
+/* Whether this server has the cache's registry (gpusel preloaded). */
+bool
+GpuselCacheConfigured(void)
+{
+	return registry != NULL;
+}
+
+/* The registry; NULL without preload. */
+GpuselCacheShared *
+GpuselCacheRegistry(void)
+{
+	return registry;
+}
+
+/*
+ * This process's mapping of the columns' area, created by the first build
+ * (the caller then holds the registry's lock exclusively); NULL before it.
+ */
+static dsa_area *
+attach_area(bool create)
+{
+	MemoryContext old;
+
+	if (area != NULL)
+		return area;
+	if (registry->area == GPUSEL_CACHE_NO_AREA && !create)
+		return NULL;
+	LWLockRegisterTranche(registry->area_tranche, "gpusel cache area");
+	old = MemoryContextSwitchTo(TopMemoryContext);
+	if (registry->area == GPUSEL_CACHE_NO_AREA)
+	{
+		area = dsa_create(registry->area_tranche);
+		dsa_pin(area);
+		registry->area = dsa_get_handle(area);
+	}
+	else
+		area = dsa_attach(registry->area);
+	dsa_pin_mapping(area);
+	MemoryContextSwitchTo(old);
+	return area;
+}
+
+/* The columns' area, mapped into this process. */
+dsa_area *
+GpuselCacheArea(void)
+{
+	return attach_area(false);
+}
+
+/* Frees an entry's columns and arrays; the caller holds the lock exclusively. */
+void
+GpuselCacheFreeParts(GpuselCacheEntry *entry)
+{
+	dsa_area   *a = attach_area(false);
+
+	if (a != NULL)
+	{
+		if (DsaPointerIsValid(entry->segments))
+		{
+			dsa_pointer *segs = dsa_get_address(a, entry->segments);
+
+			for (int i = 0; i < entry->nsegments; i++)
+				if (DsaPointerIsValid(segs[i]))
+					dsa_free(a, segs[i]);
+			dsa_free(a, entry->segments);
+		}
+		if (DsaPointerIsValid(entry->block_first))
+			dsa_free(a, entry->block_first);
+		if (DsaPointerIsValid(entry->changed))
+			dsa_free(a, entry->changed);
+	}
+	registry->bytes_in_use -= Min(registry->bytes_in_use, entry->bytes);
+	entry->segments = entry->block_first = entry->changed = InvalidDsaPointer;
+	entry->nsegments = 0;
+	entry->bytes = 0;
+	entry->state = GPUSEL_CACHE_FREE;
+}
+
+/* The entry of this database's table, in any state but FREE; the caller locks. */
+static GpuselCacheEntry *
+find_entry(Oid relid, GpuselCacheState state)
+{
+	for (int i = 0; i < GPUSEL_CACHE_MAX_TABLES; i++)
+	{
+		GpuselCacheEntry *e = &registry->entries[i];
+
+		if (e->state == state && e->relid == relid && e->dbid == MyDatabaseId)
+			return e;
+	}
+	return NULL;
+}
+
+/* Whether the table has a cache ready (for EXPLAIN without ANALYZE). */
+bool
+GpuselCacheHolds(Oid relid)
+{
+	bool		holds;
+
+	if (registry == NULL)
+		return false;
+	LWLockAcquire(registry->lock, LW_SHARED);
+	holds = find_entry(relid, GPUSEL_CACHE_READY) != NULL;
+	LWLockRelease(registry->lock);
+	return holds;
+}
+
+/* Pins the table's ready cache for a scan; NULL when there is none. */
+GpuselCacheEntry *
+GpuselCachePin(Oid relid)
+{
+	GpuselCacheEntry *e;
+
+	if (registry == NULL || registry->area == GPUSEL_CACHE_NO_AREA)
+		return NULL;
+	(void) attach_area(false);
+	LWLockAcquire(registry->lock, LW_SHARED);
+	e = find_entry(relid, GPUSEL_CACHE_READY);
+	if (e != NULL)
+		pg_atomic_fetch_add_u32(&e->pins, 1);
+	LWLockRelease(registry->lock);
+	return e;
+}
+
+/* Drops a scan's pin; the last pin of a retired entry frees it. */
+void
+GpuselCacheUnpin(GpuselCacheEntry *entry)
+{
+	if (pg_atomic_sub_fetch_u32(&entry->pins, 1) != 0)
+		return;
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	if (entry->state == GPUSEL_CACHE_RETIRED && pg_atomic_read_u32(&entry->pins) == 0)
+		GpuselCacheFreeParts(entry);
+	LWLockRelease(registry->lock);
+}
+
+/* Retires the table's cache; scans reading it finish first. */
+void
+GpuselCacheRetire(Oid relid)
+{
+	GpuselCacheEntry *e;
+
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	while ((e = find_entry(relid, GPUSEL_CACHE_READY)) != NULL)
+	{
+		e->state = GPUSEL_CACHE_RETIRED;
+		if (pg_atomic_read_u32(&e->pins) == 0)
+			GpuselCacheFreeParts(e);
+	}
+	LWLockRelease(registry->lock);
+}
+
+/* A free entry for a build, marked BUILDING; the columns' area exists after. */
+GpuselCacheEntry *
+GpuselCacheClaim(Oid relid)
+{
+	GpuselCacheEntry *claimed = NULL;
+
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	(void) attach_area(true);
+	for (int i = 0; i < GPUSEL_CACHE_MAX_TABLES && claimed == NULL; i++)
+	{
+		GpuselCacheEntry *e = &registry->entries[i];
+
+		if (e->state != GPUSEL_CACHE_FREE)
+			continue;
+		claimed = e;
+		e->state = GPUSEL_CACHE_BUILDING;
+		e->dbid = MyDatabaseId;
+		e->relid = relid;
+		e->segments = e->block_first = e->changed = InvalidDsaPointer;
+		e->nsegments = 0;
+		e->bytes = 0;
+		pg_atomic_write_u32(&e->truncated, 0);
+		pg_atomic_write_u32(&e->changed_blocks, 0);
+		pg_atomic_write_u64(&e->hits, 0);
+	}
+	LWLockRelease(registry->lock);
+	if (claimed == NULL)
+		ereport(ERROR,
+				(errcode(ERRCODE_CONFIGURATION_LIMIT_EXCEEDED),
+				 errmsg("too many cached tables"),
+				 errdetail("The column cache holds at most %d tables.", GPUSEL_CACHE_MAX_TABLES),
+				 errhint("Drop a table's cache with gpusel_uncache().")));
+	return claimed;
+}
+
+/* Gives up a build: frees what it allocated. */
+void
+GpuselCacheAbandon(GpuselCacheEntry *entry)
+{
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	if (entry->state == GPUSEL_CACHE_BUILDING)
+		GpuselCacheFreeParts(entry);
+	LWLockRelease(registry->lock);
+}
+
+/*
+ * Counts 'bytes' more against gpusel.cache_memory for a build; false, with
+ * the memory in use, when they do not fit.
+ */
+bool
+GpuselCacheReserve(GpuselCacheEntry *entry, Size bytes, Size *in_use)
+{
+	Size		limit = (Size) gpusel_cache_memory_mb * 1024 * 1024;
+	bool		fits;
+
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	*in_use = registry->bytes_in_use;
+	fits = registry->bytes_in_use + bytes <= limit;
+	if (fits)
+	{
+		registry->bytes_in_use += bytes;
+		entry->bytes += bytes;
+	}
+	LWLockRelease(registry->lock);
+	return fits;
+}
+
+/* Whether block blk of a cached table was written since the build. */
+bool
+GpuselCacheBlockChanged(GpuselCacheEntry *entry, pg_atomic_uint32 *changed, BlockNumber blk)
+{
+	return blk >= entry->nblocks ||
+		(pg_atomic_read_u32(&changed[blk / 32]) & ((uint32) 1 << (blk % 32))) != 0;
+}
+
+/*
+ * The row trigger's mark: block blk of the table was written, so scans
+ * read it from the heap.  Marks every entry of the table, a build's too.
+ */
+void
+GpuselCacheMarkChanged(Oid relid, BlockNumber blk)
+{
+	dsa_area   *a;
+
+	if (registry == NULL || registry->area == GPUSEL_CACHE_NO_AREA)
+		return;
+	a = attach_area(false);
+	LWLockAcquire(registry->lock, LW_SHARED);
+	for (int i = 0; i < GPUSEL_CACHE_MAX_TABLES; i++)
+	{
+		GpuselCacheEntry *e = &registry->entries[i];
+		pg_atomic_uint32 *changed;
+		uint32		bit = (uint32) 1 << (blk % 32);
+
+		if ((e->state != GPUSEL_CACHE_READY && e->state != GPUSEL_CACHE_BUILDING) ||
+			e->relid != relid || e->dbid != MyDatabaseId || blk >= e->nblocks ||
+			!DsaPointerIsValid(e->changed))
+			continue;
+		changed = dsa_get_address(a, e->changed);
+		if ((pg_atomic_read_u32(&changed[blk / 32]) & bit) == 0 &&
+			(pg_atomic_fetch_or_u32(&changed[blk / 32], bit) & bit) == 0)
+			pg_atomic_fetch_add_u32(&e->changed_blocks, 1);
+	}
+	LWLockRelease(registry->lock);
+}
+
+/* The truncate trigger's mark: no scan uses the table's cache again. */
+void
+GpuselCacheMarkTruncated(Oid relid)
+{
+	if (registry == NULL)
+		return;
+	LWLockAcquire(registry->lock, LW_SHARED);
+	for (int i = 0; i < GPUSEL_CACHE_MAX_TABLES; i++)
+	{
+		GpuselCacheEntry *e = &registry->entries[i];
+
+		if ((e->state == GPUSEL_CACHE_READY || e->state == GPUSEL_CACHE_BUILDING) &&
+			e->relid == relid && e->dbid == MyDatabaseId)
+			pg_atomic_write_u32(&e->truncated, 1);
+	}
+	LWLockRelease(registry->lock);
+}
+
+/* Retires the caches of this database's tables that were dropped. */
+void
+GpuselCacheForgetDropped(void)
+{
+	Oid			relids[GPUSEL_CACHE_MAX_TABLES];
+	int			n = 0;
+
+	if (registry == NULL)
+		return;
+	LWLockAcquire(registry->lock, LW_SHARED);
+	for (int i = 0; i < GPUSEL_CACHE_MAX_TABLES; i++)
+	{
+		GpuselCacheEntry *e = &registry->entries[i];
+
+		if (e->state == GPUSEL_CACHE_READY && e->dbid == MyDatabaseId)
+			relids[n++] = e->relid;
+	}
+	LWLockRelease(registry->lock);
+	for (int i = 0; i < n; i++)
+		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relids[i])))
+			GpuselCacheRetire(relids[i]);
+}

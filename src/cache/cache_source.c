@@ -1,0 +1,366 @@
+/*
+ * cache_source.c
+ *	  A cached table as a source of rows: unchanged blocks from the cache,
+ *	  changed and new ones from the heap, in block order.
+ *
+ * The rule a scan follows, in full: it uses the table's cache only when
+ * (1) its snapshot is an MVCC snapshot no older than the build's, that is,
+ * every transaction the build saw as committed it sees as committed too;
+ * (2) the table's relfilenode is the build's and no TRUNCATE ran since;
+ * (3) the row trigger is the one the build created, unchanged and firing
+ * ALWAYS; (4) every column the scan reads is cached in the form it reads.
+ * It then reads from the heap every block a write has marked since the
+ * build and every block past the build's last, and the rest from the
+ * cache.  A block's cached rows are the rows the build's snapshot saw in
+ * it; a write marks its block before its transaction commits, so any row
+ * a later snapshot sees differently lies in a marked block.
+ */
+#include "postgres.h"
+
+#include "access/transam.h"
+#include "storage/bufmgr.h"
+#include "utils/memutils.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "cache_internal.h"
+#include "column_form.h"
+#include "scan_pages.h"
+
+typedef struct CacheSource
+{
+	GpuselSource source;		/* first */
+	GpuselCacheEntry *entry;	/* pinned */
+	dsa_area   *area;
+	dsa_pointer *segments;
+	const int64 *block_first;
+	pg_atomic_uint32 *changed;
+	int			ncols;
+	int			cached_col[GS_MAX_PROGRAM_LENGTH];	/* the entry's column of each batch column */
+	int			widths[GS_MAX_PROGRAM_LENGTH];
+	uint8		has_nulls[GS_MAX_PROGRAM_LENGTH];
+	GpuselPageReader *blocks;	/* changed and new blocks, by ranges */
+	GpuselPageReader *rows;		/* the whole table, tuple by tuple (next_slot) */
+	BlockNumber nblocks;		/* the table's blocks when the scan began */
+	BlockNumber next_block;		/* the next block not yet planned */
+	int64		run_next;		/* a run of cached rows: the next one ... */
+	int64		run_end;		/* ... and the end */
+	bool		in_heap;		/* reading a range of blocks from the heap */
+	MemoryContextCallback unpin;
+	bool		pinned;
+	GpuselCacheUse use;
+} CacheSource;
+
+/* Whether a transaction the build saw as committed may be invisible to the snapshot. */
+static bool
+snapshot_older_than_build(Snapshot snapshot, GpuselCacheEntry *entry)
+{
+	if (snapshot->takenDuringRecovery)
+		return true;
+	if (TransactionIdPrecedes(snapshot->xmax, entry->build_xmax))
+		return true;
+	if (entry->build_xcnt < 0)
+		return TransactionIdPrecedes(snapshot->xmin, entry->build_xmax);
+	/* a transaction running for this snapshot ran for the build too */
+	for (uint32 i = 0; i < snapshot->xcnt; i++)
+	{
+		TransactionId xid = snapshot->xip[i];
+		bool		ran = false;
+
+		if (!TransactionIdPrecedes(xid, entry->build_xmax))
+			continue;
+		for (int k = 0; k < entry->build_xcnt && !ran; k++)
+			ran = TransactionIdEquals(entry->build_xip[k], xid);
+		if (!ran)
+			return true;
+	}
+	return false;
+}
+
+/* Maps the program's columns to the entry's; false when one is not cached as read. */
+static bool
+map_columns(CacheSource *cs, Relation rel, const GpuselProgram *prog)
+{
+	GpuselCacheEntry *e = cs->entry;
+	TupleDesc	desc = RelationGetDescr(rel);
+
+	cs->ncols = prog->ncols;
+	for (int c = 0; c < prog->ncols; c++)
+	{
+		int			found = -1;
+
+		for (int k = 0; k < e->ncols && found < 0; k++)
+		{
+			Form_pg_attribute att = TupleDescAttr(desc, e->attnos[k] - 1);
+
+			if (e->attnos[k] == prog->attnos[c] && e->form[k] == prog->form[c] &&
+				e->form_arg[k] == prog->form_arg[c] && e->coltypes[k] == prog->coltypes[c] &&
+				!att->attisdropped && att->atttypid == e->typids[k] && att->atttypmod == e->typmods[k])
+				found = k;
+		}
+		if (found < 0)
+			return false;
+		cs->cached_col[c] = found;
+		cs->widths[c] = GpuselColumnWidth(prog->coltypes[c]);
+		cs->has_nulls[c] = e->has_nulls[found];
+	}
+	return true;
+}
+
+/* Drops the pin when the scan's memory goes, at its end or on an error. */
+static void
+unpin_callback(void *arg)
+{
+	CacheSource *cs = (CacheSource *) arg;
+
+	if (cs->pinned)
+	{
+		cs->pinned = false;
+		GpuselCacheUnpin(cs->entry);
+	}
+}
+
+/* Plans the next stretch of blocks: a run of cached rows or a heap range. */
+static bool
+plan_next(CacheSource *cs)
+{
+	GpuselCacheEntry *e = cs->entry;
+	BlockNumber start = cs->next_block;
+	BlockNumber end = start;
+
+	if (start >= cs->nblocks)
+		return false;
+	if (!GpuselCacheBlockChanged(e, cs->changed, start))
+	{
+		while (end < cs->nblocks && !GpuselCacheBlockChanged(e, cs->changed, end))
+			end++;
+		cs->run_next = cs->block_first[start];
+		cs->run_end = cs->block_first[end];
+		cs->in_heap = false;
+	}
+	else
+	{
+		while (end < cs->nblocks && GpuselCacheBlockChanged(e, cs->changed, end))
+			end++;
+		GpuselPagesSetRange(cs->blocks, start, end);
+		cs->use.blocks_from_heap += end - start;
+		cs->in_heap = true;
+	}
+	cs->next_block = end;
+	return true;
+}
+
+/* The address of batch column c's value of cached row r, and its null byte. */
+static inline char *
+cached_values(CacheSource *cs, int c, int64 r, uint8 **nulls, ItemPointerData **tids)
+{
+	GpuselCacheEntry *e = cs->entry;
+	char	   *base = dsa_get_address(cs->area, cs->segments[r / GPUSEL_CACHE_SEGMENT_ROWS]);
+	int64		i = r % GPUSEL_CACHE_SEGMENT_ROWS;
+	int			k = cs->cached_col[c];
+
+	*nulls = (uint8 *) (base + e->nulls_off[k]) + i;
+	*tids = (ItemPointerData *) (base + e->tids_off) + i;
+	return base + e->values_off[k] + i * cs->widths[c];
+}
+
+/* Cached rows available at once from run_next: up to its segment's end. */
+static int64
+run_stretch(CacheSource *cs, int64 max_rows)
+{
+	int64		seg_left = GPUSEL_CACHE_SEGMENT_ROWS - cs->run_next % GPUSEL_CACHE_SEGMENT_ROWS;
+
+	return Min(Min(max_rows, cs->run_end - cs->run_next), seg_left);
+}
+
+/* Copies the next rows' columns and TIDs into the caller's staging. */
+static int64
+cache_fill(GpuselSource *source, GpuselStaging *staging, int64 max_rows, TupleTableSlot *slot)
+{
+	CacheSource *cs = (CacheSource *) source;
+	int64		n = 0;
+
+	while (n < max_rows)
+	{
+		if (cs->in_heap)
+		{
+			GpuselStaging at = *staging;
+			int64		want = max_rows - n;
+			int64		got;
+
+			for (int c = 0; c < cs->ncols; c++)
+			{
+				at.values[c] = (char *) staging->values[c] + n * cs->widths[c];
+				at.nulls[c] = staging->nulls[c] + n;
+			}
+			at.tids = staging->tids + n;
+			got = GpuselPagesFill(cs->blocks, &at, want, slot);
+			n += got;
+			if (got < want)
+				cs->in_heap = false;
+			continue;
+		}
+		if (cs->run_next >= cs->run_end && !plan_next(cs))
+			break;
+		if (!cs->in_heap && cs->run_next < cs->run_end)
+		{
+			int64		k = run_stretch(cs, max_rows - n);
+			uint8	   *nulls = NULL;
+			ItemPointerData *tids = NULL;
+
+			for (int c = 0; c < cs->ncols; c++)
+			{
+				char	   *values = cached_values(cs, c, cs->run_next, &nulls, &tids);
+
+				memcpy((char *) staging->values[c] + n * cs->widths[c], values, k * cs->widths[c]);
+				memcpy(staging->nulls[c] + n, nulls, k);
+				staging->has_nulls[c] |= cs->has_nulls[c];
+			}
+			if (cs->ncols == 0)
+				(void) cached_values(cs, 0, cs->run_next, &nulls, &tids);
+			memcpy(staging->tids + n, tids, k * sizeof(ItemPointerData));
+			cs->run_next += k;
+			cs->use.rows_from_cache += k;
+			n += k;
+		}
+	}
+	return n;
+}
+
+/*
+ * Lends the next chunk: cached rows in place, without a copy, or a heap
+ * range's rows through the source's own staging.
+ */
+static bool
+cache_next_chunk(GpuselSource *source, GpuselChunk *chunk, TupleTableSlot *slot)
+{
+	CacheSource *cs = (CacheSource *) source;
+
+	for (;;)
+	{
+		if (cs->in_heap)
+		{
+			int64		got;
+
+			if (!source->own_allocated)
+			{
+				GpuselStagingAlloc(&source->own, source->ncols, source->coltypes, source->chunk_rows);
+				source->own_allocated = true;
+			}
+			memset(source->own.has_nulls, 0, Max(source->ncols, 1));
+			got = GpuselPagesFill(cs->blocks, &source->own, source->chunk_rows, slot);
+			if (got < source->chunk_rows)
+				cs->in_heap = false;
+			if (got == 0)
+				continue;
+			chunk->staging = source->own;
+			chunk->nrows = got;
+			break;
+		}
+		if (cs->run_next >= cs->run_end && !plan_next(cs))
+			return false;
+		if (!cs->in_heap && cs->run_next < cs->run_end)
+		{
+			int64		k = run_stretch(cs, source->chunk_rows);
+			uint8	   *nulls = NULL;
+			ItemPointerData *tids = NULL;
+
+			for (int c = 0; c < cs->ncols; c++)
+			{
+				chunk->staging.values[c] = cached_values(cs, c, cs->run_next, &nulls, &tids);
+				chunk->staging.nulls[c] = nulls;
+			}
+			if (cs->ncols == 0)
+				(void) cached_values(cs, 0, cs->run_next, &nulls, &tids);
+			chunk->staging.has_nulls = cs->has_nulls;
+			chunk->staging.tids = tids;
+			chunk->nrows = k;
+			cs->run_next += k;
+			cs->use.rows_from_cache += k;
+			break;
+		}
+	}
+	chunk->kind = GPUSEL_CHUNK_ROWS;
+	chunk->nscanned = chunk->nrows;
+	chunk->filtered = false;
+	return true;
+}
+
+/* One tuple at a time: the heap, as the page reader hands them. */
+static bool
+cache_next_slot(GpuselSource *source, TupleTableSlot *slot)
+{
+	return GpuselPagesNextSlot(((CacheSource *) source)->rows, slot);
+}
+
+/* Releases the readers and the pin. */
+static void
+cache_end(GpuselSource *source)
+{
+	CacheSource *cs = (CacheSource *) source;
+
+	GpuselPagesEnd(cs->blocks);
+	GpuselPagesEnd(cs->rows);
+	unpin_callback(cs);
+}
+
+static const GpuselSourceMethods cache_methods = {
+	.name = "column cache",
+	.next_slot = cache_next_slot,
+	.fill = cache_fill,
+	.next_chunk = cache_next_chunk,
+	.rescan = NULL,
+	.end = cache_end,
+};
+
+/*
+ * The table's cache as the scan's source, where the rule at the top of this
+ * file allows it; NULL otherwise, and the scan reads the heap.
+ */
+GpuselSource *
+GpuselCacheSourceBegin(Relation rel, Snapshot snapshot, const GpuselProgram *prog,
+					   int64 chunk_rows)
+{
+	GpuselCacheEntry *entry;
+	CacheSource *cs;
+
+	if (!GpuselCacheConfigured() || !IsMVCCSnapshot(snapshot) || prog == NULL)
+		return NULL;
+	entry = GpuselCachePin(RelationGetRelid(rel));
+	if (entry == NULL)
+		return NULL;
+	cs = palloc0(sizeof(CacheSource));
+	cs->entry = entry;
+	cs->pinned = true;
+	cs->unpin.func = unpin_callback;
+	cs->unpin.arg = cs;
+	MemoryContextRegisterResetCallback(CurrentMemoryContext, &cs->unpin);
+	if (entry->relfilenode != rel->rd_node.relNode || pg_atomic_read_u32(&entry->truncated) != 0 ||
+		snapshot_older_than_build(snapshot, entry) || !map_columns(cs, rel, prog) ||
+		!GpuselCacheTriggerCurrent(entry))
+	{
+		unpin_callback(cs);
+		return NULL;
+	}
+	cs->area = GpuselCacheArea();
+	cs->segments = dsa_get_address(cs->area, entry->segments);
+	cs->block_first = dsa_get_address(cs->area, entry->block_first);
+	cs->changed = dsa_get_address(cs->area, entry->changed);
+	cs->nblocks = RelationGetNumberOfBlocks(rel);
+	cs->blocks = GpuselPagesBegin(rel, snapshot);
+	GpuselPagesSetColumns(cs->blocks, prog);
+	cs->rows = GpuselPagesBegin(rel, snapshot);
+	GpuselSourceInit(&cs->source, &cache_methods, prog, chunk_rows);
+	pg_atomic_fetch_add_u64(&entry->hits, 1);
+	return &cs->source;
+}
+
+/* Whether a scan's source is the cache, and what it read through it. */
+bool
+GpuselSourceIsCache(GpuselSource *source, GpuselCacheUse *use)
+{
+	if (source == NULL || source->methods != &cache_methods)
+		return false;
+	*use = ((CacheSource *) source)->use;
+	return true;
+}

@@ -1,0 +1,168 @@
+-- The column cache: gpusel's scans of a cached table answer exactly as
+-- PostgreSQL does, through writes, rollbacks, TRUNCATE, VACUUM FULL and
+-- trigger changes; its errors.  The cache needs gpusel preloaded: without
+-- it, gpusel_cache() says so (the alternative output, cache_1.out).
+SELECT current_setting('shared_preload_libraries') ~ 'gpusel' AS preloaded \gset
+\if :preloaded
+\else
+CREATE TABLE cache_nopreload (x int);
+SELECT gpusel_cache('cache_nopreload');
+DROP TABLE cache_nopreload;
+\quit
+\endif
+
+SET max_parallel_workers_per_gather = 0;
+SET gpusel.min_rows = 0;
+SET gpusel.explain_device_details = off;
+
+-- adversarial values: NULLs, NaN, infinities, -0, duplicates, a text column
+CREATE TABLE cache_t (id int8, grp int4, x float8, k int4, d date, m numeric(12,2), b bool, t text);
+INSERT INTO cache_t
+SELECT g, g % 37,
+       CASE WHEN g % 101 = 0 THEN 'NaN' WHEN g % 103 = 0 THEN 'Infinity' WHEN g % 107 = 0 THEN '-Infinity'
+            WHEN g % 109 = 0 THEN '-0' WHEN g % 11 = 0 THEN NULL ELSE (g::int8 * 7919 % 10007) / 10007.0 END,
+       CASE WHEN g % 13 = 0 THEN NULL ELSE g % 1000 END,
+       date '2000-01-01' + (g % 5000),
+       CASE WHEN g % 17 = 0 THEN NULL ELSE round(((g * 31) % 100000) / 7.0, 2) END,
+       g % 3 = 0, 'row ' || g
+FROM generate_series(1, 70001) g;
+
+-- every shape, answered by gpusel and by PostgreSQL with gpusel off
+CREATE FUNCTION cache_check() RETURNS TABLE (shape int, same boolean) LANGUAGE plpgsql AS $$
+DECLARE
+  shapes text[] := ARRAY[
+    'SELECT count(*), sum(k), avg(x), min(d), max(m) FROM cache_t WHERE x < 0.5 OR k > 900',
+    'SELECT grp, count(*), sum(m), percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_t WHERE d > ''2003-01-01'' GROUP BY grp',
+    'SELECT grp, percentile_cont(ARRAY[0.1, 0.9]) WITHIN GROUP (ORDER BY k) FROM cache_t GROUP BY grp',
+    'SELECT b, count(*), min(x), max(x) FROM cache_t WHERE k IS NULL OR x <> x GROUP BY b',
+    'SELECT id, x, t FROM cache_t WHERE k BETWEEN 10 AND 12 AND d < ''2010-01-01''',
+    'SELECT count(*) FROM cache_t WHERE m > 5000.25'];
+  gpu text;
+  pg text;
+BEGIN
+  FOR i IN 1 .. array_length(shapes, 1) LOOP
+    EXECUTE format('SELECT md5(coalesce(string_agg(r::text, '','' ORDER BY r::text), '''')) FROM (%s) r', shapes[i]) INTO gpu;
+    SET LOCAL gpusel.enable_scan = off;
+    SET LOCAL gpusel.enable_groupagg = off;
+    SET LOCAL gpusel.replace_builtin_percentiles = off;
+    EXECUTE format('SELECT md5(coalesce(string_agg(r::text, '','' ORDER BY r::text), '''')) FROM (%s) r', shapes[i]) INTO pg;
+    SET LOCAL gpusel.enable_scan = on;
+    SET LOCAL gpusel.enable_groupagg = on;
+    SET LOCAL gpusel.replace_builtin_percentiles = on;
+    shape := i; same := gpu = pg;
+    RETURN NEXT;
+  END LOOP;
+END $$;
+
+-- where a scan's rows came from
+CREATE FUNCTION cache_source(q text) RETURNS TABLE (line text) LANGUAGE plpgsql AS $$
+BEGIN
+  RETURN QUERY EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q;
+END $$;
+CREATE VIEW cache_state AS
+  SELECT relation, columns, rows, blocks, changed_blocks > 0 AS changed, state FROM gpusel_cached_tables;
+
+SELECT gpusel_cache('cache_t');
+SELECT * FROM cache_state;
+SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'cache_t'::regclass ORDER BY 1;
+SELECT line FROM cache_source('SELECT count(*) FROM cache_t WHERE x < 0.5') WHERE line ~ 'Source|From';
+SELECT * FROM cache_check();
+
+-- writes after the build: their blocks come from the heap
+UPDATE cache_t SET k = -k, x = x / 2 WHERE id % 997 = 0;
+DELETE FROM cache_t WHERE id % 1009 = 1;
+INSERT INTO cache_t SELECT g, 5, 0.25, 7, date '2020-01-01', 1.5, true, 'new' FROM generate_series(80001, 80400) g;
+COPY cache_t FROM STDIN;
+90001	3	0.125	8	2021-01-01	2.50	f	copied
+90002	3	\N	\N	2021-01-02	\N	t	copied
+\.
+SELECT * FROM cache_state;
+SELECT line FROM cache_source('SELECT count(*) FROM cache_t WHERE x < 0.5') WHERE line ~ 'Source|Blocks From Heap: [1-9]';
+SELECT * FROM cache_check();
+
+-- the session's own uncommitted writes, and a rolled-back subtransaction
+BEGIN;
+UPDATE cache_t SET x = 0.75 WHERE id % 2 = 0 AND id < 30000;
+SELECT * FROM cache_check() WHERE NOT same;
+SAVEPOINT s;
+DELETE FROM cache_t WHERE grp = 4;
+SELECT * FROM cache_check() WHERE NOT same;
+ROLLBACK TO SAVEPOINT s;
+SELECT * FROM cache_check() WHERE NOT same;
+ROLLBACK;
+SELECT * FROM cache_check() WHERE NOT same;
+
+-- a write with session_replication_role = replica still marks its block
+SET session_replication_role = replica;
+UPDATE cache_t SET k = 123456 WHERE id = 500;
+RESET session_replication_role;
+SELECT count(*) FROM cache_t WHERE k = 123456;
+
+-- a rebuild takes the writes in; its scans read nothing from the heap
+SELECT gpusel_cache('cache_t', ARRAY['grp', 'x', 'k', 'd']);
+SELECT * FROM cache_state;
+SELECT line FROM cache_source('SELECT count(*) FROM cache_t WHERE x < 0.5') WHERE line ~ 'Source|From';
+SELECT * FROM cache_check();
+-- a scan that reads an uncached column reads the heap
+SELECT count(*) FROM cache_source('SELECT count(*) FROM cache_t WHERE m > 10') WHERE line ~ 'Source';
+
+-- a trigger disabled and enabled again: writes in between went unmarked
+ALTER TABLE cache_t DISABLE TRIGGER gpusel_cache_track;
+UPDATE cache_t SET x = 0.001 WHERE id % 3 = 1;
+ALTER TABLE cache_t ENABLE ALWAYS TRIGGER gpusel_cache_track;
+SELECT count(*) FROM cache_source('SELECT count(*) FROM cache_t WHERE x < 0.5') WHERE line ~ 'Source';
+SELECT * FROM cache_check();
+
+-- VACUUM FULL gives the table a new relfilenode; TRUNCATE empties it
+SELECT gpusel_cache('cache_t');
+VACUUM FULL cache_t;
+SELECT count(*) FROM cache_source('SELECT count(*) FROM cache_t WHERE x < 0.5') WHERE line ~ 'Source';
+SELECT * FROM cache_check();
+SELECT gpusel_cache('cache_t');
+BEGIN;
+TRUNCATE cache_t;
+INSERT INTO cache_t VALUES (1, 1, 0.5, 1, '2001-01-01', 1, true, 'one');
+SELECT * FROM cache_check();
+ROLLBACK;
+SELECT state FROM cache_state;
+SELECT * FROM cache_check();
+
+-- a build that does not commit leaves no cache
+SELECT gpusel_uncache('cache_t');
+BEGIN;
+SELECT gpusel_cache('cache_t') > 0 AS built;
+ROLLBACK;
+SELECT count(*) FROM cache_state;
+SELECT count(*) FROM pg_trigger WHERE tgrelid = 'cache_t'::regclass;
+
+-- errors
+\set VERBOSITY sqlstate
+CREATE VIEW cache_v AS SELECT * FROM cache_t;
+SELECT gpusel_cache('cache_v');
+CREATE TEMP TABLE cache_temp (x int);
+SELECT gpusel_cache('cache_temp');
+SELECT gpusel_cache('cache_t', ARRAY['t']);
+SET gpusel.cache_memory = 1;
+SELECT gpusel_cache('cache_t');
+RESET gpusel.cache_memory;
+SELECT count(*) FROM cache_state;
+CREATE ROLE cache_other;
+SET ROLE cache_other;
+SELECT gpusel_cache('cache_t');
+RESET ROLE;
+DROP ROLE cache_other;
+SELECT gpusel_cache_track();
+\set VERBOSITY default
+
+-- uncache drops the cache and the triggers; a dropped table's cache goes
+SELECT gpusel_cache('cache_t') > 0 AS built;
+SELECT gpusel_uncache('cache_t');
+SELECT count(*) FROM cache_state;
+SELECT count(*) FROM pg_trigger WHERE tgrelid = 'cache_t'::regclass;
+SELECT gpusel_cache('cache_t') > 0 AS built;
+DROP VIEW cache_v;
+DROP TABLE cache_t;
+SELECT count(*) FROM cache_state;
+DROP VIEW cache_state;
+DROP FUNCTION cache_check();
+DROP FUNCTION cache_source(text);
