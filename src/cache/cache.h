@@ -22,21 +22,15 @@
 #include "qual_program.h"
 #include "scan_source.h"
 
-/* What a scan read through the cache, for EXPLAIN ANALYZE. */
-typedef struct GpuselCacheUse
-{
-	int64		rows_from_cache;
-	int64		blocks_from_heap;
-} GpuselCacheUse;
 
 /* cache_registry.c */
-extern void GpuselCacheInit(void);
 extern bool GpuselCacheConfigured(void);
 extern bool GpuselCacheHolds(Oid relid);
 
 /* cache_source.c */
+extern void GpuselCacheInit(void);
 extern GpuselSource *GpuselCacheSourceBegin(Relation rel, Snapshot snapshot,
 											const GpuselProgram *prog, int64 chunk_rows);
-extern bool GpuselSourceIsCache(GpuselSource *source, GpuselCacheUse *use);
+
 
 #endif							/* GPUSEL_CACHE_H */

@@ -108,27 +108,6 @@ open_cacheable(Oid relid, LOCKMODE mode)
 	return rel;
 }
 
-/* The pg_trigger row of the table's trigger 'name', copied; NULL if none. */
-static HeapTuple
-find_trigger(Oid relid, const char *name)
-{
-	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
-	ScanKeyData keys[2];
-	SysScanDesc scan;
-	HeapTuple	tup;
-
-	ScanKeyInit(&keys[0], Anum_pg_trigger_tgrelid, BTEqualStrategyNumber, F_OIDEQ,
-				ObjectIdGetDatum(relid));
-	ScanKeyInit(&keys[1], Anum_pg_trigger_tgname, BTEqualStrategyNumber, F_NAMEEQ,
-				CStringGetDatum(name));
-	scan = systable_beginscan(tgrel, TriggerRelidNameIndexId, true, NULL, 2, keys);
-	tup = systable_getnext(scan);
-	if (HeapTupleIsValid(tup))
-		tup = heap_copytuple(tup);
-	systable_endscan(scan);
-	table_close(tgrel, AccessShareLock);
-	return tup;
-}
 
 /* Runs one SQL command that changes the catalogs, through SPI. */
 static void
@@ -154,12 +133,12 @@ ensure_triggers(Relation rel, Oid ext_namespace, Oid *trigger_oid, TransactionId
 	const char *schema = quote_identifier(get_namespace_name(ext_namespace));
 	HeapTuple	tup;
 
-	tup = find_trigger(RelationGetRelid(rel), GPUSEL_CACHE_ROW_TRIGGER);
+	tup = GpuselCacheFindTrigger(RelationGetRelid(rel), GPUSEL_CACHE_ROW_TRIGGER);
 	if (!HeapTupleIsValid(tup))
 		run_sql(psprintf("CREATE TRIGGER " GPUSEL_CACHE_ROW_TRIGGER
 						 " AFTER INSERT OR UPDATE OR DELETE ON %s FOR EACH ROW EXECUTE FUNCTION %s.gpusel_cache_track()",
 						 table, schema));
-	tup = find_trigger(RelationGetRelid(rel), GPUSEL_CACHE_TRUNCATE_TRIGGER);
+	tup = GpuselCacheFindTrigger(RelationGetRelid(rel), GPUSEL_CACHE_TRUNCATE_TRIGGER);
 	if (!HeapTupleIsValid(tup))
 		run_sql(psprintf("CREATE TRIGGER " GPUSEL_CACHE_TRUNCATE_TRIGGER
 						 " AFTER TRUNCATE ON %s FOR EACH STATEMENT EXECUTE FUNCTION %s.gpusel_cache_track()",
@@ -169,37 +148,18 @@ ensure_triggers(Relation rel, Oid ext_namespace, Oid *trigger_oid, TransactionId
 	{
 		const char *name = i == 0 ? GPUSEL_CACHE_ROW_TRIGGER : GPUSEL_CACHE_TRUNCATE_TRIGGER;
 
-		tup = find_trigger(RelationGetRelid(rel), name);
+		tup = GpuselCacheFindTrigger(RelationGetRelid(rel), name);
 		if (((Form_pg_trigger) GETSTRUCT(tup))->tgenabled != TRIGGER_FIRES_ALWAYS)
 		{
 			EnableDisableTrigger(rel, name, TRIGGER_FIRES_ALWAYS, false, ShareRowExclusiveLock);
 			CommandCounterIncrement();
 		}
 	}
-	tup = find_trigger(RelationGetRelid(rel), GPUSEL_CACHE_ROW_TRIGGER);
+	tup = GpuselCacheFindTrigger(RelationGetRelid(rel), GPUSEL_CACHE_ROW_TRIGGER);
 	*trigger_oid = ((Form_pg_trigger) GETSTRUCT(tup))->oid;
 	*trigger_xmin = HeapTupleHeaderGetRawXmin(tup->t_data);
 }
 
-/*
- * Whether the row trigger is still the one the build saw: present, firing
- * ALWAYS, its row unchanged since.  Any ALTER TABLE ... TRIGGER in between
- * would have let writes go unmarked.
- */
-bool
-GpuselCacheTriggerCurrent(GpuselCacheEntry *entry)
-{
-	HeapTuple	tup = find_trigger(entry->relid, GPUSEL_CACHE_ROW_TRIGGER);
-	bool		current;
-
-	if (!HeapTupleIsValid(tup))
-		return false;
-	current = ((Form_pg_trigger) GETSTRUCT(tup))->oid == entry->trigger_oid &&
-		((Form_pg_trigger) GETSTRUCT(tup))->tgenabled == TRIGGER_FIRES_ALWAYS &&
-		HeapTupleHeaderGetRawXmin(tup->t_data) == entry->trigger_xmin;
-	heap_freetuple(tup);
-	return current;
-}
 
 /*
  * The form a column is cached in: one batch column chosen by its type

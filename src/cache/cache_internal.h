@@ -8,6 +8,7 @@
 
 #include "postgres.h"
 
+#include "access/htup.h"
 #include "port/atomics.h"
 #include "storage/block.h"
 #include "storage/dsm.h"
@@ -109,9 +110,10 @@ extern void GpuselCacheMarkChanged(Oid relid, BlockNumber blk);
 extern void GpuselCacheMarkTruncated(Oid relid);
 extern bool GpuselCacheBlockChanged(GpuselCacheEntry *entry, pg_atomic_uint32 *changed,
 									BlockNumber blk);
+extern void GpuselCacheShmemInit(void);
+extern HeapTuple GpuselCacheFindTrigger(Oid relid, const char *name);
+extern bool GpuselCacheTriggerCurrent(GpuselCacheEntry *entry);
 extern bool GpuselCacheReserve(GpuselCacheEntry *entry, Size bytes, Size *in_use);
 
-/* cache_build.c */
-extern bool GpuselCacheTriggerCurrent(GpuselCacheEntry *entry);
 
 #endif							/* GPUSEL_CACHE_INTERNAL_H */

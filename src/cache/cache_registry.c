@@ -12,12 +12,18 @@
  */
 #include "postgres.h"
 
+#include "access/genam.h"
+#include "access/htup_details.h"
+#include "access/table.h"
+#include "catalog/pg_trigger.h"
+#include "commands/trigger.h"
 #include "miscadmin.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/memutils.h"
 #include "utils/syscache.h"
+#include "utils/fmgroids.h"
 
 #include "cache_internal.h"
 #include "guc.h"
@@ -68,7 +74,7 @@ cache_shmem_startup(void)
 
 /* Installs the shared memory hooks when gpusel is preloaded. */
 void
-GpuselCacheInit(void)
+GpuselCacheShmemInit(void)
 {
 	if (!process_shared_preload_libraries_in_progress)
 		return;
@@ -374,4 +380,46 @@ GpuselCacheForgetDropped(void)
 	for (int i = 0; i < n; i++)
 		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relids[i])))
 			GpuselCacheRetire(relids[i]);
+}
+
+/* The pg_trigger row of the table's trigger 'name', copied; NULL if none. */
+HeapTuple
+GpuselCacheFindTrigger(Oid relid, const char *name)
+{
+	Relation	tgrel = table_open(TriggerRelationId, AccessShareLock);
+	ScanKeyData keys[2];
+	SysScanDesc scan;
+	HeapTuple	tup;
+
+	ScanKeyInit(&keys[0], Anum_pg_trigger_tgrelid, BTEqualStrategyNumber, F_OIDEQ,
+				ObjectIdGetDatum(relid));
+	ScanKeyInit(&keys[1], Anum_pg_trigger_tgname, BTEqualStrategyNumber, F_NAMEEQ,
+				CStringGetDatum(name));
+	scan = systable_beginscan(tgrel, TriggerRelidNameIndexId, true, NULL, 2, keys);
+	tup = systable_getnext(scan);
+	if (HeapTupleIsValid(tup))
+		tup = heap_copytuple(tup);
+	systable_endscan(scan);
+	table_close(tgrel, AccessShareLock);
+	return tup;
+}
+
+/*
+ * Whether the row trigger is still the one the build saw: present, firing
+ * ALWAYS, its row unchanged since.  Any ALTER TABLE ... TRIGGER in between
+ * would have let writes go unmarked.
+ */
+bool
+GpuselCacheTriggerCurrent(GpuselCacheEntry *entry)
+{
+	HeapTuple	tup = GpuselCacheFindTrigger(entry->relid, GPUSEL_CACHE_ROW_TRIGGER);
+	bool		current;
+
+	if (!HeapTupleIsValid(tup))
+		return false;
+	current = ((Form_pg_trigger) GETSTRUCT(tup))->oid == entry->trigger_oid &&
+		((Form_pg_trigger) GETSTRUCT(tup))->tgenabled == TRIGGER_FIRES_ALWAYS &&
+		HeapTupleHeaderGetRawXmin(tup->t_data) == entry->trigger_xmin;
+	heap_freetuple(tup);
+	return current;
 }

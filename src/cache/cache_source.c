@@ -18,6 +18,7 @@
 #include "postgres.h"
 
 #include "access/transam.h"
+#include "commands/explain.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
 #include "utils/rel.h"
@@ -48,7 +49,11 @@ typedef struct CacheSource
 	bool		in_heap;		/* reading a range of blocks from the heap */
 	MemoryContextCallback unpin;
 	bool		pinned;
-	GpuselCacheUse use;
+	struct
+	{
+		int64		rows_from_cache;
+		int64		blocks_from_heap;
+	}			use;			/* for EXPLAIN ANALYZE */
 } CacheSource;
 
 /* Whether a transaction the build saw as committed may be invisible to the snapshot. */
@@ -304,6 +309,17 @@ cache_end(GpuselSource *source)
 	unpin_callback(cs);
 }
 
+/* EXPLAIN ANALYZE: the cache was the source; its rows and the heap blocks beside them. */
+static void
+cache_explain(GpuselSource *source, ExplainState *es)
+{
+	CacheSource *cs = (CacheSource *) source;
+
+	ExplainPropertyText("Source", "column cache", es);
+	ExplainPropertyInteger("Rows From Cache", NULL, cs->use.rows_from_cache, es);
+	ExplainPropertyInteger("Blocks From Heap", NULL, cs->use.blocks_from_heap, es);
+}
+
 static const GpuselSourceMethods cache_methods = {
 	.name = "column cache",
 	.next_slot = cache_next_slot,
@@ -311,6 +327,7 @@ static const GpuselSourceMethods cache_methods = {
 	.next_chunk = cache_next_chunk,
 	.rescan = NULL,
 	.end = cache_end,
+	.explain = cache_explain,
 };
 
 /*
@@ -355,12 +372,23 @@ GpuselCacheSourceBegin(Relation rel, Snapshot snapshot, const GpuselProgram *pro
 	return &cs->source;
 }
 
-/* Whether a scan's source is the cache, and what it read through it. */
-bool
-GpuselSourceIsCache(GpuselSource *source, GpuselCacheUse *use)
+/* Plain EXPLAIN: the table has a cache, which the scan reads where it is current. */
+static void
+cache_explain_plan(Oid relid, ExplainState *es)
 {
-	if (source == NULL || source->methods != &cache_methods)
-		return false;
-	*use = ((CacheSource *) source)->use;
-	return true;
+	if (GpuselCacheHolds(relid))
+		ExplainPropertyText("Column Cache", "held", es);
+}
+
+static const GpuselSourceProvider cache_provider = {
+	.begin = GpuselCacheSourceBegin,
+	.explain_plan = cache_explain_plan,
+};
+
+/* Offers the cache to the scan as a source of rows; sets up its shared memory when preloaded. */
+void
+GpuselCacheInit(void)
+{
+	GpuselSourceRegisterProvider(&cache_provider);
+	GpuselCacheShmemInit();
 }

@@ -65,7 +65,6 @@
 #include "scan_plan.h"
 
 #include "parallel_feed.h"
-#include "cache.h"
 #include "scan_exec.h"
 
 static Node *gpusel_create_state(CustomScan *cscan);
@@ -564,8 +563,8 @@ GpuselScanOpenSource(GpuselScanState *state, bool reads_chunks)
 	if (reads_chunks && GpuselScanFeeding(state))
 		state->source = GpuselFeedSource(state->feed);
 	else if (GpuselPagesUsable(rel, snapshot) &&
-			 (state->source = GpuselCacheSourceBegin(rel, snapshot, state->program,
-													  Min(state->batch_rows, 65536))) != NULL)
+			 (state->source = GpuselSourceFromProvider(rel, snapshot, state->program,
+													   Min(state->batch_rows, 65536))) != NULL)
 		 /* the column cache, where it is current for this snapshot */ ;
 	else if (GpuselPagesUsable(rel, snapshot))
 		state->source = GpuselPagesSourceBegin(rel, snapshot, state->program,

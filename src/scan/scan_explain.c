@@ -12,7 +12,6 @@
 
 #include "device.h"
 #include "guc.h"
-#include "cache.h"
 #include "parallel_feed.h"
 #include "scan_exec.h"
 
@@ -30,19 +29,6 @@ show_quals(const char *label, List *quals, CustomScanState *node,
 	context = set_deparse_context_plan(es->deparse_cxt, node->ss.ps.plan, ancestors);
 	text = deparse_expression((Node *) make_ands_explicit(quals), context, useprefix, false);
 	ExplainPropertyText(label, text, es);
-}
-
-/* Where a scan read through the column cache: its rows and the heap blocks beside them. */
-static void
-show_cache_use(GpuselScanState *state, ExplainState *es)
-{
-	GpuselCacheUse use;
-
-	if (!GpuselSourceIsCache(state->source, &use))
-		return;
-	ExplainPropertyText("Source", "column cache", es);
-	ExplainPropertyInteger("Rows From Cache", NULL, use.rows_from_cache, es);
-	ExplainPropertyInteger("Blocks From Heap", NULL, use.blocks_from_heap, es);
 }
 
 /* The workers that filtered their blocks on the device, where any did. */
@@ -97,11 +83,10 @@ GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		show_removed("Rows Removed by Filter", state->removed_host, node, es);
 	if (!es->analyze)
 	{
-		if (GpuselCacheHolds(RelationGetRelid(state->rel)))
-			ExplainPropertyText("Column Cache", "held", es);
+		GpuselSourceExplainPlan(RelationGetRelid(state->rel), es);
 		return;
 	}
-	show_cache_use(state, es);
+	GpuselSourceExplain(state->source, es);
 	if (gpusel_explain_device_details)
 		ExplainPropertyText("Device", state->use_gpu ? "gpu" : "cpu", es);
 	ExplainPropertyInteger("Batches", NULL, state->batches, es);

@@ -129,3 +129,39 @@ GpuselSourceEnd(GpuselSource *source)
 	if (source->methods->end != NULL)
 		source->methods->end(source);
 }
+
+/* The one provider of sources beside the heap; NULL: none registered. */
+static const GpuselSourceProvider *source_provider = NULL;
+
+/* Registers the provider the scan asks before reading the heap. */
+void
+GpuselSourceRegisterProvider(const GpuselSourceProvider *provider)
+{
+	source_provider = provider;
+}
+
+/* The provider's source for this scan, or NULL to read the heap. */
+GpuselSource *
+GpuselSourceFromProvider(Relation rel, Snapshot snapshot, const GpuselProgram *prog,
+						 int64 chunk_rows)
+{
+	if (source_provider == NULL)
+		return NULL;
+	return source_provider->begin(rel, snapshot, prog, chunk_rows);
+}
+
+/* EXPLAIN ANALYZE's lines about what the source read. */
+void
+GpuselSourceExplain(GpuselSource *source, struct ExplainState *es)
+{
+	if (source != NULL && source->methods->explain != NULL)
+		source->methods->explain(source, es);
+}
+
+/* Plain EXPLAIN's line about a relation's provided source. */
+void
+GpuselSourceExplainPlan(Oid relid, struct ExplainState *es)
+{
+	if (source_provider != NULL && source_provider->explain_plan != NULL)
+		source_provider->explain_plan(relid, es);
+}

@@ -73,6 +73,7 @@ typedef struct GpuselChunk
 } GpuselChunk;
 
 typedef struct GpuselSource GpuselSource;
+struct ExplainState;
 
 /* What a source can do; a NULL member is a way it does not hand out rows. */
 typedef struct GpuselSourceMethods
@@ -98,7 +99,24 @@ typedef struct GpuselSourceMethods
 
 	/* Releases what it holds. */
 	void		(*end) (GpuselSource *source);
+	/* EXPLAIN ANALYZE's lines about what it read; NULL: none */
+	void		(*explain) (GpuselSource *source, struct ExplainState *es);
 } GpuselSourceMethods;
+
+/*
+ * A source beside the heap that a module registers when the library loads
+ * (the column cache), so that the scan names no module above it: the scan
+ * asks the provider first for each (re)scan, and reads the heap when it
+ * declines.
+ */
+typedef struct GpuselSourceProvider
+{
+	/* the source for this scan, or NULL */
+	GpuselSource *(*begin) (Relation rel, Snapshot snapshot, const GpuselProgram *prog,
+							int64 chunk_rows);
+	/* plain EXPLAIN's line about the relation, where it has one */
+	void		(*explain_plan) (Oid relid, struct ExplainState *es);
+} GpuselSourceProvider;
 
 /* The part every source shares; each source embeds it first. */
 struct GpuselSource
@@ -122,6 +140,11 @@ extern bool GpuselSourceNextChunk(GpuselSource *source, GpuselChunk *chunk,
 extern bool GpuselSourceRescan(GpuselSource *source);
 extern void GpuselSourceEnd(GpuselSource *source);
 
+extern void GpuselSourceRegisterProvider(const GpuselSourceProvider *provider);
+extern GpuselSource *GpuselSourceFromProvider(Relation rel, Snapshot snapshot,
+											  const GpuselProgram *prog, int64 chunk_rows);
+extern void GpuselSourceExplain(GpuselSource *source, struct ExplainState *es);
+extern void GpuselSourceExplainPlan(Oid relid, struct ExplainState *es);
 extern void GpuselStagingAlloc(GpuselStaging *staging, int ncols,
 							   const gs_coltype *coltypes, int64 rows);
 extern void GpuselStagingFree(GpuselStaging *staging, int ncols);
