@@ -376,12 +376,12 @@ GpuselCacheSourceBegin(Relation rel, Snapshot snapshot, const GpuselProgram *pro
 static void
 cache_explain_plan(Oid relid, ExplainState *es)
 {
-	if (GpuselCacheHolds(relid))
-		ExplainPropertyText("Column Cache", "held", es);
+	ExplainPropertyText("Column Cache", "held", es);
 }
 
 static const GpuselSourceProvider cache_provider = {
 	.begin = GpuselCacheSourceBegin,
+	.holds = GpuselCacheHolds,
 	.explain_plan = cache_explain_plan,
 };
 

@@ -46,6 +46,7 @@
 
 #include "device.h"
 #include "groupagg.h"
+#include "scan_source.h"
 #include "guc.h"
 #include "order_keys.h"
 #include "percentile_builtins.h"
@@ -572,8 +573,10 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		output_rel->pathlist = NIL;
 		output_rel->partial_pathlist = NIL;
 	}
+	/* workers read the heap: a cached table is read by one process from the cache */
 	if (!GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
-		aggs_cross(shape.aggs) && inputs_columnar(shape.keys, shape.aggs))
+		aggs_cross(shape.aggs) && inputs_columnar(shape.keys, shape.aggs) &&
+		!GpuselSourceProvided(planner_rt_fetch(input_rel->relid, root)->relid))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost,
 								   disabled);
 	add_path(output_rel, &cpath->path);

@@ -56,6 +56,7 @@
 #include "guc.h"
 #include "qual_compile.h"
 #include "scan_plan.h"
+#include "scan_source.h"
 
 /*
  * Cost constants, in the planner's units (1.0 = one sequential page read),
@@ -71,6 +72,7 @@
 #define GPUSEL_COLUMN_FACTOR	1.0		/* deform and store one column value, in cpu_operator_cost */
 #define GPUSEL_EMIT_FACTOR		1.0		/* hand on one surviving row, in cpu_operator_cost */
 #define GPUSEL_REFETCH_FACTOR	0.25	/* re-reading a surviving tuple, in cpu_tuple_cost */
+#define GPUSEL_CACHED_READ		0.1		/* reading a cached table, as a share of its heap read */
 
 /* One qual of the scan with where it runs. */
 typedef struct QualItem
@@ -371,6 +373,9 @@ cost_filtered_read(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	survivors = clamp_row_est(tuples * sel);
 
 	run = spc_seq_page_cost * rel->pages + cpu_tuple_cost * tuples;
+	/* a table in the column cache is read as columns in memory, not as pages */
+	if (GpuselSourceProvided(planner_rt_fetch(rel->relid, root)->relid))
+		run *= GPUSEL_CACHED_READ;
 	/* it reads every page as a sequential scan does, and is disabled with it */
 	if (!enable_seqscan)
 		startup += disable_cost;

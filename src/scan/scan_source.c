@@ -150,6 +150,13 @@ GpuselSourceFromProvider(Relation rel, Snapshot snapshot, const GpuselProgram *p
 	return source_provider->begin(rel, snapshot, prog, chunk_rows);
 }
 
+/* Whether the provider holds the relation: scans of it will likely read no heap. */
+bool
+GpuselSourceProvided(Oid relid)
+{
+	return source_provider != NULL && source_provider->holds(relid);
+}
+
 /* EXPLAIN ANALYZE's lines about what the source read. */
 void
 GpuselSourceExplain(GpuselSource *source, struct ExplainState *es)
@@ -162,6 +169,6 @@ GpuselSourceExplain(GpuselSource *source, struct ExplainState *es)
 void
 GpuselSourceExplainPlan(Oid relid, struct ExplainState *es)
 {
-	if (source_provider != NULL && source_provider->explain_plan != NULL)
+	if (GpuselSourceProvided(relid))
 		source_provider->explain_plan(relid, es);
 }

@@ -114,7 +114,9 @@ typedef struct GpuselSourceProvider
 	/* the source for this scan, or NULL */
 	GpuselSource *(*begin) (Relation rel, Snapshot snapshot, const GpuselProgram *prog,
 							int64 chunk_rows);
-	/* plain EXPLAIN's line about the relation, where it has one */
+	/* whether it holds the relation, for the planner's costs and plain EXPLAIN */
+	bool		(*holds) (Oid relid);
+	/* plain EXPLAIN's line about a relation it holds */
 	void		(*explain_plan) (Oid relid, struct ExplainState *es);
 } GpuselSourceProvider;
 
@@ -143,6 +145,7 @@ extern void GpuselSourceEnd(GpuselSource *source);
 extern void GpuselSourceRegisterProvider(const GpuselSourceProvider *provider);
 extern GpuselSource *GpuselSourceFromProvider(Relation rel, Snapshot snapshot,
 											  const GpuselProgram *prog, int64 chunk_rows);
+extern bool GpuselSourceProvided(Oid relid);
 extern void GpuselSourceExplain(GpuselSource *source, struct ExplainState *es);
 extern void GpuselSourceExplainPlan(Oid relid, struct ExplainState *es);
 extern void GpuselStagingAlloc(GpuselStaging *staging, int ncols,
