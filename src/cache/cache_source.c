@@ -17,6 +17,7 @@
  */
 #include "postgres.h"
 
+#include "access/tableam.h"
 #include "access/transam.h"
 #include "commands/explain.h"
 #include "storage/bufmgr.h"
@@ -47,6 +48,10 @@ typedef struct CacheSource
 	int64		run_next;		/* a run of cached rows: the next one ... */
 	int64		run_end;		/* ... and the end */
 	bool		in_heap;		/* reading a range of blocks from the heap */
+	/* a parallel scan: blocks one at a time from the allocator all processes share */
+	ParallelBlockTableScanDesc pscan;
+	ParallelBlockTableScanWorkerData pwork;
+	bool		pstarted;
 	MemoryContextCallback unpin;
 	bool		pinned;
 	struct
@@ -125,6 +130,36 @@ unpin_callback(void *arg)
 	}
 }
 
+/* A parallel scan's next block from the shared allocator: cached rows or a heap block. */
+static bool
+plan_next_parallel(CacheSource *cs)
+{
+	GpuselCacheEntry *e = cs->entry;
+	BlockNumber blk;
+
+	if (!cs->pstarted)
+	{
+		table_block_parallelscan_startblock_init(cs->blocks->rel, &cs->pwork, cs->pscan);
+		cs->pstarted = true;
+	}
+	blk = table_block_parallelscan_nextpage(cs->blocks->rel, &cs->pwork, cs->pscan);
+	if (!BlockNumberIsValid(blk))
+		return false;
+	if (!GpuselCacheBlockChanged(e, cs->changed, blk))
+	{
+		cs->run_next = cs->block_first[blk];
+		cs->run_end = cs->block_first[blk + 1];
+		cs->in_heap = false;
+	}
+	else
+	{
+		GpuselPagesSetRange(cs->blocks, blk, blk + 1);
+		cs->use.blocks_from_heap++;
+		cs->in_heap = true;
+	}
+	return true;
+}
+
 /* Plans the next stretch of blocks: a run of cached rows or a heap range. */
 static bool
 plan_next(CacheSource *cs)
@@ -133,6 +168,8 @@ plan_next(CacheSource *cs)
 	BlockNumber start = cs->next_block;
 	BlockNumber end = start;
 
+	if (cs->pscan != NULL)
+		return plan_next_parallel(cs);
 	if (start >= cs->nblocks)
 		return false;
 	if (!GpuselCacheBlockChanged(e, cs->changed, start))
@@ -298,6 +335,17 @@ cache_next_slot(GpuselSource *source, TupleTableSlot *slot)
 	return GpuselPagesNextSlot(((CacheSource *) source)->rows, slot);
 }
 
+/* A parallel scan starts over: the allocator was reset by the leader. */
+static void
+cache_rescan_parallel(GpuselSource *source)
+{
+	CacheSource *cs = (CacheSource *) source;
+
+	cs->pstarted = false;
+	cs->run_next = cs->run_end = 0;
+	cs->in_heap = false;
+}
+
 /* Releases the readers and the pin. */
 static void
 cache_end(GpuselSource *source)
@@ -305,7 +353,8 @@ cache_end(GpuselSource *source)
 	CacheSource *cs = (CacheSource *) source;
 
 	GpuselPagesEnd(cs->blocks);
-	GpuselPagesEnd(cs->rows);
+	if (cs->rows != NULL)
+		GpuselPagesEnd(cs->rows);
 	unpin_callback(cs);
 }
 
@@ -330,13 +379,23 @@ static const GpuselSourceMethods cache_methods = {
 	.explain = cache_explain,
 };
 
+/* A process's part of a parallel scan: it only fills. */
+static const GpuselSourceMethods cache_parallel_methods = {
+	.name = "column cache, a parallel part",
+	.next_slot = NULL,
+	.fill = cache_fill,
+	.next_chunk = NULL,
+	.rescan = cache_rescan_parallel,
+	.end = cache_end,
+	.explain = cache_explain,
+};
+
 /*
- * The table's cache as the scan's source, where the rule at the top of this
- * file allows it; NULL otherwise, and the scan reads the heap.
+ * Pins the table's cache and checks the rule at the top of this file for
+ * this scan; NULL, with nothing pinned, when the scan is to read the heap.
  */
-GpuselSource *
-GpuselCacheSourceBegin(Relation rel, Snapshot snapshot, const GpuselProgram *prog,
-					   int64 chunk_rows)
+static CacheSource *
+open_cache(Relation rel, Snapshot snapshot, const GpuselProgram *prog)
 {
 	GpuselCacheEntry *entry;
 	CacheSource *cs;
@@ -363,12 +422,47 @@ GpuselCacheSourceBegin(Relation rel, Snapshot snapshot, const GpuselProgram *pro
 	cs->segments = dsa_get_address(cs->area, entry->segments);
 	cs->block_first = dsa_get_address(cs->area, entry->block_first);
 	cs->changed = dsa_get_address(cs->area, entry->changed);
-	cs->nblocks = RelationGetNumberOfBlocks(rel);
 	cs->blocks = GpuselPagesBegin(rel, snapshot);
 	GpuselPagesSetColumns(cs->blocks, prog);
+	pg_atomic_fetch_add_u64(&entry->hits, 1);
+	return cs;
+}
+
+/*
+ * The table's cache as the scan's source, where the rule at the top of this
+ * file allows it; NULL otherwise, and the scan reads the heap.
+ */
+GpuselSource *
+GpuselCacheSourceBegin(Relation rel, Snapshot snapshot, const GpuselProgram *prog,
+					   int64 chunk_rows)
+{
+	CacheSource *cs = open_cache(rel, snapshot, prog);
+
+	if (cs == NULL)
+		return NULL;
+	cs->nblocks = RelationGetNumberOfBlocks(rel);
 	cs->rows = GpuselPagesBegin(rel, snapshot);
 	GpuselSourceInit(&cs->source, &cache_methods, prog, chunk_rows);
-	pg_atomic_fetch_add_u64(&entry->hits, 1);
+	return &cs->source;
+}
+
+/*
+ * This process's part of a parallel scan through the cache: the blocks the
+ * shared allocator hands it, each from the cache or, changed or new, from
+ * the heap.  Every process applies the rule for itself; a block is read by
+ * one process only, whichever way.
+ */
+static GpuselSource *
+cache_source_begin_parallel(Relation rel, Snapshot snapshot, const GpuselProgram *prog,
+							ParallelBlockTableScanDesc pscan)
+{
+	CacheSource *cs = open_cache(rel, snapshot, prog);
+
+	if (cs == NULL)
+		return NULL;
+	cs->pscan = pscan;
+	cs->nblocks = pscan->phs_nblocks;
+	GpuselSourceInit(&cs->source, &cache_parallel_methods, prog, 0);
 	return &cs->source;
 }
 
@@ -381,6 +475,7 @@ cache_explain_plan(Oid relid, ExplainState *es)
 
 static const GpuselSourceProvider cache_provider = {
 	.begin = GpuselCacheSourceBegin,
+	.begin_parallel = cache_source_begin_parallel,
 	.holds = GpuselCacheHolds,
 	.explain_plan = cache_explain_plan,
 };

@@ -413,7 +413,8 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	 * one of its groups is a lookup and a combine per aggregate
 	 */
 	process_groups = Min(groups, input_rel->rows / parallel_divisor(workers));
-	cpath->path.startup_cost = partial->total_cost + row_cost / parallel_divisor(workers) +
+	cpath->path.startup_cost = partial->total_cost * GpuselReadCostFactor(root, input_rel) +
+		row_cost / parallel_divisor(workers) +
 		process_groups * cpu_operator_cost * (workers + 1) + disabled;
 	cpath->path.total_cost = cpath->path.startup_cost;
 	gather = create_gather_path(root, output_rel, &cpath->path, cpath->path.pathtarget,
@@ -573,10 +574,8 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		output_rel->pathlist = NIL;
 		output_rel->partial_pathlist = NIL;
 	}
-	/* workers read the heap: a cached table is read by one process from the cache */
 	if (!GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
-		aggs_cross(shape.aggs) && inputs_columnar(shape.keys, shape.aggs) &&
-		!GpuselSourceProvided(planner_rt_fetch(input_rel->relid, root)->relid))
+		aggs_cross(shape.aggs) && inputs_columnar(shape.keys, shape.aggs))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost,
 								   disabled);
 	add_path(output_rel, &cpath->path);

@@ -271,8 +271,19 @@ GpuselFeedAttach(GpuselFeedShared *shared, Relation rel, Snapshot snapshot,
 	{
 		feed->reader = GpuselPagesBeginParallel(rel, snapshot, &shared->pscan);
 		GpuselPagesSetColumns(feed->reader, prog);
+		/* each process decides for itself: a block is read once, from one or the other */
+		feed->cached = GpuselSourceFromProviderParallel(rel, snapshot, prog, &shared->pscan);
 	}
 	return feed;
+}
+
+/* This process's next rows of its part of the table: from the cache where it has one. */
+static int64
+feed_fill(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows, TupleTableSlot *slot)
+{
+	if (feed->cached != NULL)
+		return GpuselSourceFill(feed->cached, staging, max_rows, slot);
+	return GpuselPagesFill(feed->reader, staging, max_rows, slot);
 }
 
 /* Whether rows flow through the feed in this scan. */
@@ -430,7 +441,7 @@ GpuselFeedReadOwn(GpuselFeed *feed, GpuselChunk *batch, TupleTableSlot *slot)
 	memset(feed->local.has_nulls, 0, Max(shared->ncols, 1));
 	batch->kind = GPUSEL_CHUNK_ROWS;
 	batch->staging = feed->local;
-	batch->nrows = GpuselPagesFill(feed->reader, &batch->staging, shared->chunk_rows, slot);
+	batch->nrows = feed_fill(feed, &batch->staging, shared->chunk_rows, slot);
 	ExecClearTuple(slot);
 	batch->nscanned = batch->nrows;
 	batch->filtered = false;
@@ -514,7 +525,7 @@ GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot, GpuselFeedFilter filte
 			break;
 		chunk_staging(shared, i, &staging);
 		memset(staging.has_nulls, 0, shared->ncols);
-		n = GpuselPagesFill(feed->reader, &staging, shared->chunk_rows, slot);
+		n = feed_fill(feed, &staging, shared->chunk_rows, slot);
 		ExecClearTuple(slot);
 		done = n < shared->chunk_rows;
 		kept = filtered && n > 0 ? filter(filter_arg, &staging, n) : n;
@@ -609,6 +620,8 @@ GpuselFeedRescan(GpuselFeed *feed)
 	feed->own_done = false;
 	if (feed->reader != NULL)
 		GpuselPagesRescan(feed->reader);
+	if (feed->cached != NULL)
+		(void) GpuselSourceRescan(feed->cached);
 }
 
 /*
@@ -665,7 +678,7 @@ feed_own_fill(GpuselSource *source, GpuselStaging *staging, int64 max_rows,
 
 	if (feed->own_done)
 		return 0;
-	n = GpuselPagesFill(feed->reader, staging, max_rows, slot);
+	n = feed_fill(feed, staging, max_rows, slot);
 	feed->own_done = n < max_rows;
 	feed->rows_read_here += n;
 	return n;

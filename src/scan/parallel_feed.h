@@ -50,6 +50,7 @@ typedef struct GpuselFeed
 	GpuselSource own_source;	/* a producer's own blocks, for the device path */
 	GpuselFeedShared *shared;
 	GpuselPageReader *reader;	/* this process's part of the parallel scan */
+	GpuselSource *cached;		/* the same part through the column cache, or NULL */
 	bool		own_done;		/* this process's reader has no blocks left */
 	int			lent;			/* chunk lent by GpuselFeedNext; -1 none */
 	int			claimed;		/* chunk a producer writes records into; -1 none */

@@ -958,6 +958,8 @@ gpusel_end(CustomScanState *node)
 	state->source = NULL;
 	if (state->feed != NULL && state->feed->reader != NULL)
 		GpuselPagesEnd(state->feed->reader);
+	if (state->feed != NULL && state->feed->cached != NULL)
+		GpuselSourceEnd(state->feed->cached);
 	state->feed = NULL;
 	if (state->strategy != NULL)
 		FreeAccessStrategy(state->strategy);

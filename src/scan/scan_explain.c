@@ -98,6 +98,11 @@ GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 		ExplainPropertyInteger("Chunks From Workers", NULL, state->feed->chunks_taken, es);
 		show_workers_device(state, es);
 	}
+	if (state->group_mode && state->feed != NULL && state->feed_role == GPUSEL_FEED_CONSUMER)
+	{
+		/* the leader's own share; the workers read theirs the same way */
+		GpuselSourceExplain(state->feed->cached, es);
+	}
 	if (gpusel_explain_device_details && state->group_mode && es->timing)
 	{
 		ExplainPropertyFloat("Rows To Groups Time", "ms", state->fill_ms, 3, es);

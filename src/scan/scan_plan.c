@@ -343,6 +343,16 @@ item_exprs(List *items, bool device)
 }
 
 /*
+ * The share of a heap read that reading the relation costs: less for a
+ * table in the column cache, read as columns in memory, not as pages.
+ */
+double
+GpuselReadCostFactor(PlannerInfo *root, RelOptInfo *rel)
+{
+	return GpuselSourceProvided(planner_rt_fetch(rel->relid, root)->relid) ? GPUSEL_CACHED_READ : 1.0;
+}
+
+/*
  * The cost of reading every tuple of the relation and filtering it.  Both
  * sides read every page and pay for every tuple the table access method
  * returns.  On the GPU a row then costs the stores of its device columns,
@@ -373,9 +383,7 @@ cost_filtered_read(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	survivors = clamp_row_est(tuples * sel);
 
 	run = spc_seq_page_cost * rel->pages + cpu_tuple_cost * tuples;
-	/* a table in the column cache is read as columns in memory, not as pages */
-	if (GpuselSourceProvided(planner_rt_fetch(rel->relid, root)->relid))
-		run *= GPUSEL_CACHED_READ;
+	run *= GpuselReadCostFactor(root, rel);
 	/* it reads every page as a sequential scan does, and is disabled with it */
 	if (!enable_seqscan)
 		startup += disable_cost;

@@ -150,6 +150,16 @@ GpuselSourceFromProvider(Relation rel, Snapshot snapshot, const GpuselProgram *p
 	return source_provider->begin(rel, snapshot, prog, chunk_rows);
 }
 
+/* The provider's source for this process's part of a parallel scan, or NULL. */
+GpuselSource *
+GpuselSourceFromProviderParallel(Relation rel, Snapshot snapshot, const GpuselProgram *prog,
+								 ParallelBlockTableScanDesc pscan)
+{
+	if (source_provider == NULL || source_provider->begin_parallel == NULL)
+		return NULL;
+	return source_provider->begin_parallel(rel, snapshot, prog, pscan);
+}
+
 /* Whether the provider holds the relation: scans of it will likely read no heap. */
 bool
 GpuselSourceProvided(Oid relid)

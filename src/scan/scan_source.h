@@ -28,6 +28,7 @@
 
 #include "postgres.h"
 
+#include "access/relscan.h"
 #include "executor/tuptable.h"
 #include "storage/itemptr.h"
 #include "utils/relcache.h"
@@ -114,6 +115,12 @@ typedef struct GpuselSourceProvider
 	/* the source for this scan, or NULL */
 	GpuselSource *(*begin) (Relation rel, Snapshot snapshot, const GpuselProgram *prog,
 							int64 chunk_rows);
+	/*
+	 * The source for this process's part of a parallel scan, whose blocks
+	 * come from the shared block allocator, or NULL; it only fills.
+	 */
+	GpuselSource *(*begin_parallel) (Relation rel, Snapshot snapshot, const GpuselProgram *prog,
+									 ParallelBlockTableScanDesc pscan);
 	/* whether it holds the relation, for the planner's costs and plain EXPLAIN */
 	bool		(*holds) (Oid relid);
 	/* plain EXPLAIN's line about a relation it holds */
@@ -145,6 +152,9 @@ extern void GpuselSourceEnd(GpuselSource *source);
 extern void GpuselSourceRegisterProvider(const GpuselSourceProvider *provider);
 extern GpuselSource *GpuselSourceFromProvider(Relation rel, Snapshot snapshot,
 											  const GpuselProgram *prog, int64 chunk_rows);
+extern GpuselSource *GpuselSourceFromProviderParallel(Relation rel, Snapshot snapshot,
+													  const GpuselProgram *prog,
+													  ParallelBlockTableScanDesc pscan);
 extern bool GpuselSourceProvided(Oid relid);
 extern void GpuselSourceExplain(GpuselSource *source, struct ExplainState *es);
 extern void GpuselSourceExplainPlan(Oid relid, struct ExplainState *es);
