@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Benchmark of the column cache: each shape timed as PostgreSQL runs it
 # (gpusel out of the way, with its parallel workers), as gpusel runs it from
-# the heap (with the same workers), and as gpusel runs it from the column
-# cache, on the GPU and on the CPU path, all in the same run on the same
+# the heap, and as gpusel runs it from the column cache, on the GPU and on
+# the CPU path, each with the same workers, all in the same run on the same
 # table, with the ratios and the cached columns' bytes per second.  Every
-# answer is checked equal to PostgreSQL's.  Needs a server with gpusel in
+# answer is checked equal to PostgreSQL's (a float sum under Gather may
+# differ in its last digits, as PostgreSQL's own parallel sums do).  Needs a server with gpusel in
 # shared_preload_libraries (PGHOST etc.).
 #
 #   bash test/bench/cache_bench.sh [rows] [workers]
@@ -42,8 +43,8 @@ off="SET gpusel.enable_scan = off; SET gpusel.enable_groupagg = off; SET gpusel.
 declare -A config=(
   [pg_workers]="$off SET max_parallel_workers_per_gather = $workers;"
   [gpusel_heap]="SET max_parallel_workers_per_gather = $workers; SET gpusel.device = $device; SET gpusel.min_rows = 0;"
-  [cache_$device]="SET gpusel.device = $device; SET gpusel.min_rows = 0;"
-  [cache_cpu]="SET gpusel.device = cpu;"
+  [cache_$device]="SET max_parallel_workers_per_gather = $workers; SET gpusel.device = $device; SET gpusel.min_rows = 0;"
+  [cache_cpu]="SET max_parallel_workers_per_gather = $workers; SET gpusel.device = cpu;"
 )
 order=(pg_workers gpusel_heap "cache_$device")
 [ "$device" = cpu ] || order+=(cache_cpu)
