@@ -427,8 +427,10 @@ gpusel_uncache(PG_FUNCTION_ARGS)
 	GpuselCacheRetire(relid);
 	table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 									   RelationGetRelationName(rel));
-	run_sql(psprintf("DROP TRIGGER IF EXISTS " GPUSEL_CACHE_ROW_TRIGGER " ON %s", table));
-	run_sql(psprintf("DROP TRIGGER IF EXISTS " GPUSEL_CACHE_TRUNCATE_TRIGGER " ON %s", table));
+	if (HeapTupleIsValid(GpuselCacheFindTrigger(relid, GPUSEL_CACHE_ROW_TRIGGER)))
+		run_sql(psprintf("DROP TRIGGER " GPUSEL_CACHE_ROW_TRIGGER " ON %s", table));
+	if (HeapTupleIsValid(GpuselCacheFindTrigger(relid, GPUSEL_CACHE_TRUNCATE_TRIGGER)))
+		run_sql(psprintf("DROP TRIGGER " GPUSEL_CACHE_TRUNCATE_TRIGGER " ON %s", table));
 	table_close(rel, NoLock);
 	PG_RETURN_BOOL(had);
 }

@@ -148,6 +148,27 @@ ROLLBACK;
 SELECT count(*) FROM cache_state;
 SELECT count(*) FROM pg_trigger WHERE tgrelid = 'cache_t'::regclass;
 
+-- 300 builds, writes and drops leave nothing counted: a 2 MB budget still
+-- holds a small table's one segment afterwards
+CREATE TABLE cache_cycle (a int4, b int4);
+INSERT INTO cache_cycle SELECT g, g FROM generate_series(1, 1000) g;
+DO $$
+BEGIN
+  FOR i IN 1 .. 300 LOOP
+    PERFORM gpusel_cache('cache_cycle');
+    UPDATE cache_cycle SET b = b + 1 WHERE a = i;
+    IF i % 3 = 0 THEN PERFORM gpusel_uncache('cache_cycle'); END IF;
+  END LOOP;
+  PERFORM gpusel_uncache('cache_cycle');
+END $$;
+SELECT count(*) FROM cache_state;
+SET gpusel.cache_memory = 2;
+SELECT gpusel_cache('cache_cycle');
+RESET gpusel.cache_memory;
+SELECT sum(b) FROM cache_cycle WHERE a > 0;
+SELECT gpusel_uncache('cache_cycle');
+DROP TABLE cache_cycle;
+
 -- errors
 \set VERBOSITY sqlstate
 CREATE VIEW cache_v AS SELECT * FROM cache_t;
