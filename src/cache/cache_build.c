@@ -46,29 +46,47 @@ PG_FUNCTION_INFO_V1(gpusel_cache);
 PG_FUNCTION_INFO_V1(gpusel_uncache);
 PG_FUNCTION_INFO_V1(gpusel_cache_track);
 
-/* The build of this transaction, retired if the transaction aborts. */
-static GpuselCacheEntry *built_in_xact = NULL;
+/* The builds of this transaction, undone if it aborts: each entry with its generation. */
+static struct
+{
+	GpuselCacheEntry *entry;
+	uint64		generation;
+}			builds_in_xact[GPUSEL_CACHE_MAX_TABLES];
+static int	nbuilds_in_xact = 0;
 static bool xact_callback_registered = false;
 
-/* Retires a build whose transaction aborted: its triggers are gone. */
+/*
+ * Undoes the builds of a transaction that aborted (their triggers may be
+ * gone with it); an entry another build has claimed since is left alone.
+ */
 static void
 cache_xact_callback(XactEvent event, void *arg)
 {
-	if (built_in_xact == NULL)
-		return;
 	if (event == XACT_EVENT_ABORT || event == XACT_EVENT_PARALLEL_ABORT)
 	{
-		GpuselCacheEntry *e = built_in_xact;
-
-		built_in_xact = NULL;
-		if (e->state == GPUSEL_CACHE_BUILDING)
-			GpuselCacheAbandon(e);
-		else
-			GpuselCacheRetire(e->relid);
+		for (int i = 0; i < nbuilds_in_xact; i++)
+			GpuselCacheDiscardBuild(builds_in_xact[i].entry, builds_in_xact[i].generation);
+		nbuilds_in_xact = 0;
 	}
 	else if (event == XACT_EVENT_COMMIT || event == XACT_EVENT_PARALLEL_COMMIT ||
 			 event == XACT_EVENT_PREPARE)
-		built_in_xact = NULL;
+		nbuilds_in_xact = 0;
+}
+
+/* Remembers a build of this transaction. */
+static void
+remember_build(GpuselCacheEntry *entry)
+{
+	/* the same slot built twice: its latest generation is the one to undo */
+	for (int i = 0; i < nbuilds_in_xact; i++)
+		if (builds_in_xact[i].entry == entry)
+		{
+			builds_in_xact[i].generation = entry->generation;
+			return;
+		}
+	builds_in_xact[nbuilds_in_xact].entry = entry;
+	builds_in_xact[nbuilds_in_xact].generation = entry->generation;
+	nbuilds_in_xact++;
 }
 
 /* Raises the error for a server without the cache's shared memory. */
@@ -126,7 +144,7 @@ run_sql(const char *sql)
  * fire ALWAYS; the row trigger's oid and xmin as they are now.
  */
 static void
-ensure_triggers(Relation rel, Oid ext_namespace, Oid *trigger_oid, TransactionId *trigger_xmin)
+ensure_triggers(Relation rel, Oid ext_namespace, GpuselCacheEntry *entry)
 {
 	const char *table = quote_qualified_identifier(get_namespace_name(RelationGetNamespace(rel)),
 												   RelationGetRelationName(rel));
@@ -156,8 +174,11 @@ ensure_triggers(Relation rel, Oid ext_namespace, Oid *trigger_oid, TransactionId
 		}
 	}
 	tup = GpuselCacheFindTrigger(RelationGetRelid(rel), GPUSEL_CACHE_ROW_TRIGGER);
-	*trigger_oid = ((Form_pg_trigger) GETSTRUCT(tup))->oid;
-	*trigger_xmin = HeapTupleHeaderGetRawXmin(tup->t_data);
+	entry->trigger_oid = ((Form_pg_trigger) GETSTRUCT(tup))->oid;
+	entry->trigger_xmin = HeapTupleHeaderGetRawXmin(tup->t_data);
+	tup = GpuselCacheFindTrigger(RelationGetRelid(rel), GPUSEL_CACHE_TRUNCATE_TRIGGER);
+	entry->truncate_trigger_oid = ((Form_pg_trigger) GETSTRUCT(tup))->oid;
+	entry->truncate_trigger_xmin = HeapTupleHeaderGetRawXmin(tup->t_data);
 }
 
 
@@ -283,8 +304,7 @@ read_table(Relation rel, Snapshot snapshot, GpuselCacheEntry *entry, GpuselProgr
 	dsa_area   *a = GpuselCacheArea();
 	GpuselPageReader *reader = GpuselPagesBegin(rel, snapshot);
 	TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsBufferHeapTuple);
-	int			capacity = 16;
-	dsa_pointer *segs = palloc(sizeof(dsa_pointer) * capacity);
+	dsa_pointer *segs;
 	int64	   *first;
 	int64		nrows = 0;
 	BlockNumber blk = 0;
@@ -293,20 +313,16 @@ read_table(Relation rel, Snapshot snapshot, GpuselCacheEntry *entry, GpuselProgr
 	for (;;)
 	{
 		GpuselStaging staging;
+		dsa_pointer segment;
 		char	   *base;
 		int64		n;
 		uint8		has_nulls[GS_MAX_PROGRAM_LENGTH] = {0};
 
 		CHECK_FOR_INTERRUPTS();
-		reserve_or_fail(rel, entry, entry->segment_bytes);
-		if (entry->nsegments == capacity)
-		{
-			capacity *= 2;
-			segs = repalloc(segs, sizeof(dsa_pointer) * capacity);
-		}
-		segs[entry->nsegments] = area_alloc(entry->segment_bytes);
-		entry->nsegments++;
-		base = dsa_get_address(a, segs[entry->nsegments - 1]);
+		reserve_or_fail(rel, entry, entry->segment_bytes + sizeof(dsa_pointer));
+		segment = area_alloc(entry->segment_bytes);
+		GpuselCacheAddSegment(entry, segment);
+		base = dsa_get_address(a, segment);
 		for (int c = 0; c < entry->ncols; c++)
 		{
 			staging.values[c] = base + entry->values_off[c];
@@ -324,11 +340,9 @@ read_table(Relation rel, Snapshot snapshot, GpuselCacheEntry *entry, GpuselProgr
 	ExecDropSingleTupleTableSlot(slot);
 	GpuselPagesEnd(reader);
 
-	/* the segments' array, and where each block's rows begin */
-	reserve_or_fail(rel, entry, sizeof(dsa_pointer) * entry->nsegments +
-					sizeof(int64) * ((Size) entry->nblocks + 1));
-	entry->segments = area_alloc(sizeof(dsa_pointer) * entry->nsegments);
-	memcpy(dsa_get_address(a, entry->segments), segs, sizeof(dsa_pointer) * entry->nsegments);
+	/* where each block's rows begin */
+	reserve_or_fail(rel, entry, sizeof(int64) * ((Size) entry->nblocks + 1));
+	segs = dsa_get_address(a, entry->segments);
 	entry->block_first = area_alloc(sizeof(int64) * ((Size) entry->nblocks + 1));
 	first = dsa_get_address(a, entry->block_first);
 	for (int64 r = 0; r < nrows; r++)
@@ -359,15 +373,18 @@ gpusel_cache(PG_FUNCTION_ARGS)
 	GpuselCacheEntry *entry;
 	GpuselProgram *prog = palloc(sizeof(GpuselProgram));
 	Snapshot	snapshot;
-	Oid			trigger_oid;
-	TransactionId trigger_xmin;
 	int64		nrows;
 
 	require_registry();
 	GpuselCacheForgetDropped();
 	rel = open_cacheable(relid, ShareRowExclusiveLock);
-	/* the trigger function lives beside this one, in the extension's schema */
-	ensure_triggers(rel, get_func_namespace(fcinfo->flinfo->fn_oid), &trigger_oid, &trigger_xmin);
+	/* its own writes would be cached as if committed, and nothing marks their undoing */
+	if (CheckRelationLockedByMe(rel, RowExclusiveLock, false))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("cannot cache table \"%s\" in a transaction that has written it",
+						RelationGetRelationName(rel)),
+				 errhint("Commit the writes first, then call gpusel_cache().")));
 	if (!xact_callback_registered)
 	{
 		RegisterXactCallback(cache_xact_callback, NULL);
@@ -375,13 +392,13 @@ gpusel_cache(PG_FUNCTION_ARGS)
 	}
 	GpuselCacheRetire(relid);
 	entry = GpuselCacheClaim(relid);
-	built_in_xact = entry;
+	remember_build(entry);
 	PG_TRY();
 	{
+		/* the trigger function lives beside this one, in the extension's schema */
+		ensure_triggers(rel, get_func_namespace(fcinfo->flinfo->fn_oid), entry);
 		choose_columns(rel, names, entry, prog);
 		entry->relfilenode = rel->rd_node.relNode;
-		entry->trigger_oid = trigger_oid;
-		entry->trigger_xmin = trigger_xmin;
 		entry->nblocks = RelationGetNumberOfBlocks(rel);
 		reserve_or_fail(rel, entry, sizeof(uint32) * ((Size) entry->nblocks / 32 + 1));
 		entry->changed = area_alloc(sizeof(pg_atomic_uint32) * ((Size) entry->nblocks / 32 + 1));
@@ -397,7 +414,7 @@ gpusel_cache(PG_FUNCTION_ARGS)
 	}
 	PG_CATCH();
 	{
-		built_in_xact = NULL;
+		/* at once: a subtransaction's error does not abort the transaction */
 		GpuselCacheAbandon(entry);
 		PG_RE_THROW();
 	}

@@ -64,8 +64,10 @@ typedef struct GpuselCacheEntry
 
 	int64		nrows;
 	BlockNumber nblocks;		/* blocks at the build */
+	uint64		generation;		/* bumped by each claim: who built this, and when */
 	int			nsegments;
-	dsa_pointer segments;		/* dsa_pointer[nsegments] */
+	int			segments_capacity;
+	dsa_pointer segments;		/* dsa_pointer[segments_capacity], nsegments used */
 	dsa_pointer block_first;	/* int64[nblocks + 1]: block b's rows begin at [b] */
 	dsa_pointer changed;		/* pg_atomic_uint32[]: a bit per block written since */
 	Size		bytes;
@@ -75,9 +77,11 @@ typedef struct GpuselCacheEntry
 	int			build_xcnt;		/* -1: more than GPUSEL_CACHE_MAX_XIP */
 	TransactionId build_xip[GPUSEL_CACHE_MAX_XIP];
 
-	/* the row trigger as the build left it: any change to it (DISABLE) shows in its xmin */
+	/* the triggers as the build left them: any change to one (DISABLE) shows in its xmin */
 	Oid			trigger_oid;
 	TransactionId trigger_xmin;
+	Oid			truncate_trigger_oid;
+	TransactionId truncate_trigger_xmin;
 
 	TimestampTz built_at;
 	pg_atomic_uint32 truncated;
@@ -105,6 +109,8 @@ extern void GpuselCacheRetire(Oid relid);
 extern void GpuselCacheForgetDropped(void);
 extern GpuselCacheEntry *GpuselCacheClaim(Oid relid);
 extern void GpuselCacheAbandon(GpuselCacheEntry *entry);
+extern void GpuselCacheDiscardBuild(GpuselCacheEntry *entry, uint64 generation);
+extern void GpuselCacheAddSegment(GpuselCacheEntry *entry, dsa_pointer segment);
 extern void GpuselCacheFreeParts(GpuselCacheEntry *entry);
 extern void GpuselCacheMarkChanged(Oid relid, BlockNumber blk);
 extern void GpuselCacheMarkTruncated(Oid relid);

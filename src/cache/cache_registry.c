@@ -145,6 +145,8 @@ GpuselCacheFreeParts(GpuselCacheEntry *entry)
 		{
 			dsa_pointer *segs = dsa_get_address(a, entry->segments);
 
+			/* a build that failed part way frees what it had, too */
+
 			for (int i = 0; i < entry->nsegments; i++)
 				if (DsaPointerIsValid(segs[i]))
 					dsa_free(a, segs[i]);
@@ -158,8 +160,58 @@ GpuselCacheFreeParts(GpuselCacheEntry *entry)
 	registry->bytes_in_use -= Min(registry->bytes_in_use, entry->bytes);
 	entry->segments = entry->block_first = entry->changed = InvalidDsaPointer;
 	entry->nsegments = 0;
+	entry->segments_capacity = 0;
 	entry->bytes = 0;
 	entry->state = GPUSEL_CACHE_FREE;
+}
+
+/*
+ * Appends a built segment to the entry's array, growing it, so that a
+ * build that fails later frees every segment it made.
+ */
+void
+GpuselCacheAddSegment(GpuselCacheEntry *entry, dsa_pointer segment)
+{
+	dsa_area   *a = attach_area(false);
+
+	if (entry->nsegments == entry->segments_capacity)
+	{
+		int			capacity = Max(16, entry->segments_capacity * 2);
+		dsa_pointer grown = dsa_allocate_extended(a, sizeof(dsa_pointer) * capacity, DSA_ALLOC_HUGE);
+
+		if (DsaPointerIsValid(entry->segments))
+		{
+			memcpy(dsa_get_address(a, grown), dsa_get_address(a, entry->segments),
+				   sizeof(dsa_pointer) * entry->nsegments);
+			dsa_free(a, entry->segments);
+		}
+		entry->segments = grown;
+		entry->segments_capacity = capacity;
+	}
+	((dsa_pointer *) dsa_get_address(a, entry->segments))[entry->nsegments++] = segment;
+}
+
+/*
+ * Undoes a build of an aborted transaction, if the entry is still that
+ * build (the generation says): frees it while building, retires it once
+ * ready.  An entry claimed since by another build is left alone.
+ */
+void
+GpuselCacheDiscardBuild(GpuselCacheEntry *entry, uint64 generation)
+{
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	if (entry->generation == generation)
+	{
+		if (entry->state == GPUSEL_CACHE_BUILDING)
+			GpuselCacheFreeParts(entry);
+		else if (entry->state == GPUSEL_CACHE_READY)
+		{
+			entry->state = GPUSEL_CACHE_RETIRED;
+			if (pg_atomic_read_u32(&entry->pins) == 0)
+				GpuselCacheFreeParts(entry);
+		}
+	}
+	LWLockRelease(registry->lock);
 }
 
 /* The entry of this database's table, in any state but FREE; the caller locks. */
@@ -250,11 +302,13 @@ GpuselCacheClaim(Oid relid)
 		if (e->state != GPUSEL_CACHE_FREE)
 			continue;
 		claimed = e;
+		e->generation++;
 		e->state = GPUSEL_CACHE_BUILDING;
 		e->dbid = MyDatabaseId;
 		e->relid = relid;
 		e->segments = e->block_first = e->changed = InvalidDsaPointer;
 		e->nsegments = 0;
+		e->segments_capacity = 0;
 		e->bytes = 0;
 		pg_atomic_write_u32(&e->truncated, 0);
 		pg_atomic_write_u32(&e->changed_blocks, 0);
@@ -405,8 +459,8 @@ GpuselCacheFindTrigger(Oid relid, const char *name)
 }
 
 /*
- * Whether the row trigger is still the one the build saw: present, firing
- * ALWAYS, its row unchanged since.  Any ALTER TABLE ... TRIGGER in between
+ * Whether both triggers are still the ones the build saw: present, firing
+ * ALWAYS, their rows unchanged since.  Any ALTER TABLE ... TRIGGER in between
  * would have let writes go unmarked.
  */
 bool
@@ -420,6 +474,15 @@ GpuselCacheTriggerCurrent(GpuselCacheEntry *entry)
 	current = ((Form_pg_trigger) GETSTRUCT(tup))->oid == entry->trigger_oid &&
 		((Form_pg_trigger) GETSTRUCT(tup))->tgenabled == TRIGGER_FIRES_ALWAYS &&
 		HeapTupleHeaderGetRawXmin(tup->t_data) == entry->trigger_xmin;
+	heap_freetuple(tup);
+	if (!current)
+		return false;
+	tup = GpuselCacheFindTrigger(entry->relid, GPUSEL_CACHE_TRUNCATE_TRIGGER);
+	if (!HeapTupleIsValid(tup))
+		return false;
+	current = ((Form_pg_trigger) GETSTRUCT(tup))->oid == entry->truncate_trigger_oid &&
+		((Form_pg_trigger) GETSTRUCT(tup))->tgenabled == TRIGGER_FIRES_ALWAYS &&
+		HeapTupleHeaderGetRawXmin(tup->t_data) == entry->truncate_trigger_xmin;
 	heap_freetuple(tup);
 	return current;
 }

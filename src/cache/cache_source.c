@@ -19,6 +19,8 @@
 
 #include "access/tableam.h"
 #include "access/transam.h"
+#include "access/xact.h"
+#include "storage/lmgr.h"
 #include "commands/explain.h"
 #include "storage/bufmgr.h"
 #include "utils/memutils.h"
@@ -32,6 +34,7 @@
 typedef struct CacheSource
 {
 	GpuselSource source;		/* first */
+	MemoryContext cxt;			/* holds this struct and its readers */
 	GpuselCacheEntry *entry;	/* pinned */
 	dsa_area   *area;
 	dsa_pointer *segments;
@@ -227,6 +230,7 @@ cache_fill(GpuselSource *source, GpuselStaging *staging, int64 max_rows, TupleTa
 		if (cs->in_heap)
 		{
 			GpuselStaging at = *staging;
+			uint8		heap_nulls[GS_MAX_PROGRAM_LENGTH] = {0};
 			int64		want = max_rows - n;
 			int64		got;
 
@@ -235,8 +239,22 @@ cache_fill(GpuselSource *source, GpuselStaging *staging, int64 max_rows, TupleTa
 				at.values[c] = (char *) staging->values[c] + n * cs->widths[c];
 				at.nulls[c] = staging->nulls[c] + n;
 			}
+			at.has_nulls = heap_nulls;
 			at.tids = staging->tids + n;
 			got = GpuselPagesFill(cs->blocks, &at, want, slot);
+
+			/*
+			 * The page reader writes a column's null bytes only once it meets
+			 * a NULL; rows before and after these may have NULLs, so every
+			 * row this call hands out gets its null bytes.
+			 */
+			for (int c = 0; c < cs->ncols; c++)
+			{
+				if (heap_nulls[c])
+					staging->has_nulls[c] = 1;
+				else
+					memset(at.nulls[c], 0, got);
+			}
 			n += got;
 			if (got < want)
 				cs->in_heap = false;
@@ -355,7 +373,8 @@ cache_end(GpuselSource *source)
 	GpuselPagesEnd(cs->blocks);
 	if (cs->rows != NULL)
 		GpuselPagesEnd(cs->rows);
-	unpin_callback(cs);
+	/* frees the source and its readers; the reset callback unpins */
+	MemoryContextDelete(cs->cxt);
 }
 
 /* EXPLAIN ANALYZE: the cache was the source; its rows and the heap blocks beside them. */
@@ -400,22 +419,38 @@ open_cache(Relation rel, Snapshot snapshot, const GpuselProgram *prog)
 	GpuselCacheEntry *entry;
 	CacheSource *cs;
 
-	if (!GpuselCacheConfigured() || !IsMVCCSnapshot(snapshot) || prog == NULL)
+	MemoryContext cxt;
+	MemoryContext old;
+
+	if (!GpuselCacheConfigured() || prog == NULL || snapshot->snapshot_type != SNAPSHOT_MVCC)
+		return NULL;
+	/*
+	 * SERIALIZABLE checks each tuple it reads for conflicts, which cached
+	 * rows cannot; a transaction that writes the table sees its own rows
+	 * before the end of the statement marks their blocks.
+	 */
+	if (IsolationIsSerializable() || CheckRelationLockedByMe(rel, RowExclusiveLock, false))
 		return NULL;
 	entry = GpuselCachePin(RelationGetRelid(rel));
 	if (entry == NULL)
 		return NULL;
+	/* the source's own memory: deleting it at the scan's end, or with the query's, unpins */
+	cxt = AllocSetContextCreate(CurrentMemoryContext, "gpusel column cache source",
+								ALLOCSET_SMALL_SIZES);
+	old = MemoryContextSwitchTo(cxt);
 	cs = palloc0(sizeof(CacheSource));
+	cs->cxt = cxt;
 	cs->entry = entry;
 	cs->pinned = true;
 	cs->unpin.func = unpin_callback;
 	cs->unpin.arg = cs;
-	MemoryContextRegisterResetCallback(CurrentMemoryContext, &cs->unpin);
+	MemoryContextRegisterResetCallback(cxt, &cs->unpin);
 	if (entry->relfilenode != rel->rd_node.relNode || pg_atomic_read_u32(&entry->truncated) != 0 ||
 		snapshot_older_than_build(snapshot, entry) || !map_columns(cs, rel, prog) ||
 		!GpuselCacheTriggerCurrent(entry))
 	{
-		unpin_callback(cs);
+		MemoryContextSwitchTo(old);
+		MemoryContextDelete(cxt);
 		return NULL;
 	}
 	cs->area = GpuselCacheArea();
@@ -424,6 +459,7 @@ open_cache(Relation rel, Snapshot snapshot, const GpuselProgram *prog)
 	cs->changed = dsa_get_address(cs->area, entry->changed);
 	cs->blocks = GpuselPagesBegin(rel, snapshot);
 	GpuselPagesSetColumns(cs->blocks, prog);
+	MemoryContextSwitchTo(old);
 	pg_atomic_fetch_add_u64(&entry->hits, 1);
 	return cs;
 }
@@ -437,11 +473,14 @@ GpuselCacheSourceBegin(Relation rel, Snapshot snapshot, const GpuselProgram *pro
 					   int64 chunk_rows)
 {
 	CacheSource *cs = open_cache(rel, snapshot, prog);
+	MemoryContext old;
 
 	if (cs == NULL)
 		return NULL;
 	cs->nblocks = RelationGetNumberOfBlocks(rel);
+	old = MemoryContextSwitchTo(cs->cxt);
 	cs->rows = GpuselPagesBegin(rel, snapshot);
+	MemoryContextSwitchTo(old);
 	GpuselSourceInit(&cs->source, &cache_methods, prog, chunk_rows);
 	return &cs->source;
 }

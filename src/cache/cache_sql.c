@@ -18,6 +18,22 @@
 
 PG_FUNCTION_INFO_V1(gpusel_cached_tables_info);
 
+/* One row of the view, copied out of the registry. */
+typedef struct CachedTableRow
+{
+	Oid			relid;
+	int			ncols;
+	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
+	int64		nrows;
+	int64		bytes;
+	bool		building;
+	TimestampTz built_at;
+	BlockNumber nblocks;
+	uint32		changed;
+	int64		hits;
+	const char *state;
+} CachedTableRow;
+
 /* The state of an entry in words. */
 static const char *
 state_name(GpuselCacheEntry *e)
@@ -47,44 +63,66 @@ gpusel_cached_tables_info(PG_FUNCTION_ARGS)
 {
 	ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
 	GpuselCacheShared *reg = GpuselCacheRegistry();
+	CachedTableRow *rows;
+	int			nrows = 0;
 
 	InitMaterializedSRF(fcinfo, 0);
 	if (reg == NULL)
 		return (Datum) 0;
 	GpuselCacheForgetDropped();
+
+	/* copied under the lock; names are looked up after it, as they may read the catalogs */
+	rows = palloc(sizeof(CachedTableRow) * GPUSEL_CACHE_MAX_TABLES);
 	LWLockAcquire(reg->lock, LW_SHARED);
 	for (int i = 0; i < GPUSEL_CACHE_MAX_TABLES; i++)
 	{
 		GpuselCacheEntry *e = &reg->entries[i];
-		Datum		values[10];
-		bool		nulls[10] = {0};
-		Datum		names[GS_MAX_PROGRAM_LENGTH];
-		uint32		changed;
+		CachedTableRow *r = &rows[nrows];
 
 		if (e->state == GPUSEL_CACHE_FREE || e->state == GPUSEL_CACHE_RETIRED || e->dbid != MyDatabaseId)
 			continue;
-		for (int c = 0; c < e->ncols; c++)
+		r->relid = e->relid;
+		r->ncols = e->ncols;
+		memcpy(r->attnos, e->attnos, sizeof(AttrNumber) * e->ncols);
+		r->nrows = e->nrows;
+		r->bytes = (int64) e->bytes;
+		r->building = e->state == GPUSEL_CACHE_BUILDING;
+		r->built_at = e->built_at;
+		r->nblocks = e->nblocks;
+		r->changed = pg_atomic_read_u32(&e->changed_blocks);
+		r->hits = (int64) pg_atomic_read_u64(&e->hits);
+		r->state = state_name(e);
+		nrows++;
+	}
+	LWLockRelease(reg->lock);
+
+	for (int i = 0; i < nrows; i++)
+	{
+		CachedTableRow *r = &rows[i];
+		Datum		values[10];
+		bool		nulls[10] = {0};
+		Datum	   *names = palloc(sizeof(Datum) * Max(r->ncols, 1));
+
+		for (int c = 0; c < r->ncols; c++)
 		{
-			char	   *name = get_attname(e->relid, e->attnos[c], true);
+			char	   *name = get_attname(r->relid, r->attnos[c], true);
 
 			names[c] = CStringGetTextDatum(name != NULL ? name : "?");
 		}
-		changed = pg_atomic_read_u32(&e->changed_blocks);
-		values[0] = ObjectIdGetDatum(e->relid);
-		values[1] = PointerGetDatum(construct_array(names, e->ncols, TEXTOID, -1, false, TYPALIGN_INT));
-		values[2] = Int64GetDatum(e->nrows);
-		values[3] = Int64GetDatum((int64) e->bytes);
-		if (e->state == GPUSEL_CACHE_BUILDING)
+		values[0] = ObjectIdGetDatum(r->relid);
+		values[1] = PointerGetDatum(construct_array(names, r->ncols, TEXTOID, -1, false, TYPALIGN_INT));
+		values[2] = Int64GetDatum(r->nrows);
+		values[3] = Int64GetDatum(r->bytes);
+		if (r->building)
 			nulls[4] = true;
 		else
-			values[4] = TimestampTzGetDatum(e->built_at);
-		values[5] = Int64GetDatum((int64) e->nblocks);
-		values[6] = Int64GetDatum((int64) changed);
-		values[7] = Float8GetDatum(e->nblocks == 0 ? 1.0 : 1.0 - (double) changed / e->nblocks);
-		values[8] = Int64GetDatum((int64) pg_atomic_read_u64(&e->hits));
-		values[9] = CStringGetTextDatum(state_name(e));
+			values[4] = TimestampTzGetDatum(r->built_at);
+		values[5] = Int64GetDatum((int64) r->nblocks);
+		values[6] = Int64GetDatum((int64) r->changed);
+		values[7] = Float8GetDatum(r->nblocks == 0 ? 1.0 : 1.0 - (double) r->changed / r->nblocks);
+		values[8] = Int64GetDatum(r->hits);
+		values[9] = CStringGetTextDatum(r->state);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
-	LWLockRelease(reg->lock);
 	return (Datum) 0;
 }

@@ -93,10 +93,18 @@ SET max_parallel_workers_per_gather = 2;
 SELECT * FROM cache_check();
 SET max_parallel_workers_per_gather = 0;
 
--- the session's own uncommitted writes, and a rolled-back subtransaction
+-- the session's own uncommitted writes, and a rolled-back subtransaction;
+-- a transaction that writes the table reads it from the heap, and cannot
+-- cache it
 BEGIN;
 UPDATE cache_t SET x = 0.75 WHERE id % 2 = 0 AND id < 30000;
+SELECT count(*) FROM cache_source('SELECT count(*) FROM cache_t WHERE x < 0.5') WHERE line ~ 'Source';
 SELECT * FROM cache_check() WHERE NOT same;
+SAVEPOINT c;
+\set VERBOSITY sqlstate
+SELECT gpusel_cache('cache_t');
+\set VERBOSITY default
+ROLLBACK TO SAVEPOINT c;
 SAVEPOINT s;
 DELETE FROM cache_t WHERE grp = 4;
 SELECT * FROM cache_check() WHERE NOT same;
@@ -148,6 +156,25 @@ ROLLBACK;
 SELECT count(*) FROM cache_state;
 SELECT count(*) FROM pg_trigger WHERE tgrelid = 'cache_t'::regclass;
 
+-- NULLs only in some blocks, changed blocks between cached ones: every
+-- row's null bytes hold, serially and under Gather
+CREATE TABLE cache_nulls AS
+  SELECT g AS id, CASE WHEN g < 5000 AND g % 7 = 0 THEN NULL ELSE g END AS n, g % 5 AS grp
+  FROM generate_series(1, 40000) g;
+SELECT gpusel_cache('cache_nulls') > 0 AS built;
+UPDATE cache_nulls SET n = n + 1 WHERE id % 4000 = 17;
+-- PostgreSQL's answer, then gpusel's under Gather and serially
+SET max_parallel_workers_per_gather = 2;
+SET gpusel.enable_groupagg = off;
+SELECT string_agg(r::text, ',' ORDER BY grp) FROM (SELECT grp, count(n), sum(n), min(n) FROM cache_nulls WHERE id > 0 GROUP BY grp) r;
+RESET gpusel.enable_groupagg;
+SELECT line FROM cache_source('SELECT grp, count(n), sum(n), min(n) FROM cache_nulls WHERE id > 0 GROUP BY grp') WHERE line ~ 'Gather|Source';
+SELECT string_agg(r::text, ',' ORDER BY grp) FROM (SELECT grp, count(n), sum(n), min(n) FROM cache_nulls WHERE id > 0 GROUP BY grp) r;
+SET max_parallel_workers_per_gather = 0;
+SELECT string_agg(r::text, ',' ORDER BY grp) FROM (SELECT grp, count(n), sum(n), min(n) FROM cache_nulls WHERE id > 0 GROUP BY grp) r;
+SELECT gpusel_uncache('cache_nulls');
+DROP TABLE cache_nulls;
+
 -- 300 builds, writes and drops leave nothing counted: a 2 MB budget still
 -- holds a small table's one segment afterwards
 CREATE TABLE cache_cycle (a int4, b int4);
@@ -158,6 +185,7 @@ BEGIN
     PERFORM gpusel_cache('cache_cycle');
     UPDATE cache_cycle SET b = b + 1 WHERE a = i;
     IF i % 3 = 0 THEN PERFORM gpusel_uncache('cache_cycle'); END IF;
+    COMMIT;
   END LOOP;
   PERFORM gpusel_uncache('cache_cycle');
 END $$;
