@@ -413,12 +413,31 @@ GpuselCacheMarkTruncated(Oid relid)
 	LWLockRelease(registry->lock);
 }
 
-/* Retires the caches of this database's tables that were dropped. */
+/* Retires entry i if it is still the ready cache of (dbid, relid). */
+static void
+retire_if_still(int i, Oid dbid, Oid relid)
+{
+	GpuselCacheEntry *e = &registry->entries[i];
+
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	if (e->state == GPUSEL_CACHE_READY && e->dbid == dbid && e->relid == relid)
+	{
+		e->state = GPUSEL_CACHE_RETIRED;
+		if (pg_atomic_read_u32(&e->pins) == 0)
+			GpuselCacheFreeParts(e);
+	}
+	LWLockRelease(registry->lock);
+}
+
+/*
+ * Retires the caches of tables that were dropped: this database's tables,
+ * and every table of a database that was dropped.
+ */
 void
 GpuselCacheForgetDropped(void)
 {
+	Oid			dbids[GPUSEL_CACHE_MAX_TABLES];
 	Oid			relids[GPUSEL_CACHE_MAX_TABLES];
-	int			n = 0;
 
 	if (registry == NULL)
 		return;
@@ -427,13 +446,24 @@ GpuselCacheForgetDropped(void)
 	{
 		GpuselCacheEntry *e = &registry->entries[i];
 
-		if (e->state == GPUSEL_CACHE_READY && e->dbid == MyDatabaseId)
-			relids[n++] = e->relid;
+		dbids[i] = e->state == GPUSEL_CACHE_READY ? e->dbid : InvalidOid;
+		relids[i] = e->relid;
 	}
 	LWLockRelease(registry->lock);
-	for (int i = 0; i < n; i++)
-		if (!SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relids[i])))
-			GpuselCacheRetire(relids[i]);
+	/* the catalogs are read without the lock */
+	for (int i = 0; i < GPUSEL_CACHE_MAX_TABLES; i++)
+	{
+		bool		gone;
+
+		if (!OidIsValid(dbids[i]))
+			continue;
+		if (dbids[i] == MyDatabaseId)
+			gone = !SearchSysCacheExists1(RELOID, ObjectIdGetDatum(relids[i]));
+		else
+			gone = !SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(dbids[i]));
+		if (gone)
+			retire_if_still(i, dbids[i], relids[i]);
+	}
 }
 
 /* The pg_trigger row of the table's trigger 'name', copied; NULL if none. */

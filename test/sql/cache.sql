@@ -190,6 +190,16 @@ BEGIN
   PERFORM gpusel_uncache('cache_cycle');
 END $$;
 SELECT count(*) FROM cache_state;
+-- a dropped database's caches are freed too: the budget below would not
+-- hold both
+SELECT current_database() AS cache_db \gset
+CREATE DATABASE cache_gone_db;
+\c cache_gone_db
+CREATE EXTENSION gpusel;
+CREATE TABLE cache_gone AS SELECT generate_series(1, 70000)::int4 AS a;
+SELECT gpusel_cache('cache_gone') > 0 AS built;
+\c :cache_db
+DROP DATABASE cache_gone_db;
 SET gpusel.cache_memory = 2;
 SELECT gpusel_cache('cache_cycle');
 RESET gpusel.cache_memory;
