@@ -3,9 +3,13 @@
  *	  gpusel_cache() and gpusel_uncache(): building a table's column cache
  *	  and dropping it, and the triggers that keep scans of it exact.
  *
- * A build takes SHARE ROW EXCLUSIVE on the table, as CREATE TRIGGER does:
- * writers wait while the table is read (readers do not), and no write is
- * in progress when the build's snapshot is taken.  Every write afterwards
+ * The first build takes SHARE ROW EXCLUSIVE on the table, as CREATE TRIGGER
+ * does: writers wait while the table is read (readers do not).  Later
+ * builds take SHARE UPDATE EXCLUSIVE, start marking their new entry, then
+ * wait for the writers already running (as CREATE INDEX CONCURRENTLY
+ * does); either way every write the build's snapshot does not see as
+ * committed is marked in the new entry.  The old cache serves scans until
+ * the new one replaces it.  Every write afterwards
  * fires gpusel_cache_track, which marks the written blocks (cache_registry.c);
  * the triggers fire ALWAYS, so session_replication_role cannot skip them,
  * and a trigger changed since the build (DISABLE, ENABLE) has a new xmin,
@@ -137,6 +141,22 @@ run_sql(const char *sql)
 		elog(ERROR, "gpusel could not run: %s", sql);
 	SPI_finish();
 	CommandCounterIncrement();
+}
+
+/* Whether both triggers exist and fire ALWAYS: a build then needs no strong lock. */
+static bool
+triggers_ready(Oid relid)
+{
+	for (int i = 0; i < 2; i++)
+	{
+		HeapTuple	tup = GpuselCacheFindTrigger(relid, i == 0 ? GPUSEL_CACHE_ROW_TRIGGER :
+												 GPUSEL_CACHE_TRUNCATE_TRIGGER);
+
+		if (!HeapTupleIsValid(tup) ||
+			((Form_pg_trigger) GETSTRUCT(tup))->tgenabled != TRIGGER_FIRES_ALWAYS)
+			return false;
+	}
+	return true;
 }
 
 /*
@@ -310,6 +330,8 @@ read_table(Relation rel, Snapshot snapshot, GpuselCacheEntry *entry, GpuselProgr
 	BlockNumber blk = 0;
 
 	GpuselPagesSetColumns(reader, prog);
+	/* blocks added since the bitmap was sized are read from the heap by scans */
+	GpuselPagesSetRange(reader, 0, entry->nblocks);
 	for (;;)
 	{
 		GpuselStaging staging;
@@ -373,11 +395,26 @@ gpusel_cache(PG_FUNCTION_ARGS)
 	GpuselCacheEntry *entry;
 	GpuselProgram *prog = palloc(sizeof(GpuselProgram));
 	Snapshot	snapshot;
+	BlockNumber nblocks;
+	bool		refresh;
 	int64		nrows;
 
 	require_registry();
 	GpuselCacheForgetDropped();
-	rel = open_cacheable(relid, ShareRowExclusiveLock);
+
+	/*
+	 * Once the triggers are in place, a build lets writers go on: it takes
+	 * SHARE UPDATE EXCLUSIVE (one build at a time) and waits instead for
+	 * the writers already running.  The first build creates the triggers,
+	 * which takes SHARE ROW EXCLUSIVE: writers wait for it.
+	 */
+	rel = open_cacheable(relid, ShareUpdateExclusiveLock);
+	refresh = triggers_ready(relid);
+	if (!refresh)
+	{
+		table_close(rel, NoLock);
+		rel = open_cacheable(relid, ShareRowExclusiveLock);
+	}
 	/* its own writes would be cached as if committed, and nothing marks their undoing */
 	if (CheckRelationLockedByMe(rel, RowExclusiveLock, false))
 		ereport(ERROR,
@@ -390,7 +427,6 @@ gpusel_cache(PG_FUNCTION_ARGS)
 		RegisterXactCallback(cache_xact_callback, NULL);
 		xact_callback_registered = true;
 	}
-	GpuselCacheRetire(relid);
 	entry = GpuselCacheClaim(relid);
 	remember_build(entry);
 	PG_TRY();
@@ -399,11 +435,23 @@ gpusel_cache(PG_FUNCTION_ARGS)
 		ensure_triggers(rel, get_func_namespace(fcinfo->flinfo->fn_oid), entry);
 		choose_columns(rel, names, entry, prog);
 		entry->relfilenode = rel->rd_node.relNode;
-		entry->nblocks = RelationGetNumberOfBlocks(rel);
-		reserve_or_fail(rel, entry, sizeof(uint32) * ((Size) entry->nblocks / 32 + 1));
-		entry->changed = area_alloc(sizeof(pg_atomic_uint32) * ((Size) entry->nblocks / 32 + 1));
+		nblocks = RelationGetNumberOfBlocks(rel);
+		reserve_or_fail(rel, entry, sizeof(uint32) * ((Size) nblocks / 32 + 1));
+		GpuselCacheStartMarking(entry, nblocks,
+								area_alloc(sizeof(pg_atomic_uint32) * ((Size) nblocks / 32 + 1)));
 
-		/* no writer is in progress: the lock waited for them */
+		/*
+		 * Every write from here on marks this entry.  A writer that wrote
+		 * before may still be running: wait until none is, so the snapshot
+		 * sees each such write as committed or aborted, never in progress.
+		 */
+		if (refresh)
+		{
+			LOCKTAG		tag;
+
+			SET_LOCKTAG_RELATION(tag, MyDatabaseId, relid);
+			WaitForLockers(tag, ShareLock, false);
+		}
 		snapshot = RegisterSnapshot(GetLatestSnapshot());
 		entry->build_xmax = snapshot->xmax;
 		entry->build_xcnt = snapshot->xcnt <= GPUSEL_CACHE_MAX_XIP ? (int) snapshot->xcnt : -1;
@@ -422,9 +470,8 @@ gpusel_cache(PG_FUNCTION_ARGS)
 
 	entry->nrows = nrows;
 	entry->built_at = GetCurrentTimestamp();
-	LWLockAcquire(GpuselCacheRegistry()->lock, LW_EXCLUSIVE);
-	entry->state = GPUSEL_CACHE_READY;
-	LWLockRelease(GpuselCacheRegistry()->lock);
+	/* the new cache replaces the old one at once: scans never go without */
+	GpuselCachePublish(entry);
 	table_close(rel, NoLock);
 	PG_RETURN_INT64(nrows);
 }

@@ -109,6 +109,9 @@ extern void GpuselCacheRetire(Oid relid);
 extern void GpuselCacheForgetDropped(void);
 extern GpuselCacheEntry *GpuselCacheClaim(Oid relid);
 extern void GpuselCacheAbandon(GpuselCacheEntry *entry);
+extern void GpuselCacheStartMarking(GpuselCacheEntry *entry, BlockNumber nblocks,
+									dsa_pointer changed);
+extern void GpuselCachePublish(GpuselCacheEntry *entry);
 extern void GpuselCacheDiscardBuild(GpuselCacheEntry *entry, uint64 generation);
 extern void GpuselCacheAddSegment(GpuselCacheEntry *entry, dsa_pointer segment);
 extern void GpuselCacheFreeParts(GpuselCacheEntry *entry);

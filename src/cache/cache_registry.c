@@ -307,6 +307,7 @@ GpuselCacheClaim(Oid relid)
 		e->dbid = MyDatabaseId;
 		e->relid = relid;
 		e->segments = e->block_first = e->changed = InvalidDsaPointer;
+		e->nblocks = 0;
 		e->nsegments = 0;
 		e->segments_capacity = 0;
 		e->bytes = 0;
@@ -515,4 +516,37 @@ GpuselCacheTriggerCurrent(GpuselCacheEntry *entry)
 		HeapTupleHeaderGetRawXmin(tup->t_data) == entry->truncate_trigger_xmin;
 	heap_freetuple(tup);
 	return current;
+}
+
+/*
+ * Sizes a build's bitmap and makes it visible to the row trigger, under
+ * the lock, so that a mark never sees one without the other.
+ */
+void
+GpuselCacheStartMarking(GpuselCacheEntry *entry, BlockNumber nblocks, dsa_pointer changed)
+{
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	entry->changed = changed;
+	entry->nblocks = nblocks;
+	LWLockRelease(registry->lock);
+}
+
+/* Makes a build the table's cache, retiring the one it replaces, in one step. */
+void
+GpuselCachePublish(GpuselCacheEntry *entry)
+{
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	for (int i = 0; i < GPUSEL_CACHE_MAX_TABLES; i++)
+	{
+		GpuselCacheEntry *e = &registry->entries[i];
+
+		if (e == entry || e->state != GPUSEL_CACHE_READY || e->relid != entry->relid ||
+			e->dbid != entry->dbid)
+			continue;
+		e->state = GPUSEL_CACHE_RETIRED;
+		if (pg_atomic_read_u32(&e->pins) == 0)
+			GpuselCacheFreeParts(e);
+	}
+	entry->state = GPUSEL_CACHE_READY;
+	LWLockRelease(registry->lock);
 }
