@@ -226,8 +226,13 @@ choose_columns(Relation rel, ArrayType *names, GpuselCacheEntry *entry, GpuselPr
 {
 	TupleDesc	desc = RelationGetDescr(rel);
 	GpuselFormChoice choice;
+	Datum	   *name_elems = NULL;
+	bool	   *name_nulls = NULL;
+	int			nnames = 0;
 
 	memset(prog, 0, sizeof(GpuselProgram));
+	if (names != NULL)
+		deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &name_elems, &name_nulls, &nnames);
 	entry->ncols = 0;
 	for (int i = 0; i < desc->natts; i++)
 	{
@@ -236,16 +241,8 @@ choose_columns(Relation rel, ArrayType *names, GpuselCacheEntry *entry, GpuselPr
 
 		if (att->attisdropped)
 			continue;
-		if (names != NULL)
-		{
-			Datum	   *elems;
-			bool	   *nulls;
-			int			n;
-
-			deconstruct_array(names, TEXTOID, -1, false, TYPALIGN_INT, &elems, &nulls, &n);
-			for (int k = 0; k < n && !wanted; k++)
-				wanted = !nulls[k] && strcmp(TextDatumGetCString(elems[k]), NameStr(att->attname)) == 0;
-		}
+		for (int k = 0; k < nnames && !wanted; k++)
+			wanted = !name_nulls[k] && strcmp(TextDatumGetCString(name_elems[k]), NameStr(att->attname)) == 0;
 		if (!wanted)
 			continue;
 		if (!cacheable_form(att, &choice))

@@ -165,6 +165,15 @@ GpuselCacheFreeParts(GpuselCacheEntry *entry)
 	entry->state = GPUSEL_CACHE_FREE;
 }
 
+/* Retires an entry, freeing it now if no scan has it pinned; the caller locks exclusively. */
+static void
+retire_locked(GpuselCacheEntry *e)
+{
+	e->state = GPUSEL_CACHE_RETIRED;
+	if (pg_atomic_read_u32(&e->pins) == 0)
+		GpuselCacheFreeParts(e);
+}
+
 /*
  * Appends a built segment to the entry's array, growing it, so that a
  * build that fails later frees every segment it made.
@@ -205,11 +214,7 @@ GpuselCacheDiscardBuild(GpuselCacheEntry *entry, uint64 generation)
 		if (entry->state == GPUSEL_CACHE_BUILDING)
 			GpuselCacheFreeParts(entry);
 		else if (entry->state == GPUSEL_CACHE_READY)
-		{
-			entry->state = GPUSEL_CACHE_RETIRED;
-			if (pg_atomic_read_u32(&entry->pins) == 0)
-				GpuselCacheFreeParts(entry);
-		}
+			retire_locked(entry);
 	}
 	LWLockRelease(registry->lock);
 }
@@ -279,11 +284,7 @@ GpuselCacheRetire(Oid relid)
 
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
 	while ((e = find_entry(relid, GPUSEL_CACHE_READY)) != NULL)
-	{
-		e->state = GPUSEL_CACHE_RETIRED;
-		if (pg_atomic_read_u32(&e->pins) == 0)
-			GpuselCacheFreeParts(e);
-	}
+		retire_locked(e);
 	LWLockRelease(registry->lock);
 }
 
@@ -422,11 +423,7 @@ retire_if_still(int i, Oid dbid, Oid relid)
 
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
 	if (e->state == GPUSEL_CACHE_READY && e->dbid == dbid && e->relid == relid)
-	{
-		e->state = GPUSEL_CACHE_RETIRED;
-		if (pg_atomic_read_u32(&e->pins) == 0)
-			GpuselCacheFreeParts(e);
-	}
+		retire_locked(e);
 	LWLockRelease(registry->lock);
 }
 
@@ -543,9 +540,7 @@ GpuselCachePublish(GpuselCacheEntry *entry)
 		if (e == entry || e->state != GPUSEL_CACHE_READY || e->relid != entry->relid ||
 			e->dbid != entry->dbid)
 			continue;
-		e->state = GPUSEL_CACHE_RETIRED;
-		if (pg_atomic_read_u32(&e->pins) == 0)
-			GpuselCacheFreeParts(e);
+		retire_locked(e);
 	}
 	entry->state = GPUSEL_CACHE_READY;
 	LWLockRelease(registry->lock);

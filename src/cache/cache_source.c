@@ -195,20 +195,6 @@ plan_next(CacheSource *cs)
 	return true;
 }
 
-/* The address of batch column c's value of cached row r, and its null byte. */
-static inline char *
-cached_values(CacheSource *cs, int c, int64 r, uint8 **nulls, ItemPointerData **tids)
-{
-	GpuselCacheEntry *e = cs->entry;
-	char	   *base = dsa_get_address(cs->area, cs->segments[r / GPUSEL_CACHE_SEGMENT_ROWS]);
-	int64		i = r % GPUSEL_CACHE_SEGMENT_ROWS;
-	int			k = cs->cached_col[c];
-
-	*nulls = (uint8 *) (base + e->nulls_off[k]) + i;
-	*tids = (ItemPointerData *) (base + e->tids_off) + i;
-	return base + e->values_off[k] + i * cs->widths[c];
-}
-
 /* Cached rows available at once from run_next: up to its segment's end. */
 static int64
 run_stretch(CacheSource *cs, int64 max_rows)
@@ -216,6 +202,31 @@ run_stretch(CacheSource *cs, int64 max_rows)
 	int64		seg_left = GPUSEL_CACHE_SEGMENT_ROWS - cs->run_next % GPUSEL_CACHE_SEGMENT_ROWS;
 
 	return Min(Min(max_rows, cs->run_end - cs->run_next), seg_left);
+}
+
+/*
+ * Takes up to max_rows rows of the current run, within one segment: points
+ * 'run' at their columns, null bytes and TIDs in the cache, and returns
+ * how many.
+ */
+static int64
+take_cached_run(CacheSource *cs, int64 max_rows, GpuselStaging *run)
+{
+	GpuselCacheEntry *e = cs->entry;
+	int64		k = run_stretch(cs, max_rows);
+	char	   *base = dsa_get_address(cs->area, cs->segments[cs->run_next / GPUSEL_CACHE_SEGMENT_ROWS]);
+	int64		i = cs->run_next % GPUSEL_CACHE_SEGMENT_ROWS;
+
+	for (int c = 0; c < cs->ncols; c++)
+	{
+		run->values[c] = base + e->values_off[cs->cached_col[c]] + i * cs->widths[c];
+		run->nulls[c] = (uint8 *) (base + e->nulls_off[cs->cached_col[c]]) + i;
+	}
+	run->has_nulls = cs->has_nulls;
+	run->tids = (ItemPointerData *) (base + e->tids_off) + i;
+	cs->run_next += k;
+	cs->use.rows_from_cache += k;
+	return k;
 }
 
 /* Copies the next rows' columns and TIDs into the caller's staging. */
@@ -264,23 +275,16 @@ cache_fill(GpuselSource *source, GpuselStaging *staging, int64 max_rows, TupleTa
 			break;
 		if (!cs->in_heap && cs->run_next < cs->run_end)
 		{
-			int64		k = run_stretch(cs, max_rows - n);
-			uint8	   *nulls = NULL;
-			ItemPointerData *tids = NULL;
+			GpuselStaging run;
+			int64		k = take_cached_run(cs, max_rows - n, &run);
 
 			for (int c = 0; c < cs->ncols; c++)
 			{
-				char	   *values = cached_values(cs, c, cs->run_next, &nulls, &tids);
-
-				memcpy((char *) staging->values[c] + n * cs->widths[c], values, k * cs->widths[c]);
-				memcpy(staging->nulls[c] + n, nulls, k);
-				staging->has_nulls[c] |= cs->has_nulls[c];
+				memcpy((char *) staging->values[c] + n * cs->widths[c], run.values[c], k * cs->widths[c]);
+				memcpy(staging->nulls[c] + n, run.nulls[c], k);
+				staging->has_nulls[c] |= run.has_nulls[c];
 			}
-			if (cs->ncols == 0)
-				(void) cached_values(cs, 0, cs->run_next, &nulls, &tids);
-			memcpy(staging->tids + n, tids, k * sizeof(ItemPointerData));
-			cs->run_next += k;
-			cs->use.rows_from_cache += k;
+			memcpy(staging->tids + n, run.tids, k * sizeof(ItemPointerData));
 			n += k;
 		}
 	}
@@ -321,22 +325,7 @@ cache_next_chunk(GpuselSource *source, GpuselChunk *chunk, TupleTableSlot *slot)
 			return false;
 		if (!cs->in_heap && cs->run_next < cs->run_end)
 		{
-			int64		k = run_stretch(cs, source->chunk_rows);
-			uint8	   *nulls = NULL;
-			ItemPointerData *tids = NULL;
-
-			for (int c = 0; c < cs->ncols; c++)
-			{
-				chunk->staging.values[c] = cached_values(cs, c, cs->run_next, &nulls, &tids);
-				chunk->staging.nulls[c] = nulls;
-			}
-			if (cs->ncols == 0)
-				(void) cached_values(cs, 0, cs->run_next, &nulls, &tids);
-			chunk->staging.has_nulls = cs->has_nulls;
-			chunk->staging.tids = tids;
-			chunk->nrows = k;
-			cs->run_next += k;
-			cs->use.rows_from_cache += k;
+			chunk->nrows = take_cached_run(cs, source->chunk_rows, &chunk->staging);
 			break;
 		}
 	}

@@ -286,6 +286,20 @@ feed_fill(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows, TupleTableSl
 	return GpuselPagesFill(feed->reader, staging, max_rows, slot);
 }
 
+/* This process's next rows of its own blocks; fewer than max_rows once they are all read. */
+static int64
+read_own_blocks(GpuselFeed *feed, GpuselStaging *staging, int64 max_rows, TupleTableSlot *slot)
+{
+	int64		n;
+
+	if (feed->own_done)
+		return 0;
+	n = feed_fill(feed, staging, max_rows, slot);
+	feed->own_done = n < max_rows;
+	feed->rows_read_here += n;
+	return n;
+}
+
 /* Whether rows flow through the feed in this scan. */
 bool
 GpuselFeedEnabled(GpuselFeed *feed)
@@ -441,12 +455,10 @@ GpuselFeedReadOwn(GpuselFeed *feed, GpuselChunk *batch, TupleTableSlot *slot)
 	memset(feed->local.has_nulls, 0, Max(shared->ncols, 1));
 	batch->kind = GPUSEL_CHUNK_ROWS;
 	batch->staging = feed->local;
-	batch->nrows = feed_fill(feed, &batch->staging, shared->chunk_rows, slot);
+	batch->nrows = read_own_blocks(feed, &batch->staging, shared->chunk_rows, slot);
 	ExecClearTuple(slot);
 	batch->nscanned = batch->nrows;
 	batch->filtered = false;
-	feed->own_done = batch->nrows < shared->chunk_rows;
-	feed->rows_read_here += batch->nrows;
 	return batch->nrows > 0;
 }
 
@@ -674,14 +686,8 @@ feed_own_fill(GpuselSource *source, GpuselStaging *staging, int64 max_rows,
 			  TupleTableSlot *slot)
 {
 	GpuselFeed *feed = (GpuselFeed *) ((char *) source - offsetof(GpuselFeed, own_source));
-	int64		n;
 
-	if (feed->own_done)
-		return 0;
-	n = feed_fill(feed, staging, max_rows, slot);
-	feed->own_done = n < max_rows;
-	feed->rows_read_here += n;
-	return n;
+	return read_own_blocks(feed, staging, max_rows, slot);
 }
 
 /*
