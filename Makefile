@@ -28,12 +28,14 @@ OBJS = \
 	src/service/service_region.o \
 	src/service/service_heap.o \
 	src/service/service_device.o \
+	src/service/service_resident.o \
 	src/service/service_worker.o \
 	src/service/service_client.o \
 	src/service/service_calls.o \
 	src/service/service_sql.o \
 	src/cache/cache_registry.o \
 	src/cache/cache_build.o \
+	src/cache/cache_device.o \
 	src/cache/cache_source.o \
 	src/cache/cache_sql.o \
 	src/types/column_form.o \

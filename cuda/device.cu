@@ -290,3 +290,45 @@ gs_host_free(void *ptr)
 		(void) cudaGetLastError();
 	}
 }
+
+extern "C" gs_status
+gs_device_alloc(void **dptr, size_t bytes, char *errbuf, size_t errlen)
+{
+	cudaError_t err;
+
+	if (dptr == NULL || bytes == 0)
+		return GS_INVALID_ARGUMENT;
+	*dptr = NULL;
+	err = cudaMalloc(dptr, bytes);
+	if (err != cudaSuccess)
+	{
+		*dptr = NULL;
+		return gs_status_from_cuda(err, "allocating device memory for cached columns", errbuf, errlen);
+	}
+	return GS_OK;
+}
+
+extern "C" gs_status
+gs_device_write(void *dptr, const void *src, size_t bytes, char *errbuf, size_t errlen)
+{
+	cudaError_t err;
+
+	if (dptr == NULL || (src == NULL && bytes > 0))
+		return GS_INVALID_ARGUMENT;
+	if (bytes == 0)
+		return GS_OK;
+	err = cudaMemcpy(dptr, src, bytes, cudaMemcpyHostToDevice);
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "copying cached columns to the device", errbuf, errlen);
+	return GS_OK;
+}
+
+extern "C" void
+gs_device_free(void *dptr)
+{
+	if (dptr != NULL)
+	{
+		(void) cudaFree(dptr);
+		(void) cudaGetLastError();
+	}
+}

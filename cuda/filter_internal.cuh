@@ -40,6 +40,7 @@ typedef struct gs_slot
 	uint8_t   **h_nulls;		/* pinned, every column */
 	void	  **d_values;		/* device, referenced columns only */
 	uint8_t   **d_nulls;
+	void	  **cur_values;		/* the columns the last batch read: d_values or cached device columns */
 	gs_dcolumn *h_table;		/* pinned column table for the interpreter */
 	gs_dcolumn *d_table;		/* its device copy, uploaded when it changes */
 	gs_dcolumn *next_table;		/* host scratch: the table a submit wants */

@@ -77,6 +77,7 @@ gs_slot_free(gs_filter *f, gs_slot *s)
 	free(s->h_nulls);
 	free(s->d_values);
 	free(s->d_nulls);
+	free(s->cur_values);
 	free(s->next_table);
 	gs_pinned_free(s->h_table);
 	cudaFree(s->d_table);
@@ -115,8 +116,9 @@ gs_slot_create(gs_filter *f, gs_slot *s, char *errbuf, size_t errlen)
 	s->h_nulls = (uint8_t **) calloc(nc, sizeof(uint8_t *));
 	s->d_values = (void **) calloc(nc, sizeof(void *));
 	s->d_nulls = (uint8_t **) calloc(nc, sizeof(uint8_t *));
+	s->cur_values = (void **) calloc(nc, sizeof(void *));
 	s->next_table = (gs_dcolumn *) calloc(nc, sizeof(gs_dcolumn));
-	if (!s->h_values || !s->h_nulls || !s->d_values || !s->d_nulls || !s->next_table)
+	if (!s->h_values || !s->h_nulls || !s->d_values || !s->d_nulls || !s->cur_values || !s->next_table)
 		return gs_fail(GS_OUT_OF_MEMORY, errbuf, errlen, "gpusel filter: out of memory");
 
 	/* Device memory first: a too-large filter fails before pinning host memory. */
@@ -299,13 +301,11 @@ gs_filter_ship_columns(gs_filter *f, const uint8_t *cols, char *errbuf, size_t e
 	return GS_OK;
 }
 
-gs_status
-gs_filter_submit(gs_filter *f, int slot, int64_t nrows, const uint8_t *has_nulls,
-				 char *errbuf, size_t errlen)
+/* Checks a submit's slot and row count; starts the batch's bookkeeping. */
+static gs_status
+begin_submit(gs_filter *f, int slot, int64_t nrows, char *errbuf, size_t errlen)
 {
 	gs_slot    *s;
-	cudaError_t e;
-	gs_status	st;
 
 	if (f == NULL || slot < 0 || slot >= f->nslots)
 		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: bad filter or slot %d", slot);
@@ -317,7 +317,45 @@ gs_filter_submit(gs_filter *f, int slot, int64_t nrows, const uint8_t *has_nulls
 		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: slot %d was submitted and not waited for", slot);
 	s->npass = -1;				/* the columns change now: the last batch is gone */
 	s->submits++;
+	return GS_OK;
+}
 
+/* Enqueues the predicate over s->next_table and the copy of its result back. */
+static gs_status
+finish_submit(gs_filter *f, gs_slot *s, int64_t nrows, char *errbuf, size_t errlen)
+{
+	cudaError_t e;
+	gs_status	st;
+
+	for (int c = 0; c < f->ncols; ++c)
+		s->cur_values[c] = (void *) s->next_table[c].values;
+	/* The slot is idle (waited for), so h_table is free to change. */
+	st = gs_launch_slot(f, s, s->next_table, nrows, s->d_positions, s->stream, errbuf, errlen);
+	if (st != GS_OK)
+		return st;
+	e = cudaMemcpyAsync(s->h_result, s->ws.result, sizeof(gs_compact_result),
+						cudaMemcpyDeviceToHost, s->stream);
+	if (e == cudaSuccess)
+		e = cudaEventRecord(s->ev_done, s->stream);
+	if (e != cudaSuccess)
+		return gs_cuda_fail(e, "queueing the result copy", errbuf, errlen);
+	s->nrows = nrows;
+	s->pending = 1;
+	return GS_OK;
+}
+
+gs_status
+gs_filter_submit(gs_filter *f, int slot, int64_t nrows, const uint8_t *has_nulls,
+				 char *errbuf, size_t errlen)
+{
+	gs_slot    *s;
+	cudaError_t e;
+	gs_status	st;
+
+	st = begin_submit(f, slot, nrows, errbuf, errlen);
+	if (st != GS_OK)
+		return st;
+	s = &f->slots[slot];
 	e = cudaEventRecord(s->ev_start, s->stream);
 	for (int c = 0; c < f->ncols && e == cudaSuccess; ++c)
 	{
@@ -339,20 +377,34 @@ gs_filter_submit(gs_filter *f, int slot, int64_t nrows, const uint8_t *has_nulls
 	}
 	if (e != cudaSuccess)
 		return gs_cuda_fail(e, "copying a batch to the device", errbuf, errlen);
+	return finish_submit(f, s, nrows, errbuf, errlen);
+}
 
-	/* The slot is idle (waited for), so h_table is free to change. */
-	st = gs_launch_slot(f, s, s->next_table, nrows, s->d_positions, s->stream, errbuf, errlen);
+gs_status
+gs_filter_submit_device(gs_filter *f, int slot, int64_t nrows, const gs_device_column *cols,
+						char *errbuf, size_t errlen)
+{
+	gs_slot    *s;
+	cudaError_t e;
+	gs_status	st;
+
+	for (int c = 0; f != NULL && c < f->ncols; ++c)
+		if (f->col_used[c] && nrows > 0 && (cols == NULL || cols[c].values == NULL))
+			return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen,
+						   "gpusel filter: column %d of a device batch is not in device memory", c);
+	st = begin_submit(f, slot, nrows, errbuf, errlen);
 	if (st != GS_OK)
 		return st;
-	e = cudaMemcpyAsync(s->h_result, s->ws.result, sizeof(gs_compact_result),
-						cudaMemcpyDeviceToHost, s->stream);
-	if (e == cudaSuccess)
-		e = cudaEventRecord(s->ev_done, s->stream);
+	s = &f->slots[slot];
+	for (int c = 0; c < f->ncols; ++c)
+	{
+		s->next_table[c].values = cols != NULL ? cols[c].values : NULL;
+		s->next_table[c].nulls = cols != NULL ? cols[c].nulls : NULL;
+	}
+	e = cudaEventRecord(s->ev_start, s->stream);
 	if (e != cudaSuccess)
-		return gs_cuda_fail(e, "queueing the result copy", errbuf, errlen);
-	s->nrows = nrows;
-	s->pending = 1;
-	return GS_OK;
+		return gs_cuda_fail(e, "starting a device batch", errbuf, errlen);
+	return finish_submit(f, s, nrows, errbuf, errlen);
 }
 
 gs_status
@@ -423,7 +475,7 @@ gs_filter_device_batch(gs_filter *f, int slot, gs_device_batch *out, char *errbu
 	if (s->pending || s->npass < 0)
 		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: slot %d holds no waited-for batch", slot);
 	out->stream = s->stream;
-	out->values = s->d_values;
+	out->values = s->cur_values;
 	for (int c = 0; c < f->ncols && c < GS_MAX_PROGRAM_LENGTH; ++c)
 		out->nulls[c] = s->next_table[c].nulls;	/* as the last submit set them */
 	out->positions = s->d_positions;

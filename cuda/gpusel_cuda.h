@@ -73,6 +73,16 @@ gs_status	gs_host_register(void *ptr, size_t bytes, char *errbuf, size_t errlen)
 gs_status	gs_use_device(int ordinal, char *errbuf, size_t errlen);
 
 /*
+ * Device memory that outlives any one query (the column cache's device
+ * copy), on the calling thread's device: allocated, written from host
+ * memory (page-locked preferred) synchronously, freed.
+ */
+gs_status	gs_device_alloc(void **dptr, size_t bytes, char *errbuf, size_t errlen);
+gs_status	gs_device_write(void *dptr, const void *src, size_t bytes,
+							char *errbuf, size_t errlen);
+void		gs_device_free(void *dptr);
+
+/*
  * Exact multiselection over unsigned integer keys (key_bytes 4 or 8) held in
  * nchunks host chunks (pinned memory preferred, pageable accepted);
  * chunk_counts[i] keys live at chunks[i], n keys in all.  ranks holds nranks

@@ -184,6 +184,24 @@ gs_status	gs_filter_submit(gs_filter *filter, int slot, int64_t nrows,
 							 const uint8_t *has_nulls,
 							 char *errbuf, size_t errlen);
 
+/* A column of a batch that already lies in device memory. */
+typedef struct gs_device_column
+{
+	const void *values;			/* device; NULL: the batch does not have this column */
+	const uint8_t *nulls;		/* device, one byte per row; NULL: no NULLs */
+} gs_device_column;
+
+/*
+ * As gs_filter_submit, for a batch whose columns already lie in device
+ * memory (the column cache's device copy): nothing is copied to the
+ * device, the program and the work after it read cols[] in place.  Every
+ * column the program reads, or that was shipped, must be given; the
+ * memory must stay until the slot is waited for.
+ */
+gs_status	gs_filter_submit_device(gs_filter *filter, int slot, int64_t nrows,
+									const gs_device_column *cols,
+									char *errbuf, size_t errlen);
+
 /*
  * Waits for slot 'slot'; on GS_OK *positions points at *count row positions
  * (0-based, ascending) in pinned memory owned by the filter, valid until the

@@ -194,3 +194,27 @@ gs_pairs_destroy(gs_pairs *pairs)
 	/* gs_pairs_create never hands out pairs in this build */
 	(void) pairs;
 }
+
+gs_status
+gs_device_alloc(void **dptr, size_t bytes, char *errbuf, size_t errlen)
+{
+	(void) bytes;
+	if (dptr != NULL)
+		*dptr = NULL;
+	return no_cuda(errbuf, errlen);
+}
+
+gs_status
+gs_device_write(void *dptr, const void *src, size_t bytes, char *errbuf, size_t errlen)
+{
+	(void) dptr;
+	(void) src;
+	(void) bytes;
+	return no_cuda(errbuf, errlen);
+}
+
+void
+gs_device_free(void *dptr)
+{
+	(void) dptr;
+}

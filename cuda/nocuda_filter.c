@@ -64,6 +64,17 @@ gs_filter_submit(gs_filter *filter, int slot, int64_t nrows,
 }
 
 gs_status
+gs_filter_submit_device(gs_filter *filter, int slot, int64_t nrows,
+						const gs_device_column *cols, char *errbuf, size_t errlen)
+{
+	(void) filter;
+	(void) slot;
+	(void) nrows;
+	(void) cols;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+gs_status
 gs_filter_wait(gs_filter *filter, int slot,
 			   const uint32_t **positions, int64_t *count,
 			   int *row_error, double *device_ms,

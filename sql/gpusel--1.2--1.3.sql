@@ -34,6 +34,7 @@ CREATE FUNCTION gpusel_cached_tables_info(
     OUT columns text[],
     OUT rows bigint,
     OUT bytes bigint,
+    OUT device_bytes bigint,
     OUT built_at timestamptz,
     OUT blocks bigint,
     OUT changed_blocks bigint,

@@ -352,3 +352,21 @@ GpuselDeviceWaitMs(void)
 {
 	return GpuselServiceConfigured() ? GpuselServiceWaitMs : 0;
 }
+
+/*
+ * Whether device memory can outlive this process's queries for the column
+ * cache: the GPU service runs this process's device work and has a GPU.
+ */
+bool
+GpuselDeviceKeepsResident(void)
+{
+	return GpuselServiceConfigured() && GpuselDev != &GpuselLocalDeviceCalls &&
+		GpuselServiceHasGpu();
+}
+
+/* Whether a device copy the cache made is still held, and this process may read it. */
+bool
+GpuselDeviceResidentCurrent(uint64 handle)
+{
+	return GpuselDeviceKeepsResident() && GpuselServiceResidentCurrent(handle);
+}

@@ -22,6 +22,8 @@ extern void GpuselCountSelection(bool on_gpu);
 extern void GpuselCountFallback(void);
 extern bool GpuselDeviceIsService(void);
 extern double GpuselDeviceWaitMs(void);
+extern bool GpuselDeviceKeepsResident(void);
+extern bool GpuselDeviceResidentCurrent(uint64 handle);
 
 /* a grouped scan's group selects on the GPU from this many keys */
 #define GPUSEL_SEGMENT_GPU_MIN_KEYS 65536

@@ -8,6 +8,36 @@
 
 #include "device_calls.h"
 
+/* A process's own context keeps no memory for other processes: no resident copies. */
+static gs_status
+local_resident_create(uint64_t *handle, int key, uint64_t bytes, char *errbuf, size_t errlen)
+{
+	*handle = 0;
+	snprintf(errbuf, errlen, "device-resident columns need the GPU service");
+	return GS_NO_DEVICE;
+}
+
+static gs_status
+local_resident_write(uint64_t handle, uint64_t offset, const void *src, uint64_t bytes,
+					 char *errbuf, size_t errlen)
+{
+	snprintf(errbuf, errlen, "device-resident columns need the GPU service");
+	return GS_NO_DEVICE;
+}
+
+static void
+local_resident_destroy(uint64_t handle)
+{
+}
+
+static gs_status
+local_filter_submit_resident(gs_filter *filter, int slot, int64_t nrows, uint64_t handle,
+							 const int64_t *offsets, char *errbuf, size_t errlen)
+{
+	snprintf(errbuf, errlen, "device-resident columns need the GPU service");
+	return GS_NO_DEVICE;
+}
+
 const GpuselDeviceCalls GpuselLocalDeviceCalls = {
 	.name = "this process",
 	.probe = gs_probe,
@@ -38,6 +68,10 @@ const GpuselDeviceCalls GpuselLocalDeviceCalls = {
 	.sums_create = gs_batch_sums_create,
 	.sums_run = gs_batch_sums_run,
 	.sums_destroy = gs_batch_sums_destroy,
+	.resident_create = local_resident_create,
+	.resident_write = local_resident_write,
+	.resident_destroy = local_resident_destroy,
+	.filter_submit_resident = local_filter_submit_resident,
 };
 
 const GpuselDeviceCalls *GpuselDev = &GpuselLocalDeviceCalls;

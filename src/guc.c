@@ -28,6 +28,7 @@ bool		gpusel_service_enabled = true;
 int			gpusel_service_staging_mb = 2048;
 int			gpusel_service_max_requests = 256;
 int			gpusel_cache_memory_mb = 1024;
+int			gpusel_cache_device_memory_mb = 4096;
 
 static const struct config_enum_entry device_mode_options[] = {
 	{"auto", GPUSEL_DEVICE_AUTO, false},
@@ -203,6 +204,18 @@ GpuselGucInit(void)
 							"The cache needs gpusel in shared_preload_libraries.",
 							&gpusel_cache_memory_mb,
 							1024,
+							0, INT_MAX / 2,
+							PGC_SUSET,
+							GUC_UNIT_MB,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusel.cache_device_memory",
+							"Device memory the column cache's tables may take in all, on each GPU.",
+							"With the GPU service, gpusel_cache() also copies a table's columns to "
+							"every GPU when they fit under this; otherwise the table is cached in "
+							"shared memory only, with a notice. 0 keeps every cache off the GPUs.",
+							&gpusel_cache_device_memory_mb,
+							4096,
 							0, INT_MAX / 2,
 							PGC_SUSET,
 							GUC_UNIT_MB,

@@ -26,6 +26,7 @@
 /* cache_registry.c */
 extern bool GpuselCacheConfigured(void);
 extern bool GpuselCacheHolds(Oid relid);
+extern bool GpuselCacheHoldsOnDevice(Oid relid);
 
 /* cache_source.c */
 extern void GpuselCacheInit(void);

@@ -456,6 +456,8 @@ gpusel_cache(PG_FUNCTION_ARGS)
 			memcpy(entry->build_xip, snapshot->xip, sizeof(TransactionId) * entry->build_xcnt);
 		nrows = read_table(rel, snapshot, entry, prog);
 		UnregisterSnapshot(snapshot);
+		entry->nrows = nrows;
+		GpuselCacheToDevice(entry);
 	}
 	PG_CATCH();
 	{

@@ -83,6 +83,16 @@ typedef struct GpuselCacheEntry
 	Oid			truncate_trigger_oid;
 	TransactionId truncate_trigger_xmin;
 
+	/*
+	 * The copy of the columns in device memory that the GPU service keeps
+	 * (cache_device.c), or none (resident 0): each column's values for
+	 * every row, one after another, and its null bytes where it has NULLs.
+	 */
+	uint64		resident;
+	Size		device_bytes;
+	int64		dev_values_off[GS_MAX_PROGRAM_LENGTH];
+	int64		dev_nulls_off[GS_MAX_PROGRAM_LENGTH];	/* -1: the column has no NULLs */
+
 	TimestampTz built_at;
 	pg_atomic_uint32 truncated;
 	pg_atomic_uint32 pins;		/* scans reading it now */
@@ -97,6 +107,7 @@ typedef struct GpuselCacheShared
 	int			area_tranche;
 	dsa_handle	area;			/* GPUSEL_CACHE_NO_AREA until the first build */
 	Size		bytes_in_use;
+	Size		device_bytes_in_use;	/* per GPU */
 	GpuselCacheEntry entries[GPUSEL_CACHE_MAX_TABLES];
 } GpuselCacheShared;
 
@@ -123,6 +134,11 @@ extern void GpuselCacheShmemInit(void);
 extern HeapTuple GpuselCacheFindTrigger(Oid relid, const char *name);
 extern bool GpuselCacheTriggerCurrent(GpuselCacheEntry *entry);
 extern bool GpuselCacheReserve(GpuselCacheEntry *entry, Size bytes, Size *in_use);
+
+/* cache_device.c */
+extern void GpuselCacheToDevice(GpuselCacheEntry *entry);
+extern void GpuselCacheReleaseDevice(GpuselCacheEntry *entry);
+extern bool GpuselCacheOnDevice(const GpuselCacheEntry *entry);
 
 
 #endif							/* GPUSEL_CACHE_INTERNAL_H */

@@ -158,6 +158,7 @@ GpuselCacheFreeParts(GpuselCacheEntry *entry)
 			dsa_free(a, entry->changed);
 	}
 	registry->bytes_in_use -= Min(registry->bytes_in_use, entry->bytes);
+	GpuselCacheReleaseDevice(entry);
 	entry->segments = entry->block_first = entry->changed = InvalidDsaPointer;
 	entry->nsegments = 0;
 	entry->segments_capacity = 0;
@@ -243,6 +244,22 @@ GpuselCacheHolds(Oid relid)
 		return false;
 	LWLockAcquire(registry->lock, LW_SHARED);
 	holds = find_entry(relid, GPUSEL_CACHE_READY) != NULL;
+	LWLockRelease(registry->lock);
+	return holds;
+}
+
+/* Whether the table's ready cache has its copy in device memory, for this process to read. */
+bool
+GpuselCacheHoldsOnDevice(Oid relid)
+{
+	GpuselCacheEntry *e;
+	bool		holds;
+
+	if (registry == NULL)
+		return false;
+	LWLockAcquire(registry->lock, LW_SHARED);
+	e = find_entry(relid, GPUSEL_CACHE_READY);
+	holds = e != NULL && GpuselCacheOnDevice(e);
 	LWLockRelease(registry->lock);
 	return holds;
 }

@@ -51,6 +51,7 @@ typedef struct CacheSource
 	int64		run_next;		/* a run of cached rows: the next one ... */
 	int64		run_end;		/* ... and the end */
 	bool		in_heap;		/* reading a range of blocks from the heap */
+	bool		on_device;		/* cached runs go to the device path in place */
 	/* a parallel scan: blocks one at a time from the allocator all processes share */
 	ParallelBlockTableScanDesc pscan;
 	ParallelBlockTableScanWorkerData pwork;
@@ -60,6 +61,7 @@ typedef struct CacheSource
 	struct
 	{
 		int64		rows_from_cache;
+		int64		rows_on_device;	/* of them, read by the device where they lie */
 		int64		blocks_from_heap;
 	}			use;			/* for EXPLAIN ANALYZE */
 } CacheSource;
@@ -273,6 +275,9 @@ cache_fill(GpuselSource *source, GpuselStaging *staging, int64 max_rows, TupleTa
 		}
 		if (cs->run_next >= cs->run_end && !plan_next(cs))
 			break;
+		/* cached rows in device memory are the device's to read: stop before them */
+		if (cs->on_device && !cs->in_heap && cs->run_next < cs->run_end)
+			break;
 		if (!cs->in_heap && cs->run_next < cs->run_end)
 		{
 			GpuselStaging run;
@@ -289,6 +294,99 @@ cache_fill(GpuselSource *source, GpuselStaging *staging, int64 max_rows, TupleTa
 		}
 	}
 	return n;
+}
+
+/* Whether the table's cached runs lie in device memory for this scan's device path. */
+static bool
+cache_has_device_runs(GpuselSource *source)
+{
+	CacheSource *cs = (CacheSource *) source;
+
+	cs->on_device = GpuselCacheOnDevice(cs->entry);
+	return cs->on_device;
+}
+
+/*
+ * Lends the next cached rows where they lie in device memory, up to
+ * max_rows of one run of unchanged blocks (the device copy has no
+ * segments); 0 when the heap's rows come first, -1 at the end.
+ */
+static int64
+cache_next_device_run(GpuselSource *source, int64 max_rows, GpuselDeviceRun *run)
+{
+	CacheSource *cs = (CacheSource *) source;
+	GpuselCacheEntry *e = cs->entry;
+	int64		k;
+
+	if (cs->in_heap)
+		return 0;
+	if (cs->run_next >= cs->run_end && !plan_next(cs))
+		return -1;
+	if (cs->in_heap)
+		return 0;
+	k = Min(max_rows, cs->run_end - cs->run_next);
+	run->resident = e->resident;
+	run->first = cs->run_next;
+	run->nrows = k;
+	for (int c = 0; c < cs->ncols; c++)
+	{
+		int			col = cs->cached_col[c];
+
+		run->offsets[2 * c] = e->dev_values_off[col] + cs->run_next * cs->widths[c];
+		run->offsets[2 * c + 1] = e->dev_nulls_off[col] < 0 ? -1 :
+			e->dev_nulls_off[col] + cs->run_next;
+		run->has_nulls[c] = e->dev_nulls_off[col] >= 0;
+	}
+	cs->run_next += k;
+	cs->use.rows_from_cache += k;
+	cs->use.rows_on_device += k;
+	return k;
+}
+
+/* The segment's base and the row's index in it, for cached row 'row'. */
+static inline char *
+cached_row(CacheSource *cs, int64 row, int64 *index)
+{
+	*index = row % GPUSEL_CACHE_SEGMENT_ROWS;
+	return dsa_get_address(cs->area, cs->segments[row / GPUSEL_CACHE_SEGMENT_ROWS]);
+}
+
+/* The TID of row 'row' of a run lent in device memory, from the host copy. */
+static ItemPointer
+cache_device_run_tid(GpuselSource *source, const GpuselDeviceRun *run, int64 row)
+{
+	CacheSource *cs = (CacheSource *) source;
+	int64		i;
+	char	   *base = cached_row(cs, run->first + row, &i);
+
+	return (ItemPointer) (base + cs->entry->tids_off) + i;
+}
+
+/* Copies rows of a run lent in device memory into staging, from the host copy. */
+static void
+cache_device_run_rows(GpuselSource *source, const GpuselDeviceRun *run,
+					  const uint32 *positions, int64 n, GpuselStaging *staging)
+{
+	CacheSource *cs = (CacheSource *) source;
+	GpuselCacheEntry *e = cs->entry;
+
+	for (int c = 0; c < cs->ncols; c++)
+		staging->has_nulls[c] = cs->has_nulls[c];
+	for (int64 r = 0; r < n; r++)
+	{
+		int64		i;
+		char	   *base = cached_row(cs, run->first + (positions != NULL ? positions[r] : r), &i);
+
+		for (int c = 0; c < cs->ncols; c++)
+		{
+			int			col = cs->cached_col[c];
+			int			w = cs->widths[c];
+
+			memcpy((char *) staging->values[c] + r * w, base + e->values_off[col] + i * w, w);
+			staging->nulls[c][r] = ((uint8 *) (base + e->nulls_off[col]))[i];
+		}
+		staging->tids[r] = ((ItemPointerData *) (base + e->tids_off))[i];
+	}
 }
 
 /*
@@ -374,6 +472,8 @@ cache_explain(GpuselSource *source, ExplainState *es)
 
 	ExplainPropertyText("Source", "column cache", es);
 	ExplainPropertyInteger("Rows From Cache", NULL, cs->use.rows_from_cache, es);
+	if (cs->use.rows_on_device > 0)
+		ExplainPropertyInteger("Rows Read In Device Memory", NULL, cs->use.rows_on_device, es);
 	ExplainPropertyInteger("Blocks From Heap", NULL, cs->use.blocks_from_heap, es);
 }
 
@@ -382,6 +482,10 @@ static const GpuselSourceMethods cache_methods = {
 	.next_slot = cache_next_slot,
 	.fill = cache_fill,
 	.next_chunk = cache_next_chunk,
+	.has_device_runs = cache_has_device_runs,
+	.next_device_run = cache_next_device_run,
+	.device_run_tid = cache_device_run_tid,
+	.device_run_rows = cache_device_run_rows,
 	.rescan = NULL,
 	.end = cache_end,
 	.explain = cache_explain,
@@ -505,6 +609,7 @@ static const GpuselSourceProvider cache_provider = {
 	.begin = GpuselCacheSourceBegin,
 	.begin_parallel = cache_source_begin_parallel,
 	.holds = GpuselCacheHolds,
+	.holds_on_device = GpuselCacheHoldsOnDevice,
 	.explain_plan = cache_explain_plan,
 };
 

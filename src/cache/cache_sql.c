@@ -26,6 +26,7 @@ typedef struct CachedTableRow
 	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
 	int64		nrows;
 	int64		bytes;
+	int64		device_bytes;	/* 0: no copy on the GPUs */
 	bool		building;
 	TimestampTz built_at;
 	BlockNumber nblocks;
@@ -86,6 +87,7 @@ gpusel_cached_tables_info(PG_FUNCTION_ARGS)
 		memcpy(r->attnos, e->attnos, sizeof(AttrNumber) * e->ncols);
 		r->nrows = e->nrows;
 		r->bytes = (int64) e->bytes;
+		r->device_bytes = GpuselCacheOnDevice(e) ? (int64) e->device_bytes : 0;
 		r->building = e->state == GPUSEL_CACHE_BUILDING;
 		r->built_at = e->built_at;
 		r->nblocks = e->nblocks;
@@ -99,8 +101,8 @@ gpusel_cached_tables_info(PG_FUNCTION_ARGS)
 	for (int i = 0; i < nrows; i++)
 	{
 		CachedTableRow *r = &rows[i];
-		Datum		values[10];
-		bool		nulls[10] = {0};
+		Datum		values[11];
+		bool		nulls[11] = {0};
 		Datum	   *names = palloc(sizeof(Datum) * Max(r->ncols, 1));
 
 		for (int c = 0; c < r->ncols; c++)
@@ -113,15 +115,16 @@ gpusel_cached_tables_info(PG_FUNCTION_ARGS)
 		values[1] = PointerGetDatum(construct_array(names, r->ncols, TEXTOID, -1, false, TYPALIGN_INT));
 		values[2] = Int64GetDatum(r->nrows);
 		values[3] = Int64GetDatum(r->bytes);
+		values[4] = Int64GetDatum(r->device_bytes);
 		if (r->building)
-			nulls[4] = true;
+			nulls[5] = true;
 		else
-			values[4] = TimestampTzGetDatum(r->built_at);
-		values[5] = Int64GetDatum((int64) r->nblocks);
-		values[6] = Int64GetDatum((int64) r->changed);
-		values[7] = Float8GetDatum(r->nblocks == 0 ? 1.0 : 1.0 - (double) r->changed / r->nblocks);
-		values[8] = Int64GetDatum(r->hits);
-		values[9] = CStringGetTextDatum(r->state);
+			values[5] = TimestampTzGetDatum(r->built_at);
+		values[6] = Int64GetDatum((int64) r->nblocks);
+		values[7] = Int64GetDatum((int64) r->changed);
+		values[8] = Float8GetDatum(r->nblocks == 0 ? 1.0 : 1.0 - (double) r->changed / r->nblocks);
+		values[9] = Int64GetDatum(r->hits);
+		values[10] = CStringGetTextDatum(r->state);
 		tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
 	}
 	return (Datum) 0;

@@ -282,9 +282,6 @@ filter_in_worker(void *arg, GpuselStaging *staging, int64 n)
 static void
 add_device_batch(GpuselScanState *state)
 {
-	GpuselProgram *prog = state->program;
-	void	   *values[GS_MAX_PROGRAM_LENGTH];
-	uint8	   *nulls[GS_MAX_PROGRAM_LENGTH];
 	int			s = state->out_slot;
 
 	if (!state->use_gpu || s < 0 || state->out_recheck || state->has_host_quals ||
@@ -295,14 +292,20 @@ add_device_batch(GpuselScanState *state)
 		!GroupAggSinkAddDeviceSums(sink_of(state), state->filter, s, state->out_next,
 								   state->npositions))
 	{
-		for (int c = 0; c < prog->ncols; c++)
+		GpuselStaging staging;
+		const uint32 *positions;
+		int64		n;
+
+		/* count(*) alone reads no column: a run in device memory needs no copy */
+		if (GroupAggSinkCountOnly(sink_of(state)))
+			GroupAggSinkAddColumns(sink_of(state), NULL, NULL, NULL, NULL,
+								   state->npositions - state->out_next);
+		else
 		{
-			values[c] = GpuselDev->filter_values(state->filter, s, c);
-			nulls[c] = GpuselDev->filter_nulls(state->filter, s, c);
+			n = GpuselScanBatchColumns(state, &staging, &positions);
+			GroupAggSinkAddColumns(sink_of(state), staging.values, staging.nulls,
+								   staging.has_nulls, positions, n);
 		}
-		GroupAggSinkAddColumns(sink_of(state), values, nulls, state->slots[s].has_nulls,
-							   state->positions + state->out_next,
-							   state->npositions - state->out_next);
 	}
 	state->out_next = state->npositions;
 }

@@ -574,12 +574,73 @@ GpuselScanOpenSource(GpuselScanState *state, bool reads_chunks)
 	return state->source;
 }
 
+static int64 fill_staging(GpuselScanState *state, int s);
+
+/*
+ * Submits slot s over the next run of rows the source lends in device
+ * memory; false when the next rows are to be filled instead (the end of
+ * the scan, too, sets scan_done).
+ */
+static bool
+submit_device_run(GpuselScanState *state, int s)
+{
+	GpuselProgram *prog = state->program;
+	BatchSlot  *b = &state->slots[s];
+	int64		n;
+	char		errbuf[512];
+	gs_status	status;
+
+	if (b->run == NULL)
+		b->run = MemoryContextAlloc(state->css.ss.ps.state->es_query_cxt, sizeof(GpuselDeviceRun));
+	n = GpuselSourceNextDeviceRun(state->source, state->batch_rows, b->run);
+	if (n < 0)
+		state->scan_done = true;
+	if (n <= 0)
+		return false;
+	errbuf[0] = '\0';
+	status = GpuselDev->filter_submit_resident(state->filter, s, n, b->run->resident,
+											   b->run->offsets, errbuf, sizeof(errbuf));
+	GpuselCheckStatus(status, errbuf, "the GPU scan of cached columns");
+	memcpy(b->has_nulls, b->run->has_nulls, Max(prog->ncols, 1));
+	b->nrows = n;
+	b->in_device = true;
+	b->submitted = true;
+	state->batches++;
+	state->rows_in += n;
+	return true;
+}
+
 /*
  * Fills staging slot s with the next batch of visible tuples (device
- * columns and TIDs) and submits it; a slot left empty is not submitted.
+ * columns and TIDs) and submits it, or submits the next run of rows the
+ * source lends in device memory; a slot left empty is not submitted.
  */
 static void
 fill_and_submit(GpuselScanState *state, int s)
+{
+	BatchSlot  *b = &state->slots[s];
+
+	b->in_device = false;
+	b->submitted = false;
+	b->nrows = 0;
+	if (state->device_runs)
+	{
+		/* runs in device memory and filled batches of the heap's rows, in order */
+		for (;;)
+		{
+			if (submit_device_run(state, s) || state->scan_done)
+				return;
+			if (fill_staging(state, s) > 0)
+				return;
+		}
+	}
+	if (fill_staging(state, s) < state->batch_rows)
+		state->scan_done = true;
+}
+
+/* Fills slot s from the source and submits it when it got rows; returns them. */
+static int64
+fill_staging(GpuselScanState *state, int s)
 {
 	GpuselProgram *prog = state->program;
 	BatchSlot  *b = &state->slots[s];
@@ -602,13 +663,11 @@ fill_and_submit(GpuselScanState *state, int s)
 	staging.tids = b->tids;
 
 	n = GpuselSourceFill(state->source, &staging, state->batch_rows, state->heapslot);
-	if (n < state->batch_rows)
-		state->scan_done = true;
 	ExecClearTuple(state->heapslot);
 	b->nrows = n;
 	b->submitted = false;
 	if (n == 0)
-		return;
+		return 0;
 
 	errbuf[0] = '\0';
 	status = GpuselDev->filter_submit(state->filter, s, n, b->has_nulls, errbuf, sizeof(errbuf));
@@ -618,6 +677,7 @@ fill_and_submit(GpuselScanState *state, int s)
 	state->rows_in += n;
 	for (int c = 0; c < prog->ncols; c++)
 		state->bytes_moved += n * GpuselColumnWidth(prog->coltypes[c]) + (b->has_nulls[c] ? n : 0);
+	return n;
 }
 
 /* Waits for slot s and makes its result the batch being returned. */
@@ -671,6 +731,7 @@ next_batch(GpuselScanState *state)
 	{
 		state->started = true;
 		state->wait_slot = 0;
+		state->device_runs = GpuselSourceHasDeviceRuns(state->source);
 		fill_and_submit(state, 0);
 	}
 	cur = state->wait_slot;
@@ -735,6 +796,46 @@ fetch_tuple(GpuselScanState *state, ItemPointer tid, TupleTableSlot *slot)
 	ExecStoreBufferHeapTuple(&state->tuple, slot, state->buf);
 }
 
+/* The TID of row 'row' of a batch: its staging's, or the source's for a run in device memory. */
+static inline ItemPointer
+batch_tid(GpuselScanState *state, BatchSlot *b, int64 row)
+{
+	if (b->in_device)
+		return GpuselSourceDeviceRunTid(state->source, b->run, row);
+	return &b->tids[row];
+}
+
+/*
+ * The host columns of the rows of the batch being returned, from out_next
+ * on, for the host's aggregates: a filled batch's staging with its
+ * positions, or, for a run in device memory, those rows copied from the
+ * source into the slot's staging (which the run left unused), packed
+ * (*positions NULL).  Returns how many rows.
+ */
+int64
+GpuselScanBatchColumns(GpuselScanState *state, GpuselStaging *staging, const uint32 **positions)
+{
+	GpuselProgram *prog = state->program;
+	int			s = state->out_slot;
+	BatchSlot  *b = &state->slots[s];
+	int64		n = state->npositions - state->out_next;
+
+	for (int c = 0; c < prog->ncols; c++)
+	{
+		staging->values[c] = GpuselDev->filter_values(state->filter, s, c);
+		staging->nulls[c] = GpuselDev->filter_nulls(state->filter, s, c);
+	}
+	staging->has_nulls = b->has_nulls;
+	staging->tids = b->tids;
+	*positions = state->positions + state->out_next;
+	if (b->in_device && n > 0)
+	{
+		GpuselSourceDeviceRunRows(state->source, b->run, *positions, n, staging);
+		*positions = NULL;
+	}
+	return n;
+}
+
 /* Next tuple of the GPU path. */
 static TupleTableSlot *
 gpu_next(GpuselScanState *state)
@@ -774,13 +875,13 @@ gpu_next(GpuselScanState *state)
 					if (TTS_EMPTY(out))
 						ExecStoreAllNullTuple(out);
 					/* WHERE CURRENT OF reads the row's identity from this slot */
-					out->tts_tid = b->tids[row];
+					out->tts_tid = *batch_tid(state, b, row);
 					out->tts_tableOid = RelationGetRelid(state->rel);
 					if (!state->has_host_quals || eval_quals(state, out, EVAL_HOST_ONLY))
 						return out;
 					continue;
 				}
-				fetch_tuple(state, &b->tids[row], slot);
+				fetch_tuple(state, batch_tid(state, b, row), slot);
 				if (eval_quals(state, slot, state->out_recheck ? EVAL_PG_ORDER : EVAL_HOST_ONLY))
 					return emit_tuple(state, slot);
 			}

@@ -59,6 +59,8 @@ typedef struct BatchSlot
 	ItemPointerData *tids;		/* scan order */
 	uint8	   *has_nulls;		/* per device column */
 	bool		submitted;		/* device work pending on this slot */
+	bool		in_device;		/* its rows are a run the source lent in device memory */
+	GpuselDeviceRun *run;		/* that run: the rows' TIDs and columns come from the source */
 } BatchSlot;
 
 /* Execution state of a GpuSelScan. */
@@ -103,6 +105,7 @@ typedef struct GpuselScanState
 	GpuselFeedRole feed_role;	/* this (re)scan's role, decided at its first row */
 	bool		worker_device;	/* as a producer, filters its blocks on the device */
 	bool		scan_done;
+	bool		device_runs;	/* the source lends runs of rows in device memory */
 	int64		scan_rows;		/* rows read since the last (re)scan */
 
 	TupleTableSlot *heapslot;	/* tuples as read from the heap */
@@ -147,6 +150,8 @@ extern void GpuselScanExplain(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
 extern TupleTableSlot *GpuselScanNextRow(GpuselScanState *state);
 extern bool GpuselScanDeviceReady(GpuselScanState *state);
+extern int64 GpuselScanBatchColumns(GpuselScanState *state, GpuselStaging *staging,
+									 const uint32 **positions);
 extern GpuselSource *GpuselScanOpenSource(GpuselScanState *state, bool reads_chunks);
 
 /* scan_parallel.c */

@@ -73,6 +73,7 @@
 #define GPUSEL_EMIT_FACTOR		1.0		/* hand on one surviving row, in cpu_operator_cost */
 #define GPUSEL_REFETCH_FACTOR	0.25	/* re-reading a surviving tuple, in cpu_tuple_cost */
 #define GPUSEL_CACHED_READ		0.1		/* reading a cached table, as a share of its heap read */
+#define GPUSEL_DEVICE_READ		0.005	/* the device reading its own copy of a cached table */
 
 /* One qual of the scan with where it runs. */
 typedef struct QualItem
@@ -375,6 +376,7 @@ cost_filtered_read(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	double		survivors;
 	Cost		startup = 0;
 	Cost		run;
+	bool		resident;
 
 	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
 	cost_qual_eval(&dcost, device_quals, root);
@@ -382,8 +384,10 @@ cost_filtered_read(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	sel = clauselist_selectivity(root, device_quals, rel->relid, JOIN_INNER, NULL);
 	survivors = clamp_row_est(tuples * sel);
 
+	resident = on_gpu && device_quals != NIL &&
+		GpuselSourceProvidedOnDevice(planner_rt_fetch(rel->relid, root)->relid);
 	run = spc_seq_page_cost * rel->pages + cpu_tuple_cost * tuples;
-	run *= GpuselReadCostFactor(root, rel);
+	run *= resident ? GPUSEL_DEVICE_READ : GpuselReadCostFactor(root, rel);
 	/* it reads every page as a sequential scan does, and is disabled with it */
 	if (!enable_seqscan)
 		startup += disable_cost;
@@ -397,7 +401,10 @@ cost_filtered_read(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 		for (int c = 0; c < prog->ncols; c++)
 			row_bytes += GpuselColumnWidth(prog->coltypes[c]) + 1;
 		startup += gpusel_device_setup_cost;
-		run += tuples * (prog->ncols * GPUSEL_COLUMN_FACTOR * cpu_operator_cost +
+		/* columns in device memory already are neither stored nor moved */
+		if (resident)
+			row_bytes = 0;
+		run += tuples * ((resident ? 0 : prog->ncols * GPUSEL_COLUMN_FACTOR * cpu_operator_cost) +
 						 (row_bytes + sel * sizeof(uint32)) * GPUSEL_BYTE_COST +
 						 prog->ncode * GPUSEL_INSTR_COST);
 		run += batches * GPUSEL_BATCH_COST;

@@ -167,6 +167,14 @@ GpuselSourceProvided(Oid relid)
 	return source_provider != NULL && source_provider->holds(relid);
 }
 
+/* Whether the provider's rows of the relation lie in device memory. */
+bool
+GpuselSourceProvidedOnDevice(Oid relid)
+{
+	return source_provider != NULL && source_provider->holds_on_device != NULL &&
+		source_provider->holds_on_device(relid);
+}
+
 /* EXPLAIN ANALYZE's lines about what the source read. */
 void
 GpuselSourceExplain(GpuselSource *source, struct ExplainState *es)
@@ -181,4 +189,33 @@ GpuselSourceExplainPlan(Oid relid, struct ExplainState *es)
 {
 	if (GpuselSourceProvided(relid))
 		source_provider->explain_plan(relid, es);
+}
+
+/* Whether the source lends runs of rows in device memory to the device path. */
+bool
+GpuselSourceHasDeviceRuns(GpuselSource *source)
+{
+	return source->methods->has_device_runs != NULL && source->methods->has_device_runs(source);
+}
+
+/* The next run in device memory: rows, 0 (fill next) or -1 (the end). */
+int64
+GpuselSourceNextDeviceRun(GpuselSource *source, int64 max_rows, GpuselDeviceRun *run)
+{
+	return source->methods->next_device_run(source, max_rows, run);
+}
+
+/* The TID of a row of a run in device memory. */
+ItemPointer
+GpuselSourceDeviceRunTid(GpuselSource *source, const GpuselDeviceRun *run, int64 row)
+{
+	return source->methods->device_run_tid(source, run, row);
+}
+
+/* Copies rows of a run in device memory into staging, packed. */
+void
+GpuselSourceDeviceRunRows(GpuselSource *source, const GpuselDeviceRun *run,
+						  const uint32 *positions, int64 n, GpuselStaging *staging)
+{
+	source->methods->device_run_rows(source, run, positions, n, staging);
 }

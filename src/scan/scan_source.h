@@ -12,7 +12,11 @@
  *				staging, so the rows are copied once);
  *	next_chunk	a chunk lent until the next call: rows as columns, possibly
  *				filtered already, or records of a parallel worker's partial
- *				aggregate.
+ *				aggregate;
+ *	next_device_run  rows whose columns lie in device memory already, lent
+ *				by where they are there (the device path filters them in
+ *				place; the TIDs and host columns of the rows it keeps
+ *				come from the source afterwards).
  *
  * A source without next_chunk lends chunks through fill into a staging
  * area of its own (GpuselSourceNextChunk).  The sources today are the heap
@@ -73,6 +77,21 @@ typedef struct GpuselChunk
 	int64		naggregated;	/* records: rows the worker aggregated, once */
 } GpuselChunk;
 
+/*
+ * A run of rows whose columns already lie in device memory (the column
+ * cache's device copy, which the GPU service holds): the copy, where each
+ * batch column's values and null bytes for the run's first row lie in
+ * it, and how many rows follow.
+ */
+typedef struct GpuselDeviceRun
+{
+	uint64		resident;		/* the copy, as the GPU service names it */
+	int64		first;			/* the run's first row, as the source numbers them */
+	int64		nrows;
+	int64		offsets[2 * GS_MAX_PROGRAM_LENGTH];	/* per column: values, null bytes (-1: none) */
+	uint8		has_nulls[GS_MAX_PROGRAM_LENGTH];
+} GpuselDeviceRun;
+
 typedef struct GpuselSource GpuselSource;
 struct ExplainState;
 
@@ -94,6 +113,30 @@ typedef struct GpuselSourceMethods
 	/* Lends the next chunk; false at the end. */
 	bool		(*next_chunk) (GpuselSource *source, GpuselChunk *chunk,
 							   TupleTableSlot *slot);
+
+	/*
+	 * Whether some of its rows lie in device memory, so the device path
+	 * asks next_device_run before each fill; NULL: none do.
+	 */
+	bool		(*has_device_runs) (GpuselSource *source);
+
+	/*
+	 * Lends the next rows when they lie in device memory: their number
+	 * (> 0), 0 when the next rows come by fill (which then stops where the
+	 * next run in device memory begins, so it may return fewer than asked
+	 * without being at the end), or -1 at the end.
+	 */
+	int64		(*next_device_run) (GpuselSource *source, int64 max_rows, GpuselDeviceRun *run);
+
+	/* The TID of row 'row' of a run it lent. */
+	ItemPointer (*device_run_tid) (GpuselSource *source, const GpuselDeviceRun *run, int64 row);
+
+	/*
+	 * Copies rows 'positions' (ascending; NULL: the first n) of a run it
+	 * lent into staging, one after another, with their TIDs.
+	 */
+	void		(*device_run_rows) (GpuselSource *source, const GpuselDeviceRun *run,
+									const uint32 *positions, int64 n, GpuselStaging *staging);
 
 	/* Starts again from the first row; NULL: the scan opens it anew. */
 	void		(*rescan) (GpuselSource *source);
@@ -123,6 +166,8 @@ typedef struct GpuselSourceProvider
 									 ParallelBlockTableScanDesc pscan);
 	/* whether it holds the relation, for the planner's costs and plain EXPLAIN */
 	bool		(*holds) (Oid relid);
+	/* whether its rows of the relation lie in device memory, for the device path's costs */
+	bool		(*holds_on_device) (Oid relid);
 	/* plain EXPLAIN's line about a relation it holds */
 	void		(*explain_plan) (Oid relid, struct ExplainState *es);
 } GpuselSourceProvider;
@@ -146,6 +191,13 @@ extern int64 GpuselSourceFill(GpuselSource *source, GpuselStaging *staging,
 							  int64 max_rows, TupleTableSlot *slot);
 extern bool GpuselSourceNextChunk(GpuselSource *source, GpuselChunk *chunk,
 								  TupleTableSlot *slot);
+extern bool GpuselSourceHasDeviceRuns(GpuselSource *source);
+extern int64 GpuselSourceNextDeviceRun(GpuselSource *source, int64 max_rows,
+									   GpuselDeviceRun *run);
+extern ItemPointer GpuselSourceDeviceRunTid(GpuselSource *source, const GpuselDeviceRun *run,
+											int64 row);
+extern void GpuselSourceDeviceRunRows(GpuselSource *source, const GpuselDeviceRun *run,
+									  const uint32 *positions, int64 n, GpuselStaging *staging);
 extern bool GpuselSourceRescan(GpuselSource *source);
 extern void GpuselSourceEnd(GpuselSource *source);
 
@@ -156,6 +208,7 @@ extern GpuselSource *GpuselSourceFromProviderParallel(Relation rel, Snapshot sna
 													  const GpuselProgram *prog,
 													  ParallelBlockTableScanDesc pscan);
 extern bool GpuselSourceProvided(Oid relid);
+extern bool GpuselSourceProvidedOnDevice(Oid relid);
 extern void GpuselSourceExplain(GpuselSource *source, struct ExplainState *es);
 extern void GpuselSourceExplainPlan(Oid relid, struct ExplainState *es);
 extern void GpuselStagingAlloc(GpuselStaging *staging, int ncols,

@@ -25,5 +25,7 @@ extern bool GpuselServiceAwaitUp(int timeout_ms);
 extern const GpuselDeviceCalls *GpuselServiceCalls(void);
 extern int	GpuselServiceTestRequest(GpuselServiceOp op, int64 arg);
 extern double GpuselServiceWaitMs;
+extern bool GpuselServiceHasGpu(void);
+extern bool GpuselServiceResidentCurrent(uint64 handle);
 
 #endif							/* GPUSEL_SERVICE_H */

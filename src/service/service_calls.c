@@ -401,6 +401,93 @@ svc_filter_wait(gs_filter *filter, int slot, const uint32_t **positions, int64_t
 	return st;
 }
 
+static gs_status
+svc_filter_submit_resident(gs_filter *filter, int slot, int64_t nrows, uint64_t handle,
+						   const int64_t *offsets, char *errbuf, size_t errlen)
+{
+	RemoteObject *obj = (RemoteObject *) filter;
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	if (!GpuselClientBeginOn(&req, GSVC_FILTER_SUBMIT_RESIDENT, obj, errbuf, errlen))
+		return GS_CUDA_ERROR;
+	GpuselClientArenaBegin();
+	req.h[1] = handle;
+	req.a[0] = slot;
+	req.a[1] = nrows;
+	req.p[0] = GpuselClientArenaInput(offsets, sizeof(int64) * 2 * Max(obj->ncols, 1));
+	if (req.p[0] == 0)
+		return GpuselClientNoRoom(errbuf, errlen);
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static gs_status
+svc_resident_create(uint64_t *handle, int key, uint64_t bytes, char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	*handle = 0;
+	if (!GpuselClientBegin(&req, GSVC_RESIDENT_CREATE))
+		return GpuselClientNoService(errbuf, errlen);
+	req.a[0] = key;
+	req.a[1] = (int64) bytes;
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+		*handle = (uint64) rep.r[0];
+	return st;
+}
+
+static gs_status
+svc_resident_write(uint64_t handle, uint64_t offset, const void *src, uint64_t bytes,
+				   char *errbuf, size_t errlen)
+{
+	/* in pieces that fit the bounce block: no block of their own per call */
+	for (uint64 done = 0; done < bytes;)
+	{
+		GpuselServiceRequest req;
+		GpuselServiceReply rep;
+		uint64		piece = Min(bytes - done, (uint64) GPUSEL_CLIENT_BOUNCE_BYTES);
+		gs_status	st;
+
+		if (!GpuselClientBegin(&req, GSVC_RESIDENT_WRITE))
+			return GpuselClientNoService(errbuf, errlen);
+		GpuselClientArenaBegin();
+		req.h[0] = handle;
+		req.a[0] = (int64) (offset + done);
+		req.a[1] = (int64) piece;
+		req.p[0] = GpuselClientArenaInput((const char *) src + done, piece);
+		if (req.p[0] == 0)
+			return GpuselClientNoRoom(errbuf, errlen);
+		st = GpuselClientCall(&req, &rep, errbuf, errlen);
+		GpuselClientArenaEnd();
+		if (st != GS_OK)
+			return st;
+		done += piece;
+	}
+	return GS_OK;
+}
+
+/* Gives a copy up: its key no longer wants it, and the service frees it at its next sweep. */
+static void
+svc_resident_destroy(uint64_t handle)
+{
+	GpuselServiceShared *shared = GpuselServiceRegion;
+
+	if (shared == NULL || handle == 0)
+		return;
+	for (int k = 0; k < GPUSEL_SERVICE_MAX_RESIDENTS; k++)
+	{
+		uint64		expected = handle;
+
+		(void) pg_atomic_compare_exchange_u64(&shared->resident_wanted[k], &expected, 0);
+	}
+}
+
 static void
 svc_filter_destroy(gs_filter *filter)
 {
@@ -558,6 +645,10 @@ static const GpuselDeviceCalls service_calls = {
 	.filter_submit = svc_filter_submit,
 	.filter_wait = svc_filter_wait,
 	.filter_destroy = svc_filter_destroy,
+	.filter_submit_resident = svc_filter_submit_resident,
+	.resident_create = svc_resident_create,
+	.resident_write = svc_resident_write,
+	.resident_destroy = svc_resident_destroy,
 	.groups_create = svc_groups_create,
 	.groups_find = svc_groups_find,
 	.groups_add = svc_groups_add,

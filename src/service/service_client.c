@@ -501,3 +501,27 @@ GpuselServiceAwaitUp(int timeout_ms)
 	}
 	return false;
 }
+
+/* Whether the service is up with a GPU, so it can keep device memory for the cache. */
+bool
+GpuselServiceHasGpu(void)
+{
+	GpuselServiceShared *shared = GpuselServiceRegion;
+
+	return shared != NULL && pg_atomic_read_u32(&shared->state) == GPUSEL_SERVICE_UP &&
+		shared->ndevices > 0;
+}
+
+/*
+ * Whether a device copy the service made (its id carries the generation of
+ * the device process that made it) may still be there: the same device
+ * process is up.
+ */
+bool
+GpuselServiceResidentCurrent(uint64 handle)
+{
+	GpuselServiceShared *shared = GpuselServiceRegion;
+
+	return handle != 0 && GpuselServiceHasGpu() &&
+		(uint32) (handle >> 32) == pg_atomic_read_u32(&shared->generation);
+}

@@ -16,6 +16,7 @@
  */
 #include "postgres.h"
 
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
@@ -32,6 +33,7 @@
 #include "gpusel_filter.h"
 #include "service_device.h"
 #include "service_heap.h"
+#include "service_resident.h"
 
 /* What a handle a client holds is. */
 typedef enum HandleKind
@@ -48,6 +50,7 @@ typedef struct Handle
 	HandleKind	kind;
 	void	   *ptr;
 	int			ncols;			/* filters: columns */
+	gs_coltype *coltypes;		/* filters: their types, for device batches' bounds */
 } Handle;
 
 /* One client's connection. */
@@ -110,6 +113,7 @@ add_handle(Connection *conn, HandleKind kind, void *ptr, int ncols)
 	conn->handles[conn->nhandles].kind = kind;
 	conn->handles[conn->nhandles].ptr = ptr;
 	conn->handles[conn->nhandles].ncols = ncols;
+	conn->handles[conn->nhandles].coltypes = NULL;
 	conn->nhandles++;
 }
 
@@ -153,6 +157,7 @@ drop_handle(Connection *conn, HandleKind kind, uint64 ptr)
 	if (h == NULL)
 		return false;
 	destroy_object(h->kind, h->ptr);
+	free(h->coltypes);
 	*h = conn->handles[--conn->nhandles];
 	return true;
 }
@@ -236,7 +241,10 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 		case GSVC_MEMORY_IN_USE:
 			{
 				uint64_t	used = 0;
-				gs_status	st = gs_device_memory_in_use(&used);
+				gs_status	st;
+
+				GpuselResidentSweep(conn->device);
+				st = gs_device_memory_in_use(&used);
 
 				rep->r[0] = (int64) used;
 				return st;
@@ -347,6 +355,8 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 				void	  **table = PTR(req->p[3]);
 				gs_status	st;
 
+				/* a scan begins: device memory of caches given up goes first */
+				GpuselResidentSweep(conn->device);
 				if (ncols < 0 || ncols > GS_MAX_PROGRAM_LENGTH || nslots < 1 || nslots > 2 ||
 					!in_region(req->p[0], sizeof(gs_instr) * Max(req->a[0], 1)) ||
 					(req->a[1] > 0 && !in_region(req->p[1], sizeof(gs_const) * req->a[1])) ||
@@ -363,6 +373,11 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 				if (st != GS_OK)
 					return st;
 				add_handle(conn, HANDLE_FILTER, filter, ncols);
+				h = &conn->handles[conn->nhandles - 1];
+				h->coltypes = malloc(sizeof(gs_coltype) * Max(ncols, 1));
+				if (h->coltypes == NULL)
+					abort();	/* out of process memory: restart clean */
+				memcpy(h->coltypes, PTR(req->p[2]), sizeof(gs_coltype) * ncols);
 				for (int s = 0; s < nslots; s++)
 					for (int c = 0; c < ncols; c++)
 					{
@@ -387,6 +402,42 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 				return invalid(rep, "null flags outside the staging region");
 			return gs_filter_submit(f->ptr, (int) req->a[0], req->a[1], PTR(req->p[0]),
 									errbuf, errlen);
+
+		case GSVC_FILTER_SUBMIT_RESIDENT:
+			{
+				gs_device_column cols[GS_MAX_PROGRAM_LENGTH];
+				gs_status	st;
+
+				if ((f = find_handle(conn, HANDLE_FILTER, req->h[0])) == NULL)
+					return invalid(rep, "no such filter");
+				if (!in_region(req->p[0], sizeof(int64) * 2 * Max(f->ncols, 1)))
+					return invalid(rep, "column offsets outside the staging region");
+				st = GpuselResidentColumns(req->h[1], conn->device, req->a[1], f->ncols, f->coltypes,
+										   PTR(req->p[0]), cols, errbuf, errlen);
+				if (st != GS_OK)
+					return st;
+				return gs_filter_submit_device(f->ptr, (int) req->a[0], req->a[1], cols,
+											   errbuf, errlen);
+			}
+
+		case GSVC_RESIDENT_CREATE:
+			{
+				uint64		id = 0;
+				gs_status	st;
+
+				GpuselResidentSweep(conn->device);
+				st = GpuselResidentCreate((int) req->a[0], req->a[1], conn->device, &id,
+													  errbuf, errlen);
+
+				rep->r[0] = (int64) id;
+				return st;
+			}
+
+		case GSVC_RESIDENT_WRITE:
+			if (!in_region(req->p[0], req->a[1]))
+				return invalid(rep, "cached columns outside the staging region");
+			return GpuselResidentWrite(req->h[0], req->a[0], PTR(req->p[0]), req->a[1], conn->device,
+									   errbuf, errlen);
 
 		case GSVC_FILTER_WAIT:
 			{
@@ -583,7 +634,10 @@ serve_connection(void *arg)
 		_exit(3);
 	}
 	for (int i = conn->nhandles - 1; i >= 0; i--)
+	{
 		destroy_object(conn->handles[i].kind, conn->handles[i].ptr);
+		free(conn->handles[i].coltypes);
+	}
 	GpuselServiceHeapFreeConnection(conn->id);
 	pg_atomic_fetch_sub_u32(&shared->devices[conn->device].clients, 1);
 	pg_atomic_fetch_sub_u32(&shared->clients, 1);
@@ -626,6 +680,7 @@ prepare_devices(void)
 	}
 	shared->ndevices = device_count;
 	shared->info = info;
+	GpuselResidentSetDevices(device_count);
 }
 
 /* Opens the listening socket at the region's abstract name. */
@@ -681,6 +736,8 @@ GpuselServiceDeviceMain(pid_t supervisor)
 		_exit(1);
 
 	generation = pg_atomic_read_u32(&shared->generation);
+	/* the last device process's copies died with it */
+	pg_atomic_write_u64(&shared->resident_bytes, 0);
 	GpuselServiceHeapRecover();
 	/* load every kernel with the context, so no session's first query waits for one */
 	setenv("CUDA_MODULE_LOADING", "EAGER", 1);
@@ -699,13 +756,22 @@ GpuselServiceDeviceMain(pid_t supervisor)
 
 	while (!stop_requested)
 	{
-		int			sock = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
+		struct pollfd pfd = {.fd = lsock, .events = POLLIN};
+		int			sock;
 		struct ucred cred;
 		socklen_t	credlen = sizeof(cred);
 		Connection *conn;
 		pthread_t	thread;
 		pthread_attr_t attr;
 
+		/* a quiet second: free the device copies caches gave up */
+		if (poll(&pfd, 1, 1000) == 0)
+		{
+			if (device_count > 0)
+				GpuselResidentSweep(0);
+			continue;
+		}
+		sock = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
 		if (sock < 0)
 			continue;
 		/* an abstract socket is open to every local user: serve the cluster's own processes only */

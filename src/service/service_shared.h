@@ -32,6 +32,7 @@
 #define GPUSEL_SERVICE_MAX_BLOCKS	16384	/* blocks of the heap in use at once */
 #define GPUSEL_SERVICE_ALIGN		4096	/* blocks start on pages */
 #define GPUSEL_SERVICE_ERRLEN		512
+#define GPUSEL_SERVICE_MAX_RESIDENTS	128	/* device copies of cached tables, by key */
 
 /* Where the service is. */
 typedef enum GpuselServiceState
@@ -90,6 +91,15 @@ typedef struct GpuselServiceShared
 	pg_atomic_uint64 requests;
 	pg_atomic_uint64 errors;	/* requests answered with an error */
 	pg_atomic_uint64 heap_in_use;	/* bytes of blocks held */
+	pg_atomic_uint64 resident_bytes;	/* device memory of cached columns, all devices */
+
+	/*
+	 * The device copy each key (a cache slot) wants kept: the service sets
+	 * it when it creates the copy, the cache clears it when it no longer
+	 * needs it (from any process, with no message), and the service frees
+	 * every copy not wanted at its next sweep.
+	 */
+	pg_atomic_uint64 resident_wanted[GPUSEL_SERVICE_MAX_RESIDENTS];
 	char		last_error[GPUSEL_SERVICE_ERRLEN];
 
 	/* the device process's table of blocks, read back after its restart */
@@ -127,6 +137,9 @@ typedef enum GpuselServiceOp
 	GSVC_SUMS_CREATE,
 	GSVC_SUMS_RUN,
 	GSVC_SUMS_DESTROY,
+	GSVC_RESIDENT_CREATE,		/* a0 key, a1 bytes -> r0 the copy's id */
+	GSVC_RESIDENT_WRITE,		/* h0 id, a0 offset, a1 bytes, p0 source */
+	GSVC_FILTER_SUBMIT_RESIDENT,	/* h0 filter, h1 id, a0 slot, a1 rows, p0 offsets */
 	GSVC_OP_COUNT
 } GpuselServiceOp;
 
