@@ -102,6 +102,9 @@ if [ "$(psql -X -At -d gpusel_tap -c 'SHOW shared_preload_libraries' 2>/dev/null
 
   note "GPU service: failure handling"
   bash test/service_test.sh gpusel_tap || failures+=(service)
+
+  note "column cache in device memory"
+  bash test/cache_device_test.sh gpusel_tap || failures+=(cache_device)
 fi
 
 note "kernel tests"

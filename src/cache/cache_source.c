@@ -362,31 +362,75 @@ cache_device_run_tid(GpuselSource *source, const GpuselDeviceRun *run, int64 row
 	return (ItemPointer) (base + cs->entry->tids_off) + i;
 }
 
-/* Copies rows of a run lent in device memory into staging, from the host copy. */
+/* Copies values at 'width' bytes: src[idx[r]] to dst[r], for n rows. */
+static inline void
+gather_values(char *dst, const char *src, const int64 *idx, int64 n, int width)
+{
+	switch (width)
+	{
+		case 8:
+			for (int64 r = 0; r < n; r++)
+				((int64 *) dst)[r] = ((const int64 *) src)[idx[r]];
+			break;
+		case 4:
+			for (int64 r = 0; r < n; r++)
+				((int32 *) dst)[r] = ((const int32 *) src)[idx[r]];
+			break;
+		case 2:
+			for (int64 r = 0; r < n; r++)
+				((int16 *) dst)[r] = ((const int16 *) src)[idx[r]];
+			break;
+		default:
+			for (int64 r = 0; r < n; r++)
+				memcpy(dst + r * width, src + idx[r] * width, width);
+			break;
+	}
+}
+
+/*
+ * Copies rows of a run lent in device memory into staging, from the host
+ * copy: segment by segment, a column at a time.
+ */
 static void
 cache_device_run_rows(GpuselSource *source, const GpuselDeviceRun *run,
 					  const uint32 *positions, int64 n, GpuselStaging *staging)
 {
 	CacheSource *cs = (CacheSource *) source;
 	GpuselCacheEntry *e = cs->entry;
+	int64	   *idx = palloc(sizeof(int64) * Min(n, (int64) GPUSEL_CACHE_SEGMENT_ROWS));
+	int64		r = 0;
 
 	for (int c = 0; c < cs->ncols; c++)
 		staging->has_nulls[c] = cs->has_nulls[c];
-	for (int64 r = 0; r < n; r++)
+	while (r < n)
 	{
-		int64		i;
-		char	   *base = cached_row(cs, run->first + (positions != NULL ? positions[r] : r), &i);
+		int64		row = run->first + (positions != NULL ? positions[r] : r);
+		int64		seg = row / GPUSEL_CACHE_SEGMENT_ROWS;
+		char	   *base = dsa_get_address(cs->area, cs->segments[seg]);
+		int64		k = 0;
 
+		/* the rows of this segment: positions ascend */
+		while (r + k < n)
+		{
+			int64		rk = run->first + (positions != NULL ? positions[r + k] : r + k);
+
+			if (rk / GPUSEL_CACHE_SEGMENT_ROWS != seg)
+				break;
+			idx[k++] = rk % GPUSEL_CACHE_SEGMENT_ROWS;
+		}
 		for (int c = 0; c < cs->ncols; c++)
 		{
 			int			col = cs->cached_col[c];
 			int			w = cs->widths[c];
 
-			memcpy((char *) staging->values[c] + r * w, base + e->values_off[col] + i * w, w);
-			staging->nulls[c][r] = ((uint8 *) (base + e->nulls_off[col]))[i];
+			gather_values((char *) staging->values[c] + r * w, base + e->values_off[col], idx, k, w);
+			if (cs->has_nulls[c])
+				gather_values((char *) staging->nulls[c] + r, base + e->nulls_off[col], idx, k, 1);
 		}
-		staging->tids[r] = ((ItemPointerData *) (base + e->tids_off))[i];
+		gather_values((char *) (staging->tids + r), base + e->tids_off, idx, k, sizeof(ItemPointerData));
+		r += k;
 	}
+	pfree(idx);
 }
 
 /*

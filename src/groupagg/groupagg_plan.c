@@ -322,6 +322,44 @@ counts_only(GroupAggShape *shape)
 }
 
 /*
+ * Whether the device aggregates the shape's rows where they lie (count(*)
+ * alone, or percentiles of one column beside count(*) by at most one
+ * column key: groupagg_batch.c), so reading the table's columns in device
+ * memory moves nothing to the host per row.
+ */
+static bool
+aggregates_on_device(GroupAggShape *shape)
+{
+	Node	   *input = NULL;
+	ListCell   *lc;
+
+	if (counts_only(shape))
+		return true;
+	if (list_length(shape->keys) > 1 ||
+		(shape->keys != NIL && !IsA(linitial(shape->keys), Var)))
+		return false;
+	foreach(lc, shape->aggs)
+	{
+		Aggref	   *agg = lfirst_node(Aggref, lc);
+		GroupAggKind kind;
+		bool		descending;
+		Node	   *arg;
+
+		if (!GpuselGroupAggClassify(agg, &kind, &descending))
+			return false;
+		if (kind == GROUPAGG_COUNT_STAR)
+			continue;
+		if (agg->aggkind != AGGKIND_ORDERED_SET || list_length(agg->args) < 1)
+			return false;
+		arg = (Node *) llast_node(TargetEntry, agg->args)->expr;
+		if (!IsA(arg, Var) || (input != NULL && !equal(input, arg)))
+			return false;
+		input = arg;
+	}
+	return input != NULL;
+}
+
+/*
  * The grouped scan's path for 'shape', answering the grouping step whole;
  * nothing comes out before the whole relation is read.
  */
@@ -574,8 +612,16 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		output_rel->pathlist = NIL;
 		output_rel->partial_pathlist = NIL;
 	}
+	/*
+	 * A table whose columns lie in device memory is read there, by the
+	 * leader's device path alone, where the device aggregates the rows too;
+	 * workers would read the host's copy.  Rows the host aggregates go
+	 * faster from the host's copy in parallel.
+	 */
 	if (!GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
-		aggs_cross(shape.aggs) && inputs_columnar(shape.keys, shape.aggs))
+		aggs_cross(shape.aggs) && inputs_columnar(shape.keys, shape.aggs) &&
+		!(GpuselPlanForGpu(rows) && aggregates_on_device(&shape) &&
+		  GpuselSourceProvidedOnDevice(planner_rt_fetch(input_rel->relid, root)->relid)))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost,
 								   disabled);
 	add_path(output_rel, &cpath->path);

@@ -30,7 +30,8 @@ VACUUM ANALYZE cache_bench_t;
 SQL
 built=$( { echo '\timing on'; echo "SELECT gpusel_cache('cache_bench_t');"; } | psql -X -q -At | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p')
 cached_bytes=$(psql -X -At -c "SELECT bytes FROM gpusel_cached_tables WHERE relation = 'cache_bench_t'::regclass")
-echo "table: $rows rows, $(psql -X -At -c "SELECT pg_relation_size('cache_bench_t')") heap bytes, $cached_bytes cached bytes; cache built in $built ms"
+device_bytes=$(psql -X -At -c "SELECT device_bytes FROM gpusel_cached_tables WHERE relation = 'cache_bench_t'::regclass")
+echo "table: $rows rows, $(psql -X -At -c "SELECT pg_relation_size('cache_bench_t')") heap bytes, $cached_bytes cached bytes ($device_bytes in device memory); cache built in $built ms"
 
 shapes=(
   "count(*) under a selective filter|SELECT count(*) FROM cache_bench_t WHERE x < 0.01 AND k > 1000"
@@ -57,7 +58,7 @@ time_query() {
 }
 answer() { { echo "$1"; echo "$2;"; } | psql -X -q -At -v ON_ERROR_STOP=1 | md5sum | cut -c1-12; }
 source_of() { { echo "$1"; echo "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $2;"; } | psql -X -q -At |
-  { grep -Eo "Source: column cache|Workers Launched: [0-9]+" || true; } | paste -sd ";"; }
+  { grep -Eo "Source: column cache|Rows Read In Device Memory: [0-9]+|Workers Launched: [0-9]+" || true; } | paste -sd ";"; }
 
 printf '\n%-42s %-12s %10s %8s %9s %9s  %s\n' shape config ms vs_pg vs_heap cache_GB/s "source / same answer"
 for shape in "${shapes[@]}"; do

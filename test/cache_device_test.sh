@@ -1,0 +1,120 @@
+#!/usr/bin/env bash
+# The column cache's copy in device memory, against a server that preloads
+# gpusel (PGHOST/PGPORT/PGUSER; the database in $1, default gpusel_tap,
+# must have the extension).  With a GPU behind the GPU service:
+#   - gpusel_cache() puts the table's columns in device memory (device_bytes);
+#   - every shape answers as PostgreSQL does with gpusel out of the way,
+#     reading the cached rows in device memory (EXPLAIN ANALYZE), before
+#     and after writes that send changed blocks to the heap;
+#   - a row that raises an error on the device raises PostgreSQL's error;
+#   - after kill -9 of the service's device process the copy is gone, the
+#     host copy answers the same, and gpusel_cache() makes a new copy;
+#   - 200 cache/write/uncache cycles leave device memory where it was.
+# Without a GPU: the table is cached in shared memory only, device_bytes 0,
+# and the answers are PostgreSQL's.
+# Each check prints "ok: ..." or "FAIL: ...".
+set -uo pipefail
+db=${1:-gpusel_tap}
+failures=0
+ok() { echo "ok: $*"; }
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+q() { psql -X -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
+pg_off="-c gpusel.enable_scan=off -c gpusel.enable_groupagg=off -c gpusel.replace_builtin_percentiles=off -c max_parallel_workers_per_gather=0"
+wait_up() {
+  for _ in $(seq 1 200); do
+    [ "$(q "SELECT state FROM gpusel_service")" = up ] && return 0
+    sleep 0.1
+  done
+  return 1
+}
+
+wait_up || fail "service not up: $(q 'SELECT * FROM gpusel_service')"
+gpu=$(q "SELECT devices > 0 FROM gpusel_service")
+# the device path where there is a GPU, else the CPU path over the same cache
+on_gpu="-c gpusel.device=$([ "$gpu" = t ] && echo gpu || echo cpu) -c gpusel.min_rows=0 -c max_parallel_workers_per_gather=0"
+
+
+q "DROP TABLE IF EXISTS cache_dev_t" >/dev/null
+q "CREATE TABLE cache_dev_t AS
+   SELECT g AS id, ((g::int8 * 7919) % 1000)::int4 AS k,
+          CASE WHEN g % 17 = 0 THEN NULL ELSE ((g::int8 * 104729) % 1000003) / 1000003.0::float8 END AS v,
+          CASE WHEN g % 5 = 0 THEN 'NaN'::numeric ELSE ((g * 31) % 100000) / 100.0 END::numeric(12,2) AS m,
+          date '2020-01-01' + (g % 1000) AS d, g % 101 AS grp
+   FROM generate_series(1, 1000003) g" >/dev/null
+q "ANALYZE cache_dev_t" >/dev/null
+q "SELECT gpusel_cache('cache_dev_t')" >/dev/null
+device_bytes=$(q "SELECT device_bytes FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")
+if [ "$gpu" = t ]; then
+  [ "$device_bytes" -gt 0 ] && ok "the cache's columns are in device memory ($device_bytes bytes)" \
+    || fail "no device copy: $(q "SELECT * FROM gpusel_cached_tables")"
+else
+  [ "$device_bytes" = 0 ] && ok "without a GPU the cache is in shared memory only" || fail "device_bytes $device_bytes without a GPU"
+fi
+
+shapes=(
+  "SELECT count(*) FROM cache_dev_t WHERE v < 0.01 AND k > 10"
+  "SELECT count(*), sum(m), avg(k) FROM cache_dev_t WHERE v > 0.1 AND k < 900 AND d > date '2020-02-01'"
+  "SELECT grp, percentile_disc(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY v) FROM cache_dev_t WHERE d >= date '2021-01-01' GROUP BY grp ORDER BY grp"
+  "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v), count(*), avg(k) FROM cache_dev_t WHERE k > 100"
+  "SELECT grp, count(*), sum(k), min(v), max(d) FROM cache_dev_t WHERE v < 0.9 GROUP BY grp ORDER BY grp"
+  "SELECT id, k, v FROM cache_dev_t WHERE v BETWEEN 0.5 AND 0.5005 AND k <> 3 ORDER BY id"
+)
+compare_all() {
+  local when=$1
+  for shape in "${shapes[@]}"; do
+    want=$(PGOPTIONS="$pg_off" psql -X -At -d "$db" -c "$shape" 2>&1)
+    got=$(PGOPTIONS="$on_gpu" psql -X -At -d "$db" -c "$shape" 2>&1)
+    [ -n "$want" ] && ! echo "$want" | grep -q ERROR && [ "$want" = "$got" ] && ok "$when: ${shape:0:60}... as PostgreSQL" || fail "$when: $shape differs from PostgreSQL"
+    if [ "$gpu" = t ] && [ "${2:-}" = device ]; then
+      plan=$(PGOPTIONS="$on_gpu" psql -X -At -d "$db" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $shape")
+      echo "$plan" | grep -Eq "Rows Read In Device Memory: [1-9]" \
+        && ok "$when: read in device memory ($(echo "$plan" | grep -E 'Rows Read In Device|Blocks From Heap' | tr -s ' ' | paste -sd ' '))" \
+        || fail "$when: not read in device memory: $plan"
+    fi
+  done
+}
+compare_all "cached" device
+
+# writes: their blocks come from the heap, the rest from device memory
+q "UPDATE cache_dev_t SET v = v / 2, k = k + 1 WHERE id % 50000 = 7" >/dev/null
+q "DELETE FROM cache_dev_t WHERE id BETWEEN 400000 AND 400100" >/dev/null
+q "INSERT INTO cache_dev_t SELECT g, g % 1000, 0.5001, 1.5, date '2021-06-01', g % 101 FROM generate_series(2000000, 2000999) g" >/dev/null
+compare_all "after writes" device
+
+# a row the device cannot evaluate: PostgreSQL's error, from the CPU's re-evaluation
+want=$(PGOPTIONS="$pg_off" psql -X -At -d "$db" -c "SELECT count(*) FROM cache_dev_t WHERE 10 / (k - 500) > 0" 2>&1)
+got=$(PGOPTIONS="$on_gpu" psql -X -At -d "$db" -c "SELECT count(*) FROM cache_dev_t WHERE 10 / (k - 500) > 0" 2>&1)
+[ "$want" = "$got" ] && echo "$got" | grep -q "division by zero" && ok "a row error is PostgreSQL's: $got" \
+  || fail "row error: PostgreSQL '$want', gpusel '$got'"
+
+if [ "$gpu" = t ]; then
+  # the device process dies: its copies with it; the host copy answers, a rebuild copies again
+  kill -9 "$(q "SELECT device_pid FROM gpusel_service")"
+  sleep 0.5
+  wait_up || fail "service not back: $(q 'SELECT * FROM gpusel_service')"
+  [ "$(q "SELECT device_bytes FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = 0 ] \
+    && ok "after the device process died the view shows no device copy" || fail "device_bytes after the restart: $(q 'SELECT * FROM gpusel_cached_tables')"
+  compare_all "after the restart, from shared memory"
+  q "SELECT gpusel_cache('cache_dev_t')" >/dev/null
+  [ "$(q "SELECT device_bytes > 0 FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = t ] \
+    && ok "gpusel_cache() made a new device copy" || fail "no device copy after the rebuild"
+  compare_all "rebuilt" device
+
+  # 200 cycles of cache, write, query, uncache: device memory stays flat
+  q "SELECT gpusel_uncache('cache_dev_t')" >/dev/null
+  sleep 1.5
+  before=$(q "SELECT total_memory_mb - free_memory_mb FROM gpusel_device_info()")
+  q "CREATE TABLE cache_cycle_t AS SELECT g AS id, g % 100 AS k, g * 0.5 AS v FROM generate_series(1, 100000) g" >/dev/null
+  for i in $(seq 1 200); do
+    echo "SELECT gpusel_cache('cache_cycle_t'); UPDATE cache_cycle_t SET k = k + 1 WHERE id = $i; SET gpusel.device = gpu; SET gpusel.min_rows = 0; SELECT count(*) FROM cache_cycle_t WHERE k > 50; SELECT gpusel_uncache('cache_cycle_t');"
+  done | psql -X -q -At -d "$db" -v ON_ERROR_STOP=1 >/dev/null || fail "cycles failed"
+  sleep 1.5
+  q "SELECT count(*) FROM gpusel_device_info()" >/dev/null
+  after=$(q "SELECT total_memory_mb - free_memory_mb FROM gpusel_device_info()")
+  [ "$after" -le "$((before + 64))" ] && ok "200 cache/write/uncache cycles left device memory flat (${before} MB, then ${after} MB)" \
+    || fail "device memory grew over 200 cycles: ${before} MB, then ${after} MB"
+  q "DROP TABLE cache_cycle_t" >/dev/null
+fi
+q "SELECT gpusel_uncache('cache_dev_t')" >/dev/null
+q "DROP TABLE cache_dev_t" >/dev/null
+[ "$failures" = 0 ] && echo "cache device tests passed" || { echo "$failures cache device test(s) failed"; exit 1; }
