@@ -61,7 +61,8 @@ struct gs_filter
 	int			ncols;
 	gs_coltype *coltypes;
 	unsigned char *col_used;
-	long long	max_rows;
+	long long	max_rows;		/* rows of a batch, and of its positions */
+	long long	staging_rows;	/* rows of a batch that goes through staging */
 	int			nslots;
 	int			num_sms;
 

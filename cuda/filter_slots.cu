@@ -101,6 +101,7 @@ static gs_status
 gs_slot_create(gs_filter *f, gs_slot *s, char *errbuf, size_t errlen)
 {
 	const size_t rows = (size_t) (f->max_rows > 0 ? f->max_rows : 1);
+	const size_t staged = (size_t) (f->staging_rows > 0 ? f->staging_rows : 1);
 	const size_t nc = (size_t) (f->ncols > 0 ? f->ncols : 1);
 	cudaError_t e;
 
@@ -126,9 +127,9 @@ gs_slot_create(gs_filter *f, gs_slot *s, char *errbuf, size_t errlen)
 	{
 		if (!f->col_used[c])
 			continue;
-		GS_TRY(cudaMalloc(&s->d_values[c], (rows * gs_coltype_width(f->coltypes[c]) + 15) & ~(size_t) 15),
+		GS_TRY(cudaMalloc(&s->d_values[c], (staged * gs_coltype_width(f->coltypes[c]) + 15) & ~(size_t) 15),
 			   "allocating a device column");
-		GS_TRY(cudaMalloc((void **) &s->d_nulls[c], (rows + 15) & ~(size_t) 15), "allocating a device column");
+		GS_TRY(cudaMalloc((void **) &s->d_nulls[c], (staged + 15) & ~(size_t) 15), "allocating a device column");
 	}
 	GS_TRY(cudaMalloc((void **) &s->d_table, nc * sizeof(gs_dcolumn)), "allocating device memory");
 	GS_TRY(cudaMalloc((void **) &s->d_positions, rows * sizeof(uint32_t)), "allocating device positions");
@@ -136,8 +137,8 @@ gs_slot_create(gs_filter *f, gs_slot *s, char *errbuf, size_t errlen)
 
 	for (int c = 0; c < f->ncols; ++c)
 	{
-		GS_TRY(gs_pinned_alloc(&s->h_values[c], (rows * gs_coltype_width(f->coltypes[c]) + 15) & ~(size_t) 15), "allocating pinned staging");
-		GS_TRY(gs_pinned_alloc((void **) &s->h_nulls[c], (rows + 15) & ~(size_t) 15),
+		GS_TRY(gs_pinned_alloc(&s->h_values[c], (staged * gs_coltype_width(f->coltypes[c]) + 15) & ~(size_t) 15), "allocating pinned staging");
+		GS_TRY(gs_pinned_alloc((void **) &s->h_nulls[c], (staged + 15) & ~(size_t) 15),
 			   "allocating pinned staging");
 	}
 	GS_TRY(gs_pinned_alloc((void **) &s->h_table, nc * sizeof(gs_dcolumn)), "allocating pinned memory");
@@ -153,6 +154,16 @@ gs_filter_create(gs_filter **filter, const gs_program *program,
 				 int ncols, const gs_coltype *coltypes,
 				 int64_t max_rows, int nslots,
 				 char *errbuf, size_t errlen)
+{
+	return gs_filter_create_ex(filter, program, ncols, coltypes, max_rows, max_rows, nslots,
+							   errbuf, errlen);
+}
+
+gs_status
+gs_filter_create_ex(gs_filter **filter, const gs_program *program,
+					int ncols, const gs_coltype *coltypes,
+					int64_t max_rows, int64_t staging_rows, int nslots,
+					char *errbuf, size_t errlen)
 {
 	gs_filter  *f;
 	gs_dinstr	code[GS_MAX_PROGRAM_LENGTH];
@@ -174,6 +185,9 @@ gs_filter_create(gs_filter **filter, const gs_program *program,
 	if (max_rows < 0 || max_rows > GS_FILTER_MAX_ROWS)
 		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: max_rows %lld out of range 0..%lld",
 					   (long long) max_rows, (long long) GS_FILTER_MAX_ROWS);
+	if (staging_rows < 0 || staging_rows > max_rows)
+		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: staging_rows %lld out of range 0..%lld",
+					   (long long) staging_rows, (long long) max_rows);
 	if (nslots != 1 && nslots != 2)
 		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: nslots must be 1 or 2, not %d", nslots);
 
@@ -182,6 +196,7 @@ gs_filter_create(gs_filter **filter, const gs_program *program,
 		return gs_fail(GS_OUT_OF_MEMORY, errbuf, errlen, "gpusel filter: out of memory");
 	f->ncols = ncols;
 	f->max_rows = max_rows;
+	f->staging_rows = staging_rows;
 	f->nslots = nslots;
 	f->coltypes = (gs_coltype *) calloc(ncols > 0 ? ncols : 1, sizeof(gs_coltype));
 	f->col_used = (unsigned char *) calloc(ncols > 0 ? ncols : 1, 1);
@@ -280,7 +295,7 @@ gs_filter_ship_columns(gs_filter *f, const uint8_t *cols, char *errbuf, size_t e
 			return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: columns must be added before a batch is submitted");
 	for (int c = 0; c < f->ncols; ++c)
 	{
-		size_t		rows = (size_t) (f->max_rows > 0 ? f->max_rows : 1);
+		size_t		rows = (size_t) (f->staging_rows > 0 ? f->staging_rows : 1);
 
 		if (!cols[c] || f->col_used[c])
 			continue;
@@ -303,16 +318,16 @@ gs_filter_ship_columns(gs_filter *f, const uint8_t *cols, char *errbuf, size_t e
 
 /* Checks a submit's slot and row count; starts the batch's bookkeeping. */
 static gs_status
-begin_submit(gs_filter *f, int slot, int64_t nrows, char *errbuf, size_t errlen)
+begin_submit(gs_filter *f, int slot, int64_t nrows, bool staged, char *errbuf, size_t errlen)
 {
 	gs_slot    *s;
 
 	if (f == NULL || slot < 0 || slot >= f->nslots)
 		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: bad filter or slot %d", slot);
 	s = &f->slots[slot];
-	if (nrows < 0 || nrows > f->max_rows)
+	if (nrows < 0 || nrows > (staged ? f->staging_rows : f->max_rows))
 		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: %lld rows, the filter holds at most %lld",
-					   (long long) nrows, f->max_rows);
+					   (long long) nrows, staged ? f->staging_rows : f->max_rows);
 	if (s->pending)
 		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: slot %d was submitted and not waited for", slot);
 	s->npass = -1;				/* the columns change now: the last batch is gone */
@@ -352,7 +367,7 @@ gs_filter_submit(gs_filter *f, int slot, int64_t nrows, const uint8_t *has_nulls
 	cudaError_t e;
 	gs_status	st;
 
-	st = begin_submit(f, slot, nrows, errbuf, errlen);
+	st = begin_submit(f, slot, nrows, true, errbuf, errlen);
 	if (st != GS_OK)
 		return st;
 	s = &f->slots[slot];
@@ -392,7 +407,7 @@ gs_filter_submit_device(gs_filter *f, int slot, int64_t nrows, const gs_device_c
 		if (f->col_used[c] && nrows > 0 && (cols == NULL || cols[c].values == NULL))
 			return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen,
 						   "gpusel filter: column %d of a device batch is not in device memory", c);
-	st = begin_submit(f, slot, nrows, errbuf, errlen);
+	st = begin_submit(f, slot, nrows, false, errbuf, errlen);
 	if (st != GS_OK)
 		return st;
 	s = &f->slots[slot];

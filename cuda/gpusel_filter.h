@@ -160,6 +160,16 @@ gs_status	gs_filter_create(gs_filter **filter, const gs_program *program,
 							 char *errbuf, size_t errlen);
 
 /*
+ * As gs_filter_create, with staging for only staging_rows (<= max_rows)
+ * rows: batches filled through staging hold at most staging_rows rows,
+ * batches already in device memory (gs_filter_submit_device) max_rows.
+ */
+gs_status	gs_filter_create_ex(gs_filter **filter, const gs_program *program,
+								int ncols, const gs_coltype *coltypes,
+								int64_t max_rows, int64_t staging_rows, int nslots,
+								char *errbuf, size_t errlen);
+
+/*
  * Pinned host staging for column 'col' of slot 'slot': the host writes
  * nrows values there (width of the column type) and, in *nulls, one byte
  * per row (1 = NULL).  Valid until gs_filter_destroy.

@@ -64,6 +64,23 @@ gs_filter_submit(gs_filter *filter, int slot, int64_t nrows,
 }
 
 gs_status
+gs_filter_create_ex(gs_filter **filter, const gs_program *program,
+					int ncols, const gs_coltype *coltypes,
+					int64_t max_rows, int64_t staging_rows, int nslots,
+					char *errbuf, size_t errlen)
+{
+	(void) program;
+	(void) ncols;
+	(void) coltypes;
+	(void) max_rows;
+	(void) staging_rows;
+	(void) nslots;
+	if (filter != NULL)
+		*filter = NULL;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+gs_status
 gs_filter_submit_device(gs_filter *filter, int slot, int64_t nrows,
 						const gs_device_column *cols, char *errbuf, size_t errlen)
 {

@@ -49,7 +49,8 @@ typedef struct GpuselDeviceCalls
 									   char *errbuf, size_t errlen);
 	gs_status	(*filter_create) (gs_filter **filter, const gs_program *program,
 								  int ncols, const gs_coltype *coltypes,
-								  int64_t max_rows, int nslots, char *errbuf, size_t errlen);
+								  int64_t max_rows, int64_t staging_rows, int nslots,
+								  char *errbuf, size_t errlen);
 	void	   *(*filter_values) (gs_filter *filter, int slot, int col);
 	uint8_t    *(*filter_nulls) (gs_filter *filter, int slot, int col);
 	gs_status	(*filter_ship_columns) (gs_filter *filter, const uint8_t *cols,

@@ -82,6 +82,13 @@ device_groups_fit(GroupAggSink *sink)
 	return true;
 }
 
+/* Whether the sink groups device batches on the device (its buffers are a batch's size). */
+bool
+GroupAggSinkGroupsOnDevice(GroupAggSink *sink)
+{
+	return device_groups_fit(sink);
+}
+
 /* Marks the batch columns the device must hold to group the rows (ship[column] = 1). */
 bool
 GroupAggSinkDeviceColumns(GroupAggSink *sink, uint8 *ship, int ncols)

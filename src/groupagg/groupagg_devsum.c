@@ -2,10 +2,10 @@
  * groupagg_devsum.c
  *	  Sums on the GPU: a grouped scan without group keys whose aggregates
  *	  are sums and averages of numerics (numeric(p,s) columns, and + - *
- *	  over them and constants) and count(*) adds a filtered device batch's
- *	  rows where they lie (cuda/batchsum.cu).  The device evaluates each
- *	  input per passing row in 128 bits and returns one sum per aggregate;
- *	  no row is touched on the host.  TPC-H Q6 has this shape.
+ *	  over them and constants) or of int8 columns, and count(*), adds a
+ *	  filtered device batch's rows where they lie (cuda/batchsum.cu).  The
+ *	  device evaluates each input per passing row in 128 bits and returns
+ *	  one sum per aggregate; no row is touched on the host.  TPC-H Q6 has this shape.
  *
  * Exact as the host's sums are: where a value or a batch's sum would leave
  * 128 bits the device says so, and the host adds that batch's rows itself
@@ -20,11 +20,38 @@
 #include "device.h"
 #include "groupagg_internal.h"
 
+/* Whether sum or avg of this kind over an int8 column sums on the device as a scale-0 numeric. */
+static inline bool
+int8_kind(GroupAggKind kind)
+{
+	return kind == GROUPAGG_SUM_INT8 || kind == GROUPAGG_AVG_INT;
+}
+
+/*
+ * The device program of sum or avg over a plain int8 column: its values as
+ * scaled integers of scale 0.  The device reads the numeric NaN sentinel
+ * (the least int8) as NaN: a batch where it saw one is summed on the host.
+ */
+static bool
+int8_column_sum(GroupInput *in, gs_sum_expr *out, int *scale)
+{
+	memset(out, 0, sizeof(*out));
+	if (in->colstate != NULL || in->column < 0 || in->coltype != GS_COL_INT8 ||
+		in->form != GPUSEL_FORM_PLAIN)
+		return false;
+	out->ncode = 1;
+	out->code[0].op = GS_NUM_COLUMN;
+	out->code[0].col = in->column;
+	*scale = 0;
+	return true;
+}
+
 /*
  * Whether the device can sum this sink's aggregates, decided once: no group
- * keys, no percentiles, and every aggregate count(*) or a sum or average
- * of a numeric input the device's programs take (at most GS_SUM_MAX_EXPRS
- * of them).  count(*) alone is counted whole already.
+ * keys, no percentiles, and every aggregate count(*), a sum or average of a
+ * numeric input the device's programs take, or a sum or average of an int8
+ * column (at most GS_SUM_MAX_EXPRS of them).  count(*) alone is counted
+ * whole already.
  */
 static bool
 device_sums_fit(GroupAggSink *sink)
@@ -43,7 +70,7 @@ device_sums_fit(GroupAggSink *sink)
 
 		if (kind == GROUPAGG_COUNT_STAR)
 			continue;
-		if (!GroupAggKindHas(kind, GROUPAGG_NUMERIC_SUM))
+		if (!GroupAggKindHas(kind, GROUPAGG_NUMERIC_SUM) && !int8_kind(kind))
 			return false;
 		nsums++;
 	}
@@ -64,7 +91,9 @@ device_sums_fit(GroupAggSink *sink)
 
 		if (desc->kind == GROUPAGG_COUNT_STAR)
 			continue;
-		if (!GroupAggNumericDeviceSum(sink, &sink->inputs[desc->input], &sink->sum_exprs[e],
+		if (int8_kind(desc->kind) ?
+			!int8_column_sum(&sink->inputs[desc->input], &sink->sum_exprs[e], &sink->sum_scales[e]) :
+			!GroupAggNumericDeviceSum(sink, &sink->inputs[desc->input], &sink->sum_exprs[e],
 									  &sink->sum_scales[e]))
 			return false;
 		sink->sum_aggs[e] = a;
@@ -171,17 +200,25 @@ GroupAggSinkAddDeviceSums(GroupAggSink *sink, gs_filter *filter, int slot, int64
 							   errbuf, sizeof(errbuf));
 	GpuselCheckStatus(status, errbuf, "summing rows on the GPU");
 	for (int e = 0; e < sink->nsums; e++)
-		if (results[e].overflow)
+		if (results[e].overflow ||
+			(int8_kind(sink->aggs[sink->sum_aggs[e]].kind) && results[e].nans > 0))
 			return false;
 
 	rows = npositions - from;
 	for (int e = 0; e < sink->nsums; e++)
 	{
 		uint128		bits = ((uint128) results[e].hi << 64) | results[e].lo;
+		GroupCell  *cell = &sink->cells[sink->sum_aggs[e]];
 
-		GroupAggNumericAddBatchSum(&sink->cells[sink->sum_aggs[e]], (int128) bits,
-								   sink->sum_scales[e], (int64) results[e].values,
-								   (int64) results[e].nans);
+		if (int8_kind(sink->aggs[sink->sum_aggs[e]].kind))
+		{
+			/* as update_int_sum adds them: the exact sum and the non-NULL inputs */
+			cell->isum += (int128) bits;
+			cell->count += (int64) results[e].values;
+		}
+		else
+			GroupAggNumericAddBatchSum(cell, (int128) bits, sink->sum_scales[e],
+									   (int64) results[e].values, (int64) results[e].nans);
 	}
 	for (int a = 0; a < sink->naggs; a++)
 		if (sink->aggs[a].kind == GROUPAGG_COUNT_STAR)

@@ -322,10 +322,41 @@ counts_only(GroupAggShape *shape)
 }
 
 /*
+ * Whether the device sums the shape's rows where they lie, as far as the
+ * plan shows (groupagg_devsum.c decides): no keys, and every aggregate
+ * count(*), a sum or average of numerics, or one of an int8 column.
+ */
+static bool
+sums_on_device(GroupAggShape *shape)
+{
+	ListCell   *lc;
+
+	if (shape->keys != NIL)
+		return false;
+	foreach(lc, shape->aggs)
+	{
+		Aggref	   *agg = lfirst_node(Aggref, lc);
+		GroupAggKind kind;
+		bool		descending;
+		Expr	   *input;
+
+		if (!GpuselGroupAggClassify(agg, &kind, &descending))
+			return false;
+		if (kind == GROUPAGG_COUNT_STAR || GroupAggKindHas(kind, GROUPAGG_NUMERIC_SUM))
+			continue;
+		input = GroupAggAggrefInput(agg);
+		if ((kind != GROUPAGG_SUM_INT8 && kind != GROUPAGG_AVG_INT) || input == NULL ||
+			!IsA(input, Var) || exprType((Node *) input) != INT8OID)
+			return false;
+	}
+	return true;
+}
+
+/*
  * Whether the device aggregates the shape's rows where they lie (count(*)
- * alone, or percentiles of one column beside count(*) by at most one
- * column key: groupagg_batch.c), so reading the table's columns in device
- * memory moves nothing to the host per row.
+ * alone, sums (above), or percentiles of one column beside count(*) by at
+ * most one column key: groupagg_batch.c), so reading the table's columns
+ * in device memory moves nothing to the host per row.
  */
 static bool
 aggregates_on_device(GroupAggShape *shape)
@@ -333,7 +364,7 @@ aggregates_on_device(GroupAggShape *shape)
 	Node	   *input = NULL;
 	ListCell   *lc;
 
-	if (counts_only(shape))
+	if (counts_only(shape) || sums_on_device(shape))
 		return true;
 	if (list_length(shape->keys) > 1 ||
 		(shape->keys != NIL && !IsA(linitial(shape->keys), Var)))

@@ -301,11 +301,9 @@ add_device_batch(GpuselScanState *state)
 			GroupAggSinkAddColumns(sink_of(state), NULL, NULL, NULL, NULL,
 								   state->npositions - state->out_next);
 		else
-		{
-			n = GpuselScanBatchColumns(state, &staging, &positions);
-			GroupAggSinkAddColumns(sink_of(state), staging.values, staging.nulls,
-								   staging.has_nulls, positions, n);
-		}
+			while ((n = GpuselScanBatchColumns(state, &staging, &positions)) > 0)
+				GroupAggSinkAddColumns(sink_of(state), staging.values, staging.nulls,
+									   staging.has_nulls, positions, n);
 	}
 	state->out_next = state->npositions;
 }
@@ -538,6 +536,13 @@ group_sink_create(GpuselScanState *state, CustomScan *cscan, EState *estate)
 							  state->rel, estate);
 }
 
+/* GpuselSinkMethods.groups_on_device */
+static bool
+group_sink_groups_on_device(void *sink)
+{
+	return GroupAggSinkGroupsOnDevice((GroupAggSink *) sink);
+}
+
 /* GpuselSinkMethods.columnar */
 static bool
 group_sink_columnar(void *sink)
@@ -579,6 +584,7 @@ static const GpuselSinkMethods group_sink_methods = {
 	.filter_ready = GpuselGroupScanFilterReady,
 	.next = GpuselGroupScanNext,
 	.produce = GpuselGroupScanProduce,
+	.groups_on_device = group_sink_groups_on_device,
 	.columnar = group_sink_columnar,
 	.partial_record_bytes = group_sink_record_bytes,
 	.rescan = group_sink_rescan,

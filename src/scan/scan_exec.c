@@ -510,8 +510,18 @@ ensure_filter(GpuselScanState *state)
 	program.nconsts = prog->nconsts;
 	program.max_stack = prog->max_stack;
 	errbuf[0] = '\0';
+	/*
+	 * Runs of rows already in device memory need no staging: a batch of
+	 * them may be larger, where no sink keeps per-row buffers of a batch's
+	 * size (the device grouping does).
+	 */
+	state->filter_rows = state->batch_rows;
+	if (state->source != NULL && GpuselSourceHasDeviceRuns(state->source) &&
+		!(state->sink != NULL && state->sink_methods->groups_on_device(state->sink)))
+		state->filter_rows = Max(state->batch_rows, GPUSEL_DEVICE_RUN_ROWS);
 	status = GpuselDev->filter_create(&state->filter, &program, prog->ncols, prog->coltypes,
-							  state->batch_rows, GPUSEL_NSLOTS, errbuf, sizeof(errbuf));
+									  state->filter_rows, state->batch_rows, GPUSEL_NSLOTS,
+									  errbuf, sizeof(errbuf));
 	/* a worker's use of the device is its own choice, never gpusel.device's promise */
 	if (status == GS_OUT_OF_MEMORY &&
 		(gpusel_device_mode != GPUSEL_DEVICE_GPU || state->worker_device))
@@ -592,7 +602,7 @@ submit_device_run(GpuselScanState *state, int s)
 
 	if (b->run == NULL)
 		b->run = MemoryContextAlloc(state->css.ss.ps.state->es_query_cxt, sizeof(GpuselDeviceRun));
-	n = GpuselSourceNextDeviceRun(state->source, state->batch_rows, b->run);
+	n = GpuselSourceNextDeviceRun(state->source, state->filter_rows, b->run);
 	if (n < 0)
 		state->scan_done = true;
 	if (n <= 0)
@@ -806,11 +816,12 @@ batch_tid(GpuselScanState *state, BatchSlot *b, int64 row)
 }
 
 /*
- * The host columns of the rows of the batch being returned, from out_next
- * on, for the host's aggregates: a filled batch's staging with its
- * positions, or, for a run in device memory, those rows copied from the
- * source into the slot's staging (which the run left unused), packed
- * (*positions NULL).  Returns how many rows.
+ * The host columns of the next rows of the batch being returned, from
+ * out_next on, for the host's aggregates, advancing out_next past them: a
+ * filled batch's staging with its positions, or, for a run in device
+ * memory, up to a staging's worth of those rows copied from the source
+ * into the slot's staging (which the run left unused), packed (*positions
+ * NULL).  Returns how many rows; 0 at the batch's end.
  */
 int64
 GpuselScanBatchColumns(GpuselScanState *state, GpuselStaging *staging, const uint32 **positions)
@@ -819,6 +830,9 @@ GpuselScanBatchColumns(GpuselScanState *state, GpuselStaging *staging, const uin
 	int			s = state->out_slot;
 	BatchSlot  *b = &state->slots[s];
 	int64		n = state->npositions - state->out_next;
+
+	if (b->in_device)
+		n = Min(n, state->batch_rows);
 
 	for (int c = 0; c < prog->ncols; c++)
 	{
@@ -833,6 +847,7 @@ GpuselScanBatchColumns(GpuselScanState *state, GpuselStaging *staging, const uin
 		GpuselSourceDeviceRunRows(state->source, b->run, *positions, n, staging);
 		*positions = NULL;
 	}
+	state->out_next += n;
 	return n;
 }
 

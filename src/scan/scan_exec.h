@@ -53,6 +53,14 @@ typedef enum GpuselFeedRole
 } GpuselFeedRole;
 
 /* One staging slot's batch on the host side. */
+/*
+ * Rows of a batch the device reads where it lies (the column cache's
+ * device copy): no staging of that size is needed, only its positions
+ * (4 bytes a row, page-locked, per slot), so fewer round trips to the
+ * service go with it.
+ */
+#define GPUSEL_DEVICE_RUN_ROWS	(4 * 1024 * 1024)
+
 typedef struct BatchSlot
 {
 	int64		nrows;
@@ -106,6 +114,7 @@ typedef struct GpuselScanState
 	bool		worker_device;	/* as a producer, filters its blocks on the device */
 	bool		scan_done;
 	bool		device_runs;	/* the source lends runs of rows in device memory */
+	int64		filter_rows;	/* rows of a device batch: batch_rows, more for runs in device memory */
 	int64		scan_rows;		/* rows read since the last (re)scan */
 
 	TupleTableSlot *heapslot;	/* tuples as read from the heap */

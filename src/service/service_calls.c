@@ -274,7 +274,7 @@ svc_sort_by_group_pick(int key_bytes, const void *keys, const uint32_t *groups, 
 
 static gs_status
 svc_filter_create(gs_filter **filter, const gs_program *program, int ncols,
-				  const gs_coltype *coltypes, int64_t max_rows, int nslots,
+				  const gs_coltype *coltypes, int64_t max_rows, int64_t staging_rows, int nslots,
 				  char *errbuf, size_t errlen)
 {
 	GpuselServiceRequest req;
@@ -294,6 +294,7 @@ svc_filter_create(gs_filter **filter, const gs_program *program, int ncols,
 	req.a[3] = ncols;
 	req.a[4] = max_rows;
 	req.a[5] = nslots;
+	req.a[6] = staging_rows;
 	req.p[0] = GpuselClientArenaInput(program->code, sizeof(gs_instr) * Max(program->ncode, 1));
 	if (program->nconsts > 0)
 		req.p[1] = GpuselClientArenaInput(program->consts, sizeof(gs_const) * program->nconsts);

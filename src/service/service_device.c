@@ -368,8 +368,8 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 				prog.consts = req->a[1] > 0 ? PTR(req->p[1]) : NULL;
 				prog.nconsts = (int) req->a[1];
 				prog.max_stack = (int) req->a[2];
-				st = gs_filter_create(&filter, &prog, ncols, PTR(req->p[2]), req->a[4], nslots,
-									  errbuf, errlen);
+				st = gs_filter_create_ex(&filter, &prog, ncols, PTR(req->p[2]), req->a[4], req->a[6],
+										 nslots, errbuf, errlen);
 				if (st != GS_OK)
 					return st;
 				add_handle(conn, HANDLE_FILTER, filter, ncols);
