@@ -51,6 +51,7 @@ typedef struct gs_slot
 	gs_compact_workspace ws;
 	long long	nrows;
 	long long	npass;			/* rows passed, once waited for; -1 before */
+	int			positions_on_host;	/* h_positions holds the waited-for batch's positions */
 	unsigned long long submits;	/* batches submitted to the slot so far */
 	int			pending;		/* submitted, not yet waited for */
 } gs_slot;

@@ -453,8 +453,9 @@ gs_filter_wait(gs_filter *f, int slot, const uint32_t **positions, int64_t *coun
 	n = s->h_result->count;
 	if ((long long) n > s->nrows)
 		return gs_fail(GS_CUDA_ERROR, errbuf, errlen, "gpusel filter: device counted %u of %lld rows", n, s->nrows);
+	s->positions_on_host = positions != NULL;
 	e = cudaEventRecord(s->ev_start, s->stream);
-	if (e == cudaSuccess && n > 0)
+	if (e == cudaSuccess && n > 0 && positions != NULL)
 		e = cudaMemcpyAsync(s->h_positions, s->d_positions, (size_t) n * sizeof(uint32_t),
 							cudaMemcpyDeviceToHost, s->stream);
 	if (e == cudaSuccess)
@@ -476,6 +477,31 @@ gs_filter_wait(gs_filter *f, int slot, const uint32_t **positions, int64_t *coun
 		*row_error = s->h_result->row_error != 0;
 	if (device_ms)
 		*device_ms = ms;
+	return GS_OK;
+}
+
+gs_status
+gs_filter_positions(gs_filter *f, int slot, const uint32_t **positions, char *errbuf, size_t errlen)
+{
+	gs_slot    *s;
+	cudaError_t e = cudaSuccess;
+
+	if (f == NULL || positions == NULL || slot < 0 || slot >= f->nslots)
+		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: bad filter or slot %d", slot);
+	s = &f->slots[slot];
+	if (s->pending || s->npass < 0)
+		return gs_fail(GS_INVALID_ARGUMENT, errbuf, errlen, "gpusel filter: slot %d holds no waited-for batch", slot);
+	if (!s->positions_on_host && s->npass > 0)
+	{
+		e = cudaMemcpyAsync(s->h_positions, s->d_positions, (size_t) s->npass * sizeof(uint32_t),
+							cudaMemcpyDeviceToHost, s->stream);
+		if (e == cudaSuccess)
+			e = cudaStreamSynchronize(s->stream);
+		if (e != cudaSuccess)
+			return gs_cuda_fail(e, "copying positions back", errbuf, errlen);
+	}
+	s->positions_on_host = 1;
+	*positions = s->h_positions;
 	return GS_OK;
 }
 

@@ -215,13 +215,19 @@ gs_status	gs_filter_submit_device(gs_filter *filter, int slot, int64_t nrows,
 /*
  * Waits for slot 'slot'; on GS_OK *positions points at *count row positions
  * (0-based, ascending) in pinned memory owned by the filter, valid until the
- * slot is submitted again.  *row_error is nonzero when some row raised an
+ * slot is submitted again.  With positions NULL they stay on the device
+ * (the device's work after the filter reads them there), and
+ * gs_filter_positions copies them back when the host needs them.  *row_error is nonzero when some row raised an
  * error the CPU must reproduce.  *device_ms is the device time of the batch.
  */
 gs_status	gs_filter_wait(gs_filter *filter, int slot,
 						   const uint32_t **positions, int64_t *count,
 						   int *row_error, double *device_ms,
 						   char *errbuf, size_t errlen);
+
+/* The positions of slot 'slot''s waited-for batch on the host, copied back now if gs_filter_wait left them. */
+gs_status	gs_filter_positions(gs_filter *filter, int slot, const uint32_t **positions,
+								char *errbuf, size_t errlen);
 
 /* Frees everything the filter owns; safe on NULL and after errors. */
 void		gs_filter_destroy(gs_filter *filter);

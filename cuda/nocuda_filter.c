@@ -81,6 +81,17 @@ gs_filter_create_ex(gs_filter **filter, const gs_program *program,
 }
 
 gs_status
+gs_filter_positions(gs_filter *filter, int slot, const uint32_t **positions,
+					char *errbuf, size_t errlen)
+{
+	(void) filter;
+	(void) slot;
+	if (positions != NULL)
+		*positions = NULL;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+gs_status
 gs_filter_submit_device(gs_filter *filter, int slot, int64_t nrows,
 						const gs_device_column *cols, char *errbuf, size_t errlen)
 {

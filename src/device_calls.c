@@ -60,6 +60,7 @@ const GpuselDeviceCalls GpuselLocalDeviceCalls = {
 	.filter_ship_columns = gs_filter_ship_columns,
 	.filter_submit = gs_filter_submit,
 	.filter_wait = gs_filter_wait,
+	.filter_positions = gs_filter_positions,
 	.filter_destroy = gs_filter_destroy,
 	.groups_create = gs_batch_groups_create,
 	.groups_find = gs_batch_groups_find,

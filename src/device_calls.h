@@ -60,6 +60,8 @@ typedef struct GpuselDeviceCalls
 	gs_status	(*filter_wait) (gs_filter *filter, int slot, const uint32_t **positions,
 								int64_t *count, int *row_error, double *device_ms,
 								char *errbuf, size_t errlen);
+	gs_status	(*filter_positions) (gs_filter *filter, int slot, const uint32_t **positions,
+									 char *errbuf, size_t errlen);
 	void		(*filter_destroy) (gs_filter *filter);
 	gs_status	(*groups_create) (gs_batch_groups **groups, int64_t max_rows,
 								  char *errbuf, size_t errlen);

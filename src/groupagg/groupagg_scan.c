@@ -42,6 +42,8 @@ sink_of(GpuselScanState *state)
 	return (GroupAggSink *) state->sink;
 }
 
+static void add_device_batch(GpuselScanState *state);
+
 /*
  * A grouped scan reads its keys and aggregate inputs from the batch's
  * columns when all of them are plain columns: they become columns of the
@@ -285,7 +287,7 @@ add_device_batch(GpuselScanState *state)
 	int			s = state->out_slot;
 
 	if (!state->use_gpu || s < 0 || state->out_recheck || state->has_host_quals ||
-		!GroupAggSinkColumnar(sink_of(state)))
+		state->out_next >= state->npositions || !GroupAggSinkColumnar(sink_of(state)))
 		return;
 	if (!GroupAggSinkAddDeviceBatch(sink_of(state), state->filter, s, state->out_next,
 									state->batch_rows) &&
@@ -452,6 +454,11 @@ fill_groups(GpuselScanState *state)
 		fill_groups_from_source(state, GpuselScanOpenSource(state, true));
 		return;
 	}
+	/*
+	 * Each device batch goes in whole as it arrives (a producer worker
+	 * instead takes them here, between sending its partial aggregates).
+	 */
+	state->take_batch = add_device_batch;
 	for (;;)
 	{
 		TupleTableSlot *row;

@@ -704,8 +704,9 @@ wait_batch(GpuselScanState *state, int s)
 
 	errbuf[0] = '\0';
 	b->submitted = false;
-	status = GpuselDev->filter_wait(state->filter, s, &positions, &count, &row_error, &ms,
-							errbuf, sizeof(errbuf));
+	/* a run in device memory is mostly taken on the device: its positions come back when asked */
+	status = GpuselDev->filter_wait(state->filter, s, b->in_device ? NULL : &positions, &count,
+									&row_error, &ms, errbuf, sizeof(errbuf));
 	GpuselCheckStatus(status, errbuf, "the GPU scan");
 	state->device_ms += ms;
 	state->out_slot = s;
@@ -723,8 +724,27 @@ wait_batch(GpuselScanState *state, int s)
 		state->positions = positions;
 		state->npositions = count;
 		state->removed_device += b->nrows - count;
-		state->bytes_moved += count * sizeof(uint32);
+		if (!b->in_device)
+			state->bytes_moved += count * sizeof(uint32);
 	}
+}
+
+/* The host positions of the batch being returned, copied back now where the device kept them. */
+static const uint32 *
+batch_positions(GpuselScanState *state)
+{
+	char		errbuf[512];
+	gs_status	status;
+
+	if (state->positions == NULL && state->npositions > 0)
+	{
+		errbuf[0] = '\0';
+		status = GpuselDev->filter_positions(state->filter, state->out_slot, &state->positions,
+											 errbuf, sizeof(errbuf));
+		GpuselCheckStatus(status, errbuf, "the GPU scan");
+		state->bytes_moved += state->npositions * sizeof(uint32);
+	}
+	return state->positions;
 }
 
 /*
@@ -841,7 +861,7 @@ GpuselScanBatchColumns(GpuselScanState *state, GpuselStaging *staging, const uin
 	}
 	staging->has_nulls = b->has_nulls;
 	staging->tids = b->tids;
-	*positions = state->positions + state->out_next;
+	*positions = batch_positions(state) + state->out_next;
 	if (b->in_device && n > 0)
 	{
 		GpuselSourceDeviceRunRows(state->source, b->run, *positions, n, staging);
@@ -868,7 +888,7 @@ gpu_next(GpuselScanState *state)
 			while (state->out_next < limit)
 			{
 				int64		row = state->out_recheck ? state->out_next :
-					(int64) state->positions[state->out_next];
+					(int64) batch_positions(state)[state->out_next];
 
 				state->out_next++;
 				CHECK_FOR_INTERRUPTS();
@@ -906,6 +926,9 @@ gpu_next(GpuselScanState *state)
 		}
 		if (!next_batch(state))
 			return NULL;
+		/* a sink may take the whole batch where it lies (the grouped scan on the device) */
+		if (state->take_batch != NULL)
+			state->take_batch(state);
 	}
 }
 

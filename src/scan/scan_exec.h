@@ -115,6 +115,8 @@ typedef struct GpuselScanState
 	bool		scan_done;
 	bool		device_runs;	/* the source lends runs of rows in device memory */
 	int64		filter_rows;	/* rows of a device batch: batch_rows, more for runs in device memory */
+	/* a sink's way to take a device batch whole before its rows are returned one by one */
+	void		(*take_batch) (struct GpuselScanState *state);
 	int64		scan_rows;		/* rows read since the last (re)scan */
 
 	TupleTableSlot *heapslot;	/* tuples as read from the heap */

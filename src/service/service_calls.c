@@ -394,11 +394,31 @@ svc_filter_wait(gs_filter *filter, int slot, const uint32_t **positions, int64_t
 	if (!GpuselClientBeginOn(&req, GSVC_FILTER_WAIT, filter, errbuf, errlen))
 		return GS_CUDA_ERROR;
 	req.a[0] = slot;
+	req.a[1] = positions == NULL;	/* they stay on the device */
 	st = GpuselClientCall(&req, &rep, errbuf, errlen);
-	*positions = (const uint32_t *) (uintptr_t) rep.p[0];
+	if (positions != NULL)
+		*positions = (const uint32_t *) (uintptr_t) rep.p[0];
 	*count = rep.r[0];
 	*row_error = (int) rep.r[1];
 	*device_ms = rep.device_ms;
+	return st;
+}
+
+static gs_status
+svc_filter_positions(gs_filter *filter, int slot, const uint32_t **positions,
+					 char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	*positions = NULL;
+	if (!GpuselClientBeginOn(&req, GSVC_FILTER_POSITIONS, filter, errbuf, errlen))
+		return GS_CUDA_ERROR;
+	req.a[0] = slot;
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	if (st == GS_OK)
+		*positions = (const uint32_t *) (uintptr_t) rep.p[0];
 	return st;
 }
 
@@ -647,6 +667,7 @@ static const GpuselDeviceCalls service_calls = {
 	.filter_wait = svc_filter_wait,
 	.filter_destroy = svc_filter_destroy,
 	.filter_submit_resident = svc_filter_submit_resident,
+	.filter_positions = svc_filter_positions,
 	.resident_create = svc_resident_create,
 	.resident_write = svc_resident_write,
 	.resident_destroy = svc_resident_destroy,

@@ -449,12 +449,24 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 
 				if ((f = find_handle(conn, HANDLE_FILTER, req->h[0])) == NULL)
 					return invalid(rep, "no such filter");
-				st = gs_filter_wait(f->ptr, (int) req->a[0], &positions, &count, &row_error, &ms,
-									errbuf, errlen);
+				st = gs_filter_wait(f->ptr, (int) req->a[0], req->a[1] ? NULL : &positions, &count,
+									&row_error, &ms, errbuf, errlen);
 				rep->p[0] = (uint64) (uintptr_t) positions;
 				rep->r[0] = count;
 				rep->r[1] = row_error;
 				rep->device_ms = ms;
+				return st;
+			}
+
+		case GSVC_FILTER_POSITIONS:
+			{
+				const uint32_t *positions = NULL;
+				gs_status	st;
+
+				if ((f = find_handle(conn, HANDLE_FILTER, req->h[0])) == NULL)
+					return invalid(rep, "no such filter");
+				st = gs_filter_positions(f->ptr, (int) req->a[0], &positions, errbuf, errlen);
+				rep->p[0] = (uint64) (uintptr_t) positions;
 				return st;
 			}
 

@@ -140,6 +140,7 @@ typedef enum GpuselServiceOp
 	GSVC_RESIDENT_CREATE,		/* a0 key, a1 bytes -> r0 the copy's id */
 	GSVC_RESIDENT_WRITE,		/* h0 id, a0 offset, a1 bytes, p0 source */
 	GSVC_FILTER_SUBMIT_RESIDENT,	/* h0 filter, h1 id, a0 slot, a1 rows, p0 offsets */
+	GSVC_FILTER_POSITIONS,		/* h0 filter, a0 slot -> p0 the positions */
 	GSVC_OP_COUNT
 } GpuselServiceOp;
 
