@@ -41,10 +41,14 @@ q "CREATE TABLE cache_dev_t AS
           CASE WHEN g % 5 = 0 THEN 'NaN'::numeric ELSE ((g * 31) % 100000) / 100.0 END::numeric(12,2) AS m,
           date '2020-01-01' + (g % 1000) AS d, g % 101 AS grp,
           CASE WHEN g % 13 = 0 THEN NULL WHEN g = 777777 THEN -9223372036854775808
-               ELSE g::int8 * 1000003 - 500000000000 END AS big
+               ELSE g::int8 * 1000003 - 500000000000 END AS big,
+          (ARRAY['A', 'N', 'R'])[g % 3 + 1]::char(1) AS rf,
+          CASE WHEN g % 11 = 0 THEN NULL ELSE (ARRAY['O', 'F'])[g % 2 + 1] END::char(1) AS ls
    FROM generate_series(1, 1000003) g" >/dev/null
 q "ANALYZE cache_dev_t" >/dev/null
 q "SELECT gpusel_cache('cache_dev_t')" >/dev/null
+[ "$(q "SELECT columns @> '{rf,ls}' FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = t ] \
+  && ok "char(1) columns are cached" || fail "char(1) columns not cached: $(q "SELECT columns FROM gpusel_cached_tables")"
 device_bytes=$(q "SELECT device_bytes FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")
 if [ "$gpu" = t ]; then
   [ "$device_bytes" -gt 0 ] && ok "the cache's columns are in device memory ($device_bytes bytes)" \
@@ -58,6 +62,8 @@ shapes=(
   "SELECT count(*), sum(m), avg(k) FROM cache_dev_t WHERE v > 0.1 AND k < 900 AND d > date '2020-02-01'"
   "SELECT sum(big), avg(big), count(*) FROM cache_dev_t WHERE v > 0.2 AND id <> 777777"
   "SELECT sum(big), count(*) FROM cache_dev_t WHERE v > 0.2"
+  "SELECT rf, ls, count(*), sum(m), avg(k) FROM cache_dev_t WHERE d <= date '2022-06-01' GROUP BY rf, ls ORDER BY 1, 2"
+  "SELECT rf, percentile_disc(0.5) WITHIN GROUP (ORDER BY m) FROM cache_dev_t WHERE v < 0.8 GROUP BY rf ORDER BY 1"
   "SELECT grp, percentile_disc(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY v) FROM cache_dev_t WHERE d >= date '2021-01-01' GROUP BY grp ORDER BY grp"
   "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v), count(*), avg(k) FROM cache_dev_t WHERE k > 100"
   "SELECT grp, count(*), sum(k), min(v), max(d) FROM cache_dev_t WHERE v < 0.9 GROUP BY grp ORDER BY grp"
@@ -82,7 +88,7 @@ compare_all "cached" device
 # writes: their blocks come from the heap, the rest from device memory
 q "UPDATE cache_dev_t SET v = v / 2, k = k + 1 WHERE id % 50000 = 7" >/dev/null
 q "DELETE FROM cache_dev_t WHERE id BETWEEN 400000 AND 400100" >/dev/null
-q "INSERT INTO cache_dev_t SELECT g, g % 1000, 0.5001, 1.5, date '2021-06-01', g % 101, g FROM generate_series(2000000, 2000999) g" >/dev/null
+q "INSERT INTO cache_dev_t SELECT g, g % 1000, 0.5001, 1.5, date '2021-06-01', g % 101, g, 'N', 'F' FROM generate_series(2000000, 2000999) g" >/dev/null
 compare_all "after writes" device
 
 # a row the device cannot evaluate: PostgreSQL's error, from the CPU's re-evaluation

@@ -204,9 +204,10 @@ ensure_triggers(Relation rel, Oid ext_namespace, GpuselCacheEntry *entry)
 
 /*
  * The form a column is cached in: one batch column chosen by its type
- * alone, the same in every process.  False for a type the cache does not
- * hold (text and uuid keys are numbers of a scan's own dictionary; wide
- * numerics take two batch columns).
+ * alone, the same in every process: the form quals read, else (char(n),
+ * which quals compare by collation) the one group keys read.  False for a
+ * type the cache does not hold (text and uuid keys are numbers of a scan's
+ * own dictionary; wide numerics take two batch columns).
  */
 static bool
 cacheable_form(Form_pg_attribute att, GpuselFormChoice *choice)
@@ -214,6 +215,8 @@ cacheable_form(Form_pg_attribute att, GpuselFormChoice *choice)
 	const GpuselFormInfo *info;
 
 	if (!GpuselChooseForm(att->atttypid, att->atttypmod, att->attcollation, GPUSEL_USE_QUAL,
+						  -1, choice) &&
+		!GpuselChooseForm(att->atttypid, att->atttypmod, att->attcollation, GPUSEL_USE_GROUP,
 						  -1, choice))
 		return false;
 	info = GpuselFormLookup(choice->form);
