@@ -382,6 +382,44 @@ read_table(Relation rel, Snapshot snapshot, GpuselCacheEntry *entry, GpuselProgr
 }
 
 /*
+ * After the build has read the table: copies its columns to device memory
+ * (cache_device.c) when the GPU service keeps such memory and the copy
+ * fits gpusel.cache_device_memory; else the table stays in shared memory
+ * only, and a notice says why.
+ */
+static void
+to_device(GpuselCacheEntry *entry)
+{
+	Size		bytes;
+	Size		in_use;
+	char		errbuf[512];
+
+	entry->resident = 0;
+	entry->device_bytes = 0;
+	if (gpusel_cache_device_memory_mb == 0 || !GpuselCacheDeviceAvailable())
+		return;
+	bytes = GpuselCacheDeviceLayout(entry);
+	if (!GpuselCacheReserveDevice(entry, bytes, &in_use))
+	{
+		ereport(NOTICE,
+				(errmsg("table's column cache kept in shared memory only"),
+				 errdetail("Its device copy would take %zu MB; cached tables hold %zu MB of the %d MB gpusel.cache_device_memory allows.",
+						   bytes / (1024 * 1024), in_use / (1024 * 1024), gpusel_cache_device_memory_mb),
+				 errhint("Raise gpusel.cache_device_memory, or cache fewer columns.")));
+		return;
+	}
+	errbuf[0] = '\0';
+	if (GpuselCacheCopyToDevice(entry, (int) (entry - GpuselCacheRegistry()->entries), GpuselCacheArea(),
+								bytes, errbuf, sizeof(errbuf)) != GS_OK)
+	{
+		GpuselCacheReleaseDevice(entry);
+		ereport(NOTICE,
+				(errmsg("table's column cache kept in shared memory only"),
+				 errdetail("The GPU service could not keep its columns in device memory: %s", errbuf)));
+	}
+}
+
+/*
  * SQL gpusel_cache(table regclass, columns text[] DEFAULT NULL): caches the
  * table's columns (those named, or every one the cache can hold) and
  * returns the rows cached.  Replaces the table's earlier cache.
@@ -460,7 +498,7 @@ gpusel_cache(PG_FUNCTION_ARGS)
 		nrows = read_table(rel, snapshot, entry, prog);
 		UnregisterSnapshot(snapshot);
 		entry->nrows = nrows;
-		GpuselCacheToDevice(entry);
+		to_device(entry);
 	}
 	PG_CATCH();
 	{

@@ -10,8 +10,9 @@
  * NULLs), each part on a 256-byte boundary; so any run of rows is one
  * stretch of each column.  The host copy stays: it answers the CPU path,
  * hands the scan its rows' TIDs, and serves while the service restarts.
- * A copy that does not fit gpusel.cache_device_memory, or the device, is
- * not made and a notice says so; the host copy serves alone.
+ * This file knows the entry and the device; the registry accounts for the
+ * copies' memory (GpuselCacheReserveDevice) and the build decides when to
+ * make one (cache_build.c).
  */
 #include "postgres.h"
 
@@ -20,13 +21,12 @@
 #include "cache_internal.h"
 #include "device.h"
 #include "device_calls.h"
-#include "guc.h"
 
 #define GPUSEL_CACHE_DEVICE_ALIGN	256
 
 /* Lays the entry's columns out for the device; returns the copy's bytes. */
-static Size
-layout(GpuselCacheEntry *e)
+Size
+GpuselCacheDeviceLayout(GpuselCacheEntry *e)
 {
 	Size		at = 0;
 
@@ -44,31 +44,10 @@ layout(GpuselCacheEntry *e)
 	return Max(at, GPUSEL_CACHE_DEVICE_ALIGN);
 }
 
-/* Takes bytes of the per-GPU budget for the entry; false when they do not fit. */
-static bool
-reserve_device(GpuselCacheEntry *e, Size bytes, Size *in_use)
-{
-	GpuselCacheShared *reg = GpuselCacheRegistry();
-	Size		limit = (Size) gpusel_cache_device_memory_mb * 1024 * 1024;
-	bool		fits;
-
-	LWLockAcquire(reg->lock, LW_EXCLUSIVE);
-	*in_use = reg->device_bytes_in_use;
-	fits = reg->device_bytes_in_use + bytes <= limit;
-	if (fits)
-	{
-		reg->device_bytes_in_use += bytes;
-		e->device_bytes = bytes;
-	}
-	LWLockRelease(reg->lock);
-	return fits;
-}
-
 /* Copies every segment's columns to their places in the device copy. */
 static gs_status
-copy_segments(GpuselCacheEntry *e, char *errbuf, size_t errlen)
+copy_segments(GpuselCacheEntry *e, dsa_area *area, char *errbuf, size_t errlen)
 {
-	dsa_area   *area = GpuselCacheArea();
 	dsa_pointer *segs = dsa_get_address(area, e->segments);
 
 	for (int s = 0; s < e->nsegments; s++)
@@ -96,61 +75,31 @@ copy_segments(GpuselCacheEntry *e, char *errbuf, size_t errlen)
 }
 
 /*
- * After a build has read the table: copies its columns to device memory
- * when the GPU service keeps such memory and the copy fits; else the
- * entry has no device copy, and a notice says why when that was not the
- * user's choice.
+ * Makes the entry's device copy, laid out already, under the service's
+ * key 'key' (its registry slot), from the host copy in 'area'.  On failure
+ * the entry has no copy and errbuf says why.
  */
-void
-GpuselCacheToDevice(GpuselCacheEntry *e)
+gs_status
+GpuselCacheCopyToDevice(GpuselCacheEntry *e, int key, dsa_area *area, Size bytes,
+						char *errbuf, size_t errlen)
 {
-	GpuselCacheShared *reg = GpuselCacheRegistry();
-	Size		bytes;
-	Size		in_use;
-	char		errbuf[512];
 	gs_status	st;
 
-	e->resident = 0;
-	e->device_bytes = 0;
-	if (gpusel_cache_device_memory_mb == 0 || !GpuselDeviceKeepsResident())
-		return;
-	bytes = layout(e);
-	if (!reserve_device(e, bytes, &in_use))
-	{
-		ereport(NOTICE,
-				(errmsg("table's column cache kept in shared memory only"),
-				 errdetail("Its device copy would take %zu MB; cached tables hold %zu MB of the %d MB gpusel.cache_device_memory allows.",
-						   bytes / (1024 * 1024), in_use / (1024 * 1024), gpusel_cache_device_memory_mb),
-				 errhint("Raise gpusel.cache_device_memory, or cache fewer columns.")));
-		return;
-	}
-	errbuf[0] = '\0';
-	st = GpuselDev->resident_create(&e->resident, (int) (e - reg->entries), bytes,
-									errbuf, sizeof(errbuf));
+	st = GpuselDev->resident_create(&e->resident, key, bytes, errbuf, errlen);
 	if (st == GS_OK)
-		st = copy_segments(e, errbuf, sizeof(errbuf));
+		st = copy_segments(e, area, errbuf, errlen);
 	if (st != GS_OK)
-	{
-		LWLockAcquire(reg->lock, LW_EXCLUSIVE);
-		GpuselCacheReleaseDevice(e);
-		LWLockRelease(reg->lock);
-		ereport(NOTICE,
-				(errmsg("table's column cache kept in shared memory only"),
-				 errdetail("The GPU service could not keep its columns in device memory: %s", errbuf)));
-	}
+		GpuselCacheDropDevice(e);
+	return st;
 }
 
-/* Gives the entry's device copy up; the caller holds the registry's lock exclusively. */
+/* Gives the entry's device copy up (the service frees it at its next sweep). */
 void
-GpuselCacheReleaseDevice(GpuselCacheEntry *e)
+GpuselCacheDropDevice(GpuselCacheEntry *e)
 {
-	GpuselCacheShared *reg = GpuselCacheRegistry();
-
 	if (e->resident != 0)
 		GpuselDev->resident_destroy(e->resident);
-	reg->device_bytes_in_use -= Min(reg->device_bytes_in_use, e->device_bytes);
 	e->resident = 0;
-	e->device_bytes = 0;
 }
 
 /* Whether the entry's device copy is held now, for this process to read. */
@@ -158,4 +107,11 @@ bool
 GpuselCacheOnDevice(const GpuselCacheEntry *e)
 {
 	return e->resident != 0 && GpuselDeviceResidentCurrent(e->resident);
+}
+
+/* Whether this process's builds may make device copies: the GPU service has a GPU. */
+bool
+GpuselCacheDeviceAvailable(void)
+{
+	return GpuselDeviceKeepsResident();
 }

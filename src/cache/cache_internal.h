@@ -135,10 +135,16 @@ extern HeapTuple GpuselCacheFindTrigger(Oid relid, const char *name);
 extern bool GpuselCacheTriggerCurrent(GpuselCacheEntry *entry);
 extern bool GpuselCacheReserve(GpuselCacheEntry *entry, Size bytes, Size *in_use);
 
-/* cache_device.c */
-extern void GpuselCacheToDevice(GpuselCacheEntry *entry);
+extern bool GpuselCacheReserveDevice(GpuselCacheEntry *entry, Size bytes, Size *in_use);
 extern void GpuselCacheReleaseDevice(GpuselCacheEntry *entry);
+
+/* cache_device.c */
+extern Size GpuselCacheDeviceLayout(GpuselCacheEntry *entry);
+extern gs_status GpuselCacheCopyToDevice(GpuselCacheEntry *entry, int key, dsa_area *area,
+										 Size bytes, char *errbuf, size_t errlen);
+extern void GpuselCacheDropDevice(GpuselCacheEntry *entry);
 extern bool GpuselCacheOnDevice(const GpuselCacheEntry *entry);
+extern bool GpuselCacheDeviceAvailable(void);
 
 
 #endif							/* GPUSEL_CACHE_INTERNAL_H */

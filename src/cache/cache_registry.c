@@ -133,6 +133,46 @@ GpuselCacheArea(void)
 	return attach_area(false);
 }
 
+/* Gives the entry's device copy and its budget up; the caller holds the lock exclusively. */
+static void
+release_device_locked(GpuselCacheEntry *entry)
+{
+	GpuselCacheDropDevice(entry);
+	registry->device_bytes_in_use -= Min(registry->device_bytes_in_use, entry->device_bytes);
+	entry->device_bytes = 0;
+}
+
+/* Gives the entry's device copy and its budget up, after a copy that failed. */
+void
+GpuselCacheReleaseDevice(GpuselCacheEntry *entry)
+{
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	release_device_locked(entry);
+	LWLockRelease(registry->lock);
+}
+
+/*
+ * Takes bytes of the per-GPU device budget (gpusel.cache_device_memory) for
+ * the entry's device copy; false, with the bytes in use, when they do not fit.
+ */
+bool
+GpuselCacheReserveDevice(GpuselCacheEntry *entry, Size bytes, Size *in_use)
+{
+	Size		limit = (Size) gpusel_cache_device_memory_mb * 1024 * 1024;
+	bool		fits;
+
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	*in_use = registry->device_bytes_in_use;
+	fits = registry->device_bytes_in_use + bytes <= limit;
+	if (fits)
+	{
+		registry->device_bytes_in_use += bytes;
+		entry->device_bytes = bytes;
+	}
+	LWLockRelease(registry->lock);
+	return fits;
+}
+
 /* Frees an entry's columns and arrays; the caller holds the lock exclusively. */
 void
 GpuselCacheFreeParts(GpuselCacheEntry *entry)
@@ -158,7 +198,7 @@ GpuselCacheFreeParts(GpuselCacheEntry *entry)
 			dsa_free(a, entry->changed);
 	}
 	registry->bytes_in_use -= Min(registry->bytes_in_use, entry->bytes);
-	GpuselCacheReleaseDevice(entry);
+	release_device_locked(entry);
 	entry->segments = entry->block_first = entry->changed = InvalidDsaPointer;
 	entry->nsegments = 0;
 	entry->segments_capacity = 0;
