@@ -107,7 +107,6 @@ typedef struct GpuselCacheShared
 	int			area_tranche;
 	dsa_handle	area;			/* GPUSEL_CACHE_NO_AREA until the first build */
 	Size		bytes_in_use;
-	Size		device_bytes_in_use;	/* per GPU */
 	GpuselCacheEntry entries[GPUSEL_CACHE_MAX_TABLES];
 } GpuselCacheShared;
 

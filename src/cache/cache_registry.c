@@ -138,7 +138,6 @@ static void
 release_device_locked(GpuselCacheEntry *entry)
 {
 	GpuselCacheDropDevice(entry);
-	registry->device_bytes_in_use -= Min(registry->device_bytes_in_use, entry->device_bytes);
 	entry->device_bytes = 0;
 }
 
@@ -153,22 +152,35 @@ GpuselCacheReleaseDevice(GpuselCacheEntry *entry)
 
 /*
  * Takes bytes of the per-GPU device budget (gpusel.cache_device_memory) for
- * the entry's device copy; false, with the bytes in use, when they do not fit.
+ * the entry's device copy; false, with the bytes in use, when they do not
+ * fit.  What is in use is counted afresh: the copies the service holds now
+ * (a restart lost the others) and the builds under way, but not the copy
+ * of the same table this build replaces, which goes when it is published.
  */
 bool
 GpuselCacheReserveDevice(GpuselCacheEntry *entry, Size bytes, Size *in_use)
 {
 	Size		limit = (Size) gpusel_cache_device_memory_mb * 1024 * 1024;
+	Size		used = 0;
 	bool		fits;
 
 	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
-	*in_use = registry->device_bytes_in_use;
-	fits = registry->device_bytes_in_use + bytes <= limit;
-	if (fits)
+	for (int i = 0; i < GPUSEL_CACHE_MAX_TABLES; i++)
 	{
-		registry->device_bytes_in_use += bytes;
-		entry->device_bytes = bytes;
+		GpuselCacheEntry *e = &registry->entries[i];
+
+		if (e == entry || e->device_bytes == 0 || e->state == GPUSEL_CACHE_FREE)
+			continue;
+		if (e->state == GPUSEL_CACHE_READY && e->dbid == entry->dbid && e->relid == entry->relid)
+			continue;
+		if (e->resident != 0 && !GpuselCacheOnDevice(e))
+			continue;
+		used += e->device_bytes;
 	}
+	*in_use = used;
+	fits = used + bytes <= limit;
+	if (fits)
+		entry->device_bytes = bytes;
 	LWLockRelease(registry->lock);
 	return fits;
 }

@@ -516,7 +516,7 @@ cache_explain(GpuselSource *source, ExplainState *es)
 
 	ExplainPropertyText("Source", "column cache", es);
 	ExplainPropertyInteger("Rows From Cache", NULL, cs->use.rows_from_cache, es);
-	if (cs->use.rows_on_device > 0)
+	if (cs->use.rows_on_device > 0 || es->format != EXPLAIN_FORMAT_TEXT)
 		ExplainPropertyInteger("Rows Read In Device Memory", NULL, cs->use.rows_on_device, es);
 	ExplainPropertyInteger("Blocks From Heap", NULL, cs->use.blocks_from_heap, es);
 }

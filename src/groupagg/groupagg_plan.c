@@ -321,6 +321,45 @@ counts_only(GroupAggShape *shape)
 	return true;
 }
 
+/* How many of the aggregates are not count(*). */
+static int
+count_sums(List *aggs)
+{
+	int			n = 0;
+	ListCell   *lc;
+
+	foreach(lc, aggs)
+	{
+		GroupAggKind kind;
+		bool		descending;
+
+		if (GpuselGroupAggClassify(lfirst_node(Aggref, lc), &kind, &descending) &&
+			kind != GROUPAGG_COUNT_STAR)
+			n++;
+	}
+	return n;
+}
+
+/* Whether the device groups percentile keys of this type (groupagg_batch.c's device_key_kind). */
+static bool
+device_key_type(Oid typid)
+{
+	switch (typid)
+	{
+		case INT2OID:
+		case INT4OID:
+		case INT8OID:
+		case FLOAT4OID:
+		case FLOAT8OID:
+		case DATEOID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			return true;
+		default:
+			return false;
+	}
+}
+
 /*
  * Whether the device sums the shape's rows where they lie, as far as the
  * plan shows (groupagg_devsum.c decides): no keys, and every aggregate
@@ -349,7 +388,8 @@ sums_on_device(GroupAggShape *shape)
 			!IsA(input, Var) || exprType((Node *) input) != INT8OID)
 			return false;
 	}
-	return true;
+	/* the device sums at most GS_SUM_MAX_EXPRS inputs at once */
+	return count_sums(shape->aggs) <= GS_SUM_MAX_EXPRS;
 }
 
 /*
@@ -383,7 +423,8 @@ aggregates_on_device(GroupAggShape *shape)
 		if (agg->aggkind != AGGKIND_ORDERED_SET || list_length(agg->args) < 1)
 			return false;
 		arg = (Node *) llast_node(TargetEntry, agg->args)->expr;
-		if (!IsA(arg, Var) || (input != NULL && !equal(input, arg)))
+		if (!IsA(arg, Var) || !device_key_type(exprType(arg)) ||
+			(input != NULL && !equal(input, arg)))
 			return false;
 		input = arg;
 	}
@@ -651,7 +692,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	 */
 	if (!GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
 		aggs_cross(shape.aggs) && inputs_columnar(shape.keys, shape.aggs) &&
-		!(GpuselPlanForGpu(rows) && aggregates_on_device(&shape) &&
+		!(quals != NIL && GpuselPlanForGpu(rows) && aggregates_on_device(&shape) &&
 		  GpuselSourceProvidedOnDevice(planner_rt_fetch(input_rel->relid, root)->relid)))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost,
 								   disabled);

@@ -757,6 +757,8 @@ next_batch(GpuselScanState *state)
 {
 	int			cur;
 
+	/* a scan whose batches the device takes whole returns no row in between */
+	CHECK_FOR_INTERRUPTS();
 	if (!state->started)
 	{
 		state->started = true;

@@ -355,8 +355,6 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 				void	  **table = PTR(req->p[3]);
 				gs_status	st;
 
-				/* a scan begins: device memory of caches given up goes first */
-				GpuselResidentSweep(conn->device);
 				if (ncols < 0 || ncols > GS_MAX_PROGRAM_LENGTH || nslots < 1 || nslots > 2 ||
 					!in_region(req->p[0], sizeof(gs_instr) * Max(req->a[0], 1)) ||
 					(req->a[1] > 0 && !in_region(req->p[1], sizeof(gs_const) * req->a[1])) ||
@@ -776,13 +774,14 @@ GpuselServiceDeviceMain(pid_t supervisor)
 		pthread_t	thread;
 		pthread_attr_t attr;
 
+		int			ready = poll(&pfd, 1, 1000);
+
 		/* a quiet second: free the device copies caches gave up */
-		if (poll(&pfd, 1, 1000) == 0)
-		{
-			if (device_count > 0)
-				GpuselResidentSweep(0);
+		if (ready == 0 && device_count > 0)
+			GpuselResidentSweep(0);
+		/* nothing to accept, or a signal (SIGTERM ends the loop) */
+		if (ready <= 0)
 			continue;
-		}
 		sock = accept4(lsock, NULL, NULL, SOCK_CLOEXEC);
 		if (sock < 0)
 			continue;

@@ -14,7 +14,10 @@
  * the region (GpuselServiceShared.resident_wanted), which any process can
  * do at any time, even while it aborts; the memory is read by kernels only
  * while a scan pins its cache entry, so it is unwanted only after the
- * entry is unpinned, and a sweep frees it.
+ * entry is unpinned, and a sweep frees it.  A scan that fails may unpin
+ * before its filter is destroyed, with a batch still running over the
+ * copy: the free is cudaFree, which waits for the device's work in flight,
+ * so that batch ends first (a stream-ordered free would not do).
  */
 #include "postgres.h"
 
@@ -189,8 +192,9 @@ GpuselResidentColumns(uint64 id, int device, int64 nrows, int ncols, const gs_co
 	if (r == NULL || device < 0 || device >= resident_devices || r->ptr[device] == NULL || nrows < 0)
 	{
 		pthread_mutex_unlock(&resident_lock);
+		/* its device process restarted since the scan began: as any request of a lost service */
 		snprintf(errbuf, errlen, "the GPU service no longer holds this table's cached columns");
-		return GS_INVALID_ARGUMENT;
+		return GS_NO_DEVICE;
 	}
 	for (int c = 0; c < ncols; c++)
 	{
@@ -202,7 +206,9 @@ GpuselResidentColumns(uint64 id, int device, int64 nrows, int ncols, const gs_co
 		cols[c].nulls = NULL;
 		if (voff < 0)
 			continue;
-		if ((uint64) voff > r->bytes || (uint64) nrows * width > r->bytes - (uint64) voff ||
+		/* a misaligned load would be a sticky error: every session's queries would fail */
+		if ((uint64) voff % width != 0 ||
+			(uint64) voff > r->bytes || (uint64) nrows * width > r->bytes - (uint64) voff ||
 			(noff >= 0 && ((uint64) noff > r->bytes || (uint64) nrows > r->bytes - (uint64) noff)))
 		{
 			pthread_mutex_unlock(&resident_lock);
