@@ -34,74 +34,20 @@ psql_q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 [[ $sf =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "scale factor must be a number, not '$sf'" >&2; exit 2; }
 [[ $workers =~ ^[0-9]+$ && $reps =~ ^[1-9][0-9]*$ ]] || { echo "workers and reps must be integers" >&2; exit 2; }
 
-# The wheel's executable is tpchgen_cli-<v>.data/scripts/tpchgen-cli; pip
-# --target puts it in $site/bin.  Where pip is missing, the wheel is a zip
-# file: unpack it with Python's zipfile (which drops the execute bit).
-install_from_wheel() {
-  local whl=$1
-  rm -rf "$site"
-  if ! python3 -m pip install -q --no-index --no-deps --target "$site" "$whl" >/dev/null 2>&1; then
-    mkdir -p "$site" && python3 -m zipfile -e "$whl" "$site"
-  fi
-}
-find_generator() {
-  command -v tpchgen-cli >/dev/null && return 0
-  local exe whl
-  exe=$(find "$site" -type f -name tpchgen-cli 2>/dev/null | head -1 || true)
-  if [ -z "$exe" ]; then
-    whl=$(ls "$repo"/.whl/tpchgen_cli-*.whl 2>/dev/null | sort -V | tail -1 || true)
-    if [ -n "$whl" ]; then
-      echo "installing $(basename "$whl") into $site"
-      install_from_wheel "$whl"
-    else
-      # --target, not --user: pip then neither needs a writable home nor
-      # refuses a Debian Python as "externally managed" (PEP 668)
-      echo "installing tpchgen-cli from PyPI into $site"
-      PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --target "$site" tpchgen-cli >/dev/null
-    fi
-    exe=$(find "$site" -type f -name tpchgen-cli | head -1 || true)
-    [ -n "$exe" ] || { echo "no tpchgen-cli executable in $site" >&2; return 1; }
-  fi
-  chmod +x "$exe"
-  export PATH="$(dirname "$exe"):$PATH"
-}
+source "$repo/test/bench/tpch_lineitem.sh"
 
 psql_q -c "SET client_min_messages = warning" -c "CREATE EXTENSION IF NOT EXISTS gpusel"
 
-# Loading takes minutes at SF 2: skip it when lineitem holds this SF's rows
-# (the SF is in the table's comment, which only a complete load writes; the
-# row count is about 6,001,215 x SF, within 0.1% of it at the SFs tried, so
-# 1% tells an emptied or partial table).
-have=$(psql_q -At -c "SELECT coalesce((SELECT substring(obj_description(oid, 'pg_class') FROM 'sf=([0-9.]+)')::numeric = $sf
-                                       FROM pg_class WHERE oid = to_regclass('lineitem')), false)")
-if [ "$have" = t ]; then
-  have=$(psql_q -At -c "SELECT abs(count(*) - 6001215 * $sf) <= 0.01 * 6001215 * $sf FROM lineitem")
-fi
-if [ "$have" = t ]; then
+if lineitem_loaded "$sf"; then
   echo "lineitem: already loaded at SF $sf"
 else
   find_generator
   echo "generator: $(tpchgen-cli --version)"
   t0=$(date +%s.%N)
-  # CSV, not tbl: tbl ends every line with '|', which COPY reads as one more
-  # (empty) column.  The generator writes to stdout straight into COPY (no
-  # file on disk).  One transaction creates the table and copies into it, so
-  # COPY can FREEZE the rows (no hint-bit writes on the first reads, little
-  # left for VACUUM); HEADER MATCH checks the generator's column names.
-  # UNLOGGED: no WAL to write; a crash empties it, and the check above then
-  # loads it again.
-  tpchgen-cli csv --scale-factor "$sf" --tables lineitem --stdout |
-    psql_q -1 -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS lineitem" \
-      -c "$(sed 's/^CREATE TABLE lineitem/CREATE UNLOGGED TABLE lineitem/' "$repo/test/tpch/lineitem.sql")" \
-      -c "COPY lineitem FROM STDIN (FORMAT csv, HEADER match, FREEZE)"
-  t1=$(date +%s.%N)
-  psql_q -c "VACUUM (FREEZE, ANALYZE) lineitem"
-  t2=$(date +%s.%N)
-  # the comment marks the load complete: only a generator and COPY that both
-  # succeeded (pipefail) get here
-  psql_q -c "COMMENT ON TABLE lineitem IS 'TPC-H lineitem, sf=$sf, $(tpchgen-cli --version)'"
-  awk -v a="$t0" -v b="$t1" -v c="$t2" -v sf="$sf" \
-    'BEGIN { printf "lineitem: loaded SF %s in %.1f s (generate + COPY), VACUUM (FREEZE, ANALYZE) %.1f s\n", sf, b - a, c - b }'
+  # the generator writes to stdout straight into COPY (no file on disk);
+  # pipefail stops the script here unless both succeeded
+  tpchgen-cli csv --scale-factor "$sf" --tables lineitem --stdout | lineitem_copy
+  lineitem_finish "$sf" "$t0" "$(date +%s.%N)" "$(tpchgen-cli --version)" "generate + COPY"
 fi
 # every run, since the workers argument may differ from the last run's
 psql_q -c "ALTER TABLE lineitem SET (parallel_workers = $workers)"

@@ -45,37 +45,7 @@ psql_q() { psql -X -q -v ON_ERROR_STOP=1 "$@"; }
 [[ $sf =~ ^[0-9]+(\.[0-9]+)?$ ]] || { echo "scale factor must be a number, not '$sf'" >&2; exit 2; }
 [[ $workers =~ ^[0-9]+$ && $reps =~ ^[1-9][0-9]*$ ]] || { echo "workers and reps must be integers" >&2; exit 2; }
 
-# The generator's wheel holds one static executable; pip --target puts it in
-# $site/bin.  Where pip is missing, the wheel is a zip file: unpack it with
-# Python's zipfile (which drops the execute bit).
-install_from_wheel() {
-  local whl=$1
-  rm -rf "$site"
-  if ! python3 -m pip install -q --no-index --no-deps --target "$site" "$whl" >/dev/null 2>&1; then
-    mkdir -p "$site" && python3 -m zipfile -e "$whl" "$site"
-  fi
-}
-find_generator() {
-  command -v tpchgen-cli >/dev/null && return 0
-  local exe whl
-  exe=$(find "$site" -type f -name tpchgen-cli 2>/dev/null | head -1 || true)
-  if [ -z "$exe" ]; then
-    whl=$(ls "$repo"/.whl/tpchgen_cli-*.whl 2>/dev/null | sort -V | tail -1 || true)
-    if [ -n "$whl" ]; then
-      echo "installing $(basename "$whl") into $site"
-      install_from_wheel "$whl"
-    else
-      # --target, not --user: pip then neither needs a writable home nor
-      # refuses a Debian Python as "externally managed" (PEP 668)
-      echo "installing tpchgen-cli from PyPI into $site"
-      PIP_ROOT_USER_ACTION=ignore python3 -m pip install -q --target "$site" tpchgen-cli >/dev/null
-    fi
-    exe=$(find "$site" -type f -name tpchgen-cli | head -1 || true)
-    [ -n "$exe" ] || { echo "no tpchgen-cli executable in $site" >&2; return 1; }
-  fi
-  chmod +x "$exe"
-  export PATH="$(dirname "$exe"):$PATH"
-}
+source "$repo/test/bench/tpch_lineitem.sh"
 
 # duckdb's wheels are built per Python version (cp312-abi3: 3.12 or later):
 # the newest wheel in .whl/ that this Python imports, else PyPI.  Where pip
@@ -121,35 +91,17 @@ if [ ! -s "$csv" ]; then
   awk -v a="$t0" -v b="$(date +%s.%N)" -v f="$csv" 'BEGIN { printf "generated %s in %.1f s\n", f, b - a }'
 fi
 
-# PostgreSQL's load as tpch_bench.sh does it (and the table it leaves is
-# reused here, and this one there): skipped when lineitem holds this SF's
-# rows (the SF is in the table's comment, which only a complete load writes;
-# the row count is about 6,001,215 x SF, so 1% tells an emptied or partial
-# table).  The answers below check that DuckDB's rows are the same: Q1 and
-# the medians read nearly every row.
-have=$(psql_q -At -c "SELECT coalesce((SELECT substring(obj_description(oid, 'pg_class') FROM 'sf=([0-9.]+)')::numeric = $sf
-                                       FROM pg_class WHERE oid = to_regclass('lineitem')), false)")
-if [ "$have" = t ]; then
-  have=$(psql_q -At -c "SELECT abs(count(*) - 6001215 * $sf) <= 0.01 * 6001215 * $sf FROM lineitem")
-fi
-if [ "$have" = t ]; then
+# PostgreSQL's load as tpch_bench.sh does it (tpch_lineitem.sh: the table it
+# leaves is reused here, and this one there), from the file DuckDB loads too.
+# The answers below check that DuckDB's rows are the same: Q1 and the
+# medians read nearly every row.  Through psql's stdin, so the server need
+# not see the file.
+if lineitem_loaded "$sf"; then
   echo "lineitem: already loaded at SF $sf"
 else
   t0=$(date +%s.%N)
-  # One transaction creates the table and copies into it, so COPY can FREEZE
-  # the rows (no hint-bit writes on the first reads); HEADER MATCH checks the
-  # generator's column names.  UNLOGGED: no WAL to write; a crash empties it,
-  # and the check above then loads it again.  Through psql's stdin, so the
-  # server need not see the file.  Dropping the table drops its cache.
-  psql_q -1 -c "SET client_min_messages = warning" -c "DROP TABLE IF EXISTS lineitem" \
-    -c "$(sed 's/^CREATE TABLE lineitem/CREATE UNLOGGED TABLE lineitem/' "$repo/test/tpch/lineitem.sql")" \
-    -c "COPY lineitem FROM STDIN (FORMAT csv, HEADER match, FREEZE)" <"$csv"
-  t1=$(date +%s.%N)
-  psql_q -c "VACUUM (FREEZE, ANALYZE) lineitem"
-  t2=$(date +%s.%N)
-  psql_q -c "COMMENT ON TABLE lineitem IS 'TPC-H lineitem, sf=$sf, from $(basename "$csv")'"
-  awk -v a="$t0" -v b="$t1" -v c="$t2" -v sf="$sf" \
-    'BEGIN { printf "lineitem: loaded SF %s in %.1f s (COPY), VACUUM (FREEZE, ANALYZE) %.1f s\n", sf, b - a, c - b }'
+  lineitem_copy <"$csv"
+  lineitem_finish "$sf" "$t0" "$(date +%s.%N)" "from $(basename "$csv")" "COPY"
 fi
 psql_q -c "ALTER TABLE lineitem SET (parallel_workers = $workers)"
 
