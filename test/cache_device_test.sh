@@ -15,20 +15,10 @@
 # Each check prints "ok: ..." or "FAIL: ...".
 set -uo pipefail
 db=${1:-gpusel_tap}
-failures=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-q() { psql -X -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
+source "$(dirname "$0")/server_checks.sh"
 pg_off="-c gpusel.enable_scan=off -c gpusel.enable_groupagg=off -c gpusel.replace_builtin_percentiles=off -c max_parallel_workers_per_gather=0"
-wait_up() {
-  for _ in $(seq 1 200); do
-    [ "$(q "SELECT state FROM gpusel_service")" = up ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
 
-wait_up || fail "service not up: $(q 'SELECT * FROM gpusel_service')"
+wait_up 20 || fail "service not up: $(q 'SELECT * FROM gpusel_service')"
 gpu=$(q "SELECT devices > 0 FROM gpusel_service")
 # the device path where there is a GPU, else the CPU path over the same cache
 on_gpu="-c gpusel.device=$([ "$gpu" = t ] && echo gpu || echo cpu) -c gpusel.min_rows=0 -c max_parallel_workers_per_gather=0"
@@ -101,7 +91,7 @@ if [ "$gpu" = t ]; then
   # the device process dies: its copies with it; the host copy answers, a rebuild copies again
   kill -9 "$(q "SELECT device_pid FROM gpusel_service")"
   sleep 0.5
-  wait_up || fail "service not back: $(q 'SELECT * FROM gpusel_service')"
+  wait_up 20 || fail "service not back: $(q 'SELECT * FROM gpusel_service')"
   [ "$(q "SELECT device_bytes FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = 0 ] \
     && ok "after the device process died the view shows no device copy" || fail "device_bytes after the restart: $(q 'SELECT * FROM gpusel_cached_tables')"
   compare_all "after the restart, from shared memory"

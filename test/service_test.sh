@@ -20,19 +20,7 @@
 #     device memory where they were.
 set -uo pipefail
 db=${1:-gpusel_tap}
-failures=0
-ok() { echo "ok: $*"; }
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-q() { psql -X -At -v ON_ERROR_STOP=1 -d "$db" -c "$1"; }
-
-# waits up to 10 s for the service to be up
-wait_up() {
-  for _ in $(seq 1 100); do
-    [ "$(q "SELECT state FROM gpusel_service")" = up ] && return 0
-    sleep 0.1
-  done
-  return 1
-}
+source "$(dirname "$0")/server_checks.sh"
 
 wait_up && ok "service up" || fail "service not up: $(q 'SELECT * FROM gpusel_service')"
 [ "$(q "SELECT count(*) FROM pg_stat_activity WHERE backend_type = 'gpusel service'")" = 1 ] \
