@@ -43,6 +43,7 @@
 
 #include "cache_internal.h"
 #include "column_form.h"
+#include "device.h"
 #include "guc.h"
 #include "scan_pages.h"
 
@@ -396,7 +397,7 @@ to_device(GpuselCacheEntry *entry)
 
 	entry->resident = 0;
 	entry->device_bytes = 0;
-	if (gpusel_cache_device_memory_mb == 0 || !GpuselCacheDeviceAvailable())
+	if (gpusel_cache_device_memory_mb == 0 || !GpuselDeviceKeepsResident())
 		return;
 	bytes = GpuselCacheDeviceLayout(entry);
 	if (!GpuselCacheReserveDevice(entry, bytes, &in_use))

@@ -108,10 +108,3 @@ GpuselCacheOnDevice(const GpuselCacheEntry *e)
 {
 	return e->resident != 0 && GpuselDeviceResidentCurrent(e->resident);
 }
-
-/* Whether this process's builds may make device copies: the GPU service has a GPU. */
-bool
-GpuselCacheDeviceAvailable(void)
-{
-	return GpuselDeviceKeepsResident();
-}

@@ -143,7 +143,6 @@ extern gs_status GpuselCacheCopyToDevice(GpuselCacheEntry *entry, int key, dsa_a
 										 Size bytes, char *errbuf, size_t errlen);
 extern void GpuselCacheDropDevice(GpuselCacheEntry *entry);
 extern bool GpuselCacheOnDevice(const GpuselCacheEntry *entry);
-extern bool GpuselCacheDeviceAvailable(void);
 
 
 #endif							/* GPUSEL_CACHE_INTERNAL_H */

@@ -286,34 +286,34 @@ find_entry(Oid relid, GpuselCacheState state)
 	return NULL;
 }
 
-/* Whether the table has a cache ready (for EXPLAIN without ANALYZE). */
-bool
-GpuselCacheHolds(Oid relid)
+/* Whether the table has a cache ready and, when on_device, its copy in device memory for this process. */
+static bool
+holds(Oid relid, bool on_device)
 {
-	bool		holds;
+	GpuselCacheEntry *e;
+	bool		found;
 
 	if (registry == NULL)
 		return false;
 	LWLockAcquire(registry->lock, LW_SHARED);
-	holds = find_entry(relid, GPUSEL_CACHE_READY) != NULL;
+	e = find_entry(relid, GPUSEL_CACHE_READY);
+	found = e != NULL && (!on_device || GpuselCacheOnDevice(e));
 	LWLockRelease(registry->lock);
-	return holds;
+	return found;
+}
+
+/* Whether the table has a cache ready (for EXPLAIN without ANALYZE). */
+bool
+GpuselCacheHolds(Oid relid)
+{
+	return holds(relid, false);
 }
 
 /* Whether the table's ready cache has its copy in device memory, for this process to read. */
 bool
 GpuselCacheHoldsOnDevice(Oid relid)
 {
-	GpuselCacheEntry *e;
-	bool		holds;
-
-	if (registry == NULL)
-		return false;
-	LWLockAcquire(registry->lock, LW_SHARED);
-	e = find_entry(relid, GPUSEL_CACHE_READY);
-	holds = e != NULL && GpuselCacheOnDevice(e);
-	LWLockRelease(registry->lock);
-	return holds;
+	return holds(relid, true);
 }
 
 /* Pins the table's ready cache for a scan; NULL when there is none. */
