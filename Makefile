@@ -108,7 +108,7 @@ NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden $(CU
 # LLVM bitcode file for every member of OBJS.
 ifeq ($(WITH_CUDA),1)
 CUDA_OBJS = cuda/device.o cuda/sampleselect.o cuda/filter_verify.o cuda/filter_launch.o \
-	cuda/filter_slots.o cuda/filter_testhooks.o cuda/groupsort.o cuda/groupbatch.o cuda/batchsum.o
+	cuda/filter_slots.o cuda/filter_testhooks.o cuda/groupsort.o cuda/groupbatch.o cuda/groupsum.o cuda/batchsum.o
 SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 else
 CUDA_OBJS = cuda/nocuda.o cuda/nocuda_filter.o

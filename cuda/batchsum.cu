@@ -22,6 +22,7 @@
 
 #include "gpusel_filter.h"
 #include "gs_internal.cuh"
+#include "sum_program.cuh"
 #include "warp_block.cuh"
 
 namespace
@@ -32,27 +33,6 @@ constexpr int kSumThreads = 256;
 
 /* Blocks per SM of its grid-stride loop. */
 constexpr int kSumBlocksPerSm = 4;
-
-/*
- * One sum's program as the device runs it: its steps, a column step's col
- * being an index into the program's own columns, resolved to the batch's
- * arrays.
- */
-struct SumProgram
-{
-	int			ncode;
-	gs_num_step code[GS_SUM_MAX_CODE];
-	const void *values[GS_SUM_MAX_CODE];
-	const uint8_t *nulls[GS_SUM_MAX_CODE];
-	uint8_t		has_nulls[GS_SUM_MAX_CODE];
-};
-
-/* Every sum's program, passed by value to the kernel. */
-struct SumPrograms
-{
-	int			nexprs;
-	SumProgram	prog[GS_SUM_MAX_EXPRS];
-};
 
 /* One sum's running state: a thread's, a block's, the batch's. */
 struct Partial
@@ -99,7 +79,7 @@ __device__ inline Partial shuffle_down(const Partial &p, int offset)
  * Each block sums its share of the passing rows for every program and
  * writes one Partial per program: partials[block * nexprs + e].
  */
-__global__ void sum_rows(SumPrograms progs, const uint32_t *positions, int64_t n,
+__global__ void sum_rows(GsSumPrograms progs, const uint32_t *positions, int64_t n,
 						 Partial *partials)
 {
 	__shared__ Partial warp_sums[GS_SUM_MAX_EXPRS][kSumThreads / GS_WARP_SIZE];
@@ -108,7 +88,7 @@ __global__ void sum_rows(SumPrograms progs, const uint32_t *positions, int64_t n
 
 	for (int e = 0; e < progs.nexprs; e++)
 	{
-		const SumProgram *p = &progs.prog[e];
+		const GsSumProgram *p = &progs.prog[e];
 		gs_num_columns cols = {p->values, p->nulls, p->has_nulls};
 		Partial		mine = {0, 0, 0, 0, 0, 0};
 		gs_int128	sum = 0;
@@ -209,12 +189,12 @@ gs_batch_sums_create(gs_batch_sums **sums, char *errbuf, size_t errlen)
 
 /* Checks one program and resolves its columns against the batch; false with a message when it is malformed. */
 static bool
-resolve_program(const gs_sum_expr *expr, const gs_device_batch *b, SumProgram *out,
-				char *errbuf, size_t errlen)
+resolve_program(const gs_sum_expr *expr, const gs_device_batch *b, GsSumProgram *out,
+				const char *caller, char *errbuf, size_t errlen)
 {
 	if (!gs_num_program_ok(expr->code, expr->ncode))
 	{
-		gs_format_error(errbuf, errlen, "gs_batch_sums_run: a malformed program of %d steps", expr->ncode);
+		gs_format_error(errbuf, errlen, "%s: a malformed program of %d steps", caller, expr->ncode);
 		return false;
 	}
 	memset(out, 0, sizeof(*out));
@@ -229,7 +209,7 @@ resolve_program(const gs_sum_expr *expr, const gs_device_batch *b, SumProgram *o
 				b->coltypes[st.col] != GS_COL_INT8)
 			{
 				gs_format_error(errbuf, errlen,
-								"gs_batch_sums_run: column %d is not an int8 column on the device", st.col);
+								"%s: column %d is not an int8 column on the device", caller, st.col);
 				return false;
 			}
 			out->values[i] = b->values[st.col];
@@ -242,12 +222,24 @@ resolve_program(const gs_sum_expr *expr, const gs_device_batch *b, SumProgram *o
 	return true;
 }
 
+bool
+gs_sum_programs_resolve(const gs_sum_expr *exprs, int nexprs, const gs_device_batch *b,
+						GsSumPrograms *out, const char *caller, char *errbuf, size_t errlen)
+{
+	memset(out, 0, sizeof(*out));
+	out->nexprs = nexprs;
+	for (int e = 0; e < nexprs; e++)
+		if (!resolve_program(&exprs[e], b, &out->prog[e], caller, errbuf, errlen))
+			return false;
+	return true;
+}
+
 gs_status
 gs_batch_sums_run(gs_batch_sums *s, gs_filter *filter, int slot, int64_t from, int nexprs,
 				  const gs_sum_expr *exprs, gs_sum_result *results, char *errbuf, size_t errlen)
 {
 	gs_device_batch b;
-	SumPrograms progs;
+	GsSumPrograms progs;
 	int64_t		n;
 	unsigned int blocks = 0;
 	cudaError_t err = cudaSuccess;
@@ -266,13 +258,8 @@ gs_batch_sums_run(gs_batch_sums *s, gs_filter *filter, int slot, int64_t from, i
 		gs_format_error(errbuf, errlen, "gs_batch_sums_run: row %lld is beyond the batch", (long long) from);
 		return GS_INVALID_ARGUMENT;
 	}
-	memset(&progs, 0, sizeof(progs));
-	progs.nexprs = nexprs;
-	for (int e = 0; e < nexprs; e++)
-	{
-		if (!resolve_program(&exprs[e], &b, &progs.prog[e], errbuf, errlen))
-			return GS_INVALID_ARGUMENT;
-	}
+	if (!gs_sum_programs_resolve(exprs, nexprs, &b, &progs, "gs_batch_sums_run", errbuf, errlen))
+		return GS_INVALID_ARGUMENT;
 	memset(results, 0, sizeof(gs_sum_result) * nexprs);
 	n = b.npositions - from;
 	if (n == 0)

@@ -234,19 +234,23 @@ void		gs_filter_destroy(gs_filter *filter);
 
 /*
  * Rows into groups on the device (groupbatch.cu), after a batch is waited
- * for: the distinct values of its group key column among the passing rows
+ * for: the distinct values of its group key columns among the passing rows
  * (gs_batch_groups_find), then, once the host has given each a group
  * number, each passing row's (group, key) pair appended to held pairs
- * (gs_batch_groups_add).
+ * (gs_batch_groups_add), and sums per distinct key (gs_batch_groups_sum,
+ * groupsum.cu).
  */
 typedef struct gs_batch_groups gs_batch_groups;
 
-/* One distinct group key of a batch. */
+/* Group key columns a batch's rows are grouped by on the device, at most. */
+#define GS_GROUP_MAX_KEYS	2
+
+/* One distinct group key of a batch: a value of each key column. */
 typedef struct gs_batch_key
 {
-	uint64_t	bits;			/* the column's bytes, zero-extended; 0 for NULL */
+	uint64_t	bits[GS_GROUP_MAX_KEYS];	/* each column's bytes, zero-extended; 0 for NULL */
 	uint32_t	first;			/* its first row, as an index into the passing rows from 'from' */
-	uint32_t	isnull;
+	uint32_t	isnull;			/* bit c: key column c is NULL */
 } gs_batch_key;
 
 /* What one distinct key's rows added to the pairs. */
@@ -272,15 +276,16 @@ gs_status	gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows,
 								   char *errbuf, size_t errlen);
 
 /*
- * The distinct values of column key_col (which the device holds: a program
- * column or one shipped with gs_filter_ship_columns) among the passing rows
- * of slot 'slot' from the from-th on; key_col < 0 puts every row under one
- * key.  *keys (pinned, *nkeys entries, in no order) is valid until the
- * next call.
+ * The distinct values of columns key_cols[0 .. nkey_cols-1] together
+ * (columns the device holds: program columns or ones shipped with
+ * gs_filter_ship_columns) among the passing rows of slot 'slot' from the
+ * from-th on; nkey_cols 0 puts every row under one key.  *keys (pinned,
+ * *nkeys entries, in no order) is valid until the next call.
  */
 gs_status	gs_batch_groups_find(gs_batch_groups *groups, gs_filter *filter, int slot,
-								 int64_t from, int key_col, int64_t *nkeys,
-								 const gs_batch_key **keys, char *errbuf, size_t errlen);
+								 int64_t from, int nkey_cols, const int *key_cols,
+								 int64_t *nkeys, const gs_batch_key **keys,
+								 char *errbuf, size_t errlen);
 
 /*
  * After gs_batch_groups_find: appends the pair (group_of_key[key], value's
@@ -292,6 +297,9 @@ gs_status	gs_batch_groups_add(gs_batch_groups *groups, gs_filter *filter,
 								const uint32_t *group_of_key, int val_col, int key_kind,
 								gs_pairs *pairs, const gs_batch_tally **tally,
 								char *errbuf, size_t errlen);
+
+/* Distinct keys of a batch that gs_batch_groups_sum sums for, at most. */
+#define GS_GROUP_SUM_MAX_KEYS	4096
 
 /* Frees everything; safe on NULL. */
 void		gs_batch_groups_destroy(gs_batch_groups *groups);
@@ -307,7 +315,7 @@ void		gs_batch_groups_destroy(gs_batch_groups *groups);
 typedef struct gs_batch_sums gs_batch_sums;
 
 #define GS_SUM_MAX_CODE		GS_NUM_MAX_STEPS
-#define GS_SUM_MAX_EXPRS	4
+#define GS_SUM_MAX_EXPRS	8
 
 /* One sum's program: a column step's col is an INT8 column the device holds. */
 typedef struct gs_sum_expr
@@ -340,6 +348,18 @@ gs_status	gs_batch_sums_run(gs_batch_sums *sums, gs_filter *filter, int slot, in
 
 /* Frees everything; safe on NULL. */
 void		gs_batch_sums_destroy(gs_batch_sums *sums);
+
+/*
+ * After gs_batch_groups_find (groupsum.cu): evaluates exprs[0 .. nexprs-1]
+ * (as gs_batch_sums_run does; nexprs may be 0) on the rows found and sums
+ * them per distinct key: *rows gets nkeys counts of passing rows and
+ * *results nkeys x nexprs sums (key k's e-th at k * nexprs + e), in the
+ * order of the keys found; waits for the device.  At most
+ * GS_GROUP_SUM_MAX_KEYS distinct keys.
+ */
+gs_status	gs_batch_groups_sum(gs_batch_groups *groups, gs_filter *filter, int nexprs,
+								const gs_sum_expr *exprs, const uint64_t **rows,
+								const gs_sum_result **results, char *errbuf, size_t errlen);
 
 #ifdef __cplusplus
 }

@@ -1,8 +1,8 @@
 /*
  * groupbatch.cu
  *	  Rows into groups on the device: after the filter has compacted a
- *	  batch's passing rows (filter_*.cu), the batch's group key column is
- *	  hashed on the device to find its distinct keys (gs_batch_groups_find);
+ *	  batch's passing rows (filter_*.cu), the batch's group key columns are
+ *	  hashed on the device to find their distinct keys (gs_batch_groups_find);
  *	  the host numbers them as its groups, in the order their first rows
  *	  come, and the device then appends each passing row's (group, key) pair
  *	  to the pairs held for the results (gs_pairs, groupsort.cu), with a
@@ -10,10 +10,10 @@
  *	  and the tallies cross to the host: its per-row work on the batch ends.
  *
  * The hash table is rebuilt per batch: a batch holds at most max_rows
- * passing rows, so a table of twice that many slots never fills.  A NULL
- * group key has a slot of its own past the table.  Keys are compared by
- * their bytes; two byte patterns PostgreSQL holds equal (-0 and +0, NaNs)
- * are two distinct keys here and the host puts both in one group.
+ * passing rows, so a table of twice that many slots never fills.  A key
+ * is its columns' bytes and NULL flags together; two byte patterns
+ * PostgreSQL holds equal (-0 and +0, NaNs) are two distinct keys here and
+ * the host puts both in one group.
  */
 #include <cuda_runtime.h>
 
@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "gpusel_filter.h"
+#include "groupbatch.cuh"
 #include "gs_internal.cuh"
 #include "warp_block.cuh"
 
@@ -42,17 +43,13 @@ constexpr int kSlotEmpty = 0;
 constexpr int kSlotClaimed = 1;
 constexpr int kSlotReady = 2;
 
-/* Device state of one batch's grouping. */
-struct BatchTable
+/* The key columns of one find, passed by value. */
+struct KeyColumns
 {
-	int		   *state;			/* cap + 1 slots (the last for NULL) */
-	unsigned long long *slot_bits;
-	uint32_t   *slot_key;		/* index into keys of the slot's key */
-	gs_batch_key *keys;			/* distinct keys, max_rows + 1 */
-	uint32_t   *row_key;		/* per passing row: index of its key */
-	uint32_t   *group_of_key;	/* uploaded by the host per add */
-	gs_batch_tally *tally;
-	unsigned long long *counters;	/* [0] distinct keys, [1] pairs appended */
+	int			n;
+	const void *col[GS_GROUP_MAX_KEYS];
+	const uint8_t *nulls[GS_GROUP_MAX_KEYS];
+	int			width[GS_GROUP_MAX_KEYS];
 };
 
 /* Bits of the table's capacity. */
@@ -81,21 +78,52 @@ __device__ unsigned long long load_bits(const void *col, int width, uint32_t pos
 	}
 }
 
-/* The slot a key's probe sequence starts at. */
-__device__ uint32_t home_slot(unsigned long long bits, int tbits)
+/* A composite key's hash: each column's bytes and the NULL flags mixed. */
+__device__ unsigned long long key_hash(const unsigned long long *bits, int n, uint32_t isnull)
 {
-	return (uint32_t) ((bits * 0x9E3779B97F4A7C15ull) >> (64 - tbits));
+	unsigned long long h = 0x9E3779B97F4A7C15ull * (isnull + 1);
+
+	for (int c = 0; c < n; c++)
+	{
+		h ^= bits[c] + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+		h *= 0xBF58476D1CE4E5B9ull;
+	}
+	return h ^ (h >> 31);
+}
+
+/* The slot a hash's probe sequence starts at. */
+__device__ uint32_t home_slot(unsigned long long hash, int tbits)
+{
+	return (uint32_t) ((hash * 0x9E3779B97F4A7C15ull) >> (64 - tbits));
+}
+
+/* Whether key k of the table holds these columns' bytes and NULL flags. */
+__device__ bool same_key(BatchTable t, uint32_t k, const unsigned long long *bits, int n,
+						 uint32_t isnull)
+{
+	volatile gs_batch_key *key = &t.keys[k];
+
+	if (key->isnull != isnull)
+		return false;
+	for (int c = 0; c < n; c++)
+		if (key->bits[c] != bits[c])
+			return false;
+	return true;
 }
 
 /*
  * Finds or inserts a key's slot and returns its key index.  The thread
  * that claims an empty slot writes the key, then marks it ready; others
  * reading a claimed slot wait for that (independent thread scheduling
- * lets the claimant progress).
+ * lets the claimant progress).  Without key columns every row takes
+ * slot 0.
  */
-__device__ uint32_t find_or_insert(BatchTable t, uint32_t slot, uint32_t mask, bool probe,
-								   unsigned long long bits, uint32_t isnull, uint32_t row)
+__device__ uint32_t find_or_insert(BatchTable t, uint32_t mask, const unsigned long long *bits,
+								   int n, uint32_t isnull, unsigned long long hash, int tbits,
+								   uint32_t row)
 {
+	uint32_t	slot = n == 0 ? 0 : home_slot(hash, tbits);
+
 	for (;;)
 	{
 		int			st = ((volatile int *) t.state)[slot];
@@ -104,10 +132,11 @@ __device__ uint32_t find_or_insert(BatchTable t, uint32_t slot, uint32_t mask, b
 		{
 			uint32_t	k = (uint32_t) atomicAdd(&t.counters[0], 1ull);
 
-			t.keys[k].bits = bits;
+			for (int c = 0; c < GS_GROUP_MAX_KEYS; c++)
+				t.keys[k].bits[c] = c < n ? bits[c] : 0;
 			t.keys[k].first = row;
 			t.keys[k].isnull = isnull;
-			t.slot_bits[slot] = bits;
+			t.slot_bits[slot] = hash;
 			t.slot_key[slot] = k;
 			__threadfence();
 			atomicExch(&t.state[slot], kSlotReady);
@@ -116,17 +145,26 @@ __device__ uint32_t find_or_insert(BatchTable t, uint32_t slot, uint32_t mask, b
 		if (st != kSlotReady)
 			continue;			/* empty but lost the race, or claimed: look again */
 		__threadfence();
-		if (!probe || ((volatile unsigned long long *) t.slot_bits)[slot] == bits)
+		if (n == 0)
 			return ((volatile uint32_t *) t.slot_key)[slot];
+		if (((volatile unsigned long long *) t.slot_bits)[slot] == hash)
+		{
+			uint32_t	k = ((volatile uint32_t *) t.slot_key)[slot];
+
+			if (same_key(t, k, bits, n, isnull))
+				return k;
+		}
 		slot = (slot + 1) & mask;
 	}
 }
 
 /* Each passing row's key index; each key's first row. */
 __global__ void find_keys(BatchTable t, int tbits, const uint32_t *positions, int64_t n,
-						  const void *col, const uint8_t *nulls, int width)
+						  KeyColumns kc)
 {
 	int64_t		i = (int64_t) blockIdx.x * blockDim.x + threadIdx.x;
+	unsigned long long bits[GS_GROUP_MAX_KEYS];
+	uint32_t	isnull = 0;
 	uint32_t	pos;
 	uint32_t	k;
 	uint32_t	mask = (uint32_t) ((1ull << tbits) - 1);
@@ -134,16 +172,18 @@ __global__ void find_keys(BatchTable t, int tbits, const uint32_t *positions, in
 	if (i >= n)
 		return;
 	pos = positions[i];
-	if (col == NULL)
-		k = find_or_insert(t, 0, mask, false, 0, 0, (uint32_t) i);
-	else if (nulls != NULL && nulls[pos])
-		k = find_or_insert(t, mask + 1, mask, false, 0, 1, (uint32_t) i);
-	else
+	for (int c = 0; c < kc.n; c++)
 	{
-		unsigned long long bits = load_bits(col, width, pos);
-
-		k = find_or_insert(t, home_slot(bits, tbits), mask, true, bits, 0, (uint32_t) i);
+		if (kc.nulls[c] != NULL && kc.nulls[c][pos])
+		{
+			isnull |= 1u << c;
+			bits[c] = 0;
+		}
+		else
+			bits[c] = load_bits(kc.col[c], kc.width[c], pos);
 	}
+	k = find_or_insert(t, mask, bits, kc.n, isnull, kc.n == 0 ? 0 : key_hash(bits, kc.n, isnull),
+					   tbits, (uint32_t) i);
 	/* first only falls: most rows find it already below theirs */
 	if (((volatile uint32_t *) &t.keys[k].first)[0] > (uint32_t) i)
 		atomicMin(&t.keys[k].first, (uint32_t) i);
@@ -281,23 +321,6 @@ __global__ void add_pairs(BatchTable t, int64_t nkeys, const uint32_t *positions
 
 } /* namespace */
 
-/* Device and pinned memory of a scan's batch grouping (gpusel_filter.h). */
-struct gs_batch_groups
-{
-	int64_t		max_rows;
-	int			tbits;
-	int			num_sms;
-	BatchTable	t;
-	gs_batch_key *h_keys;		/* pinned, max_rows + 1 */
-	gs_batch_tally *h_tally;	/* pinned, max_rows + 1 */
-	unsigned long long *h_counters;	/* pinned, 2 */
-	/* the batch found last */
-	int			slot;
-	unsigned long long batch;
-	int64_t		from;
-	int64_t		nkeys;
-};
-
 gs_status
 gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf, size_t errlen)
 {
@@ -328,11 +351,11 @@ gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf,
 	if (err == cudaSuccess)
 		err = cudaDeviceGetAttribute(&g->num_sms, cudaDevAttrMultiProcessorCount, dev);
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &g->t.state, (cap + 1) * sizeof(int));
+		err = cudaMalloc((void **) &g->t.state, cap * sizeof(int));
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &g->t.slot_bits, (cap + 1) * sizeof(unsigned long long));
+		err = cudaMalloc((void **) &g->t.slot_bits, cap * sizeof(unsigned long long));
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &g->t.slot_key, (cap + 1) * sizeof(uint32_t));
+		err = cudaMalloc((void **) &g->t.slot_key, cap * sizeof(uint32_t));
 	if (err == cudaSuccess)
 		err = cudaMalloc((void **) &g->t.keys, nk * sizeof(gs_batch_key));
 	if (err == cudaSuccess)
@@ -362,40 +385,56 @@ gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf,
 }
 
 gs_status
-gs_batch_groups_find(gs_batch_groups *g, gs_filter *filter, int slot, int64_t from, int key_col,
-					 int64_t *nkeys, const gs_batch_key **keys, char *errbuf, size_t errlen)
+gs_batch_groups_find(gs_batch_groups *g, gs_filter *filter, int slot, int64_t from, int nkey_cols,
+					 const int *key_cols, int64_t *nkeys, const gs_batch_key **keys,
+					 char *errbuf, size_t errlen)
 {
 	gs_device_batch b;
+	KeyColumns	kc;
 	int64_t		n;
 	cudaError_t err;
 	gs_status	status;
 
-	if (g == NULL || nkeys == NULL || keys == NULL)
+	/* a refused find leaves nothing found: no add or sum reads an older batch's keys */
+	if (g != NULL)
+		g->slot = -1;
+	if (g == NULL || nkeys == NULL || keys == NULL || nkey_cols < 0 ||
+		nkey_cols > GS_GROUP_MAX_KEYS || (nkey_cols > 0 && key_cols == NULL))
 	{
 		gs_format_error(errbuf, errlen, "invalid arguments to gs_batch_groups_find");
 		return GS_INVALID_ARGUMENT;
 	}
-	g->slot = -1;
 	status = gs_filter_device_batch(filter, slot, &b, errbuf, errlen);
 	if (status != GS_OK)
 		return status;
-	if (from < 0 || from > b.npositions || b.npositions > g->max_rows ||
-		key_col >= b.ncols || (key_col >= 0 && b.values[key_col] == NULL))
+	memset(&kc, 0, sizeof(kc));
+	kc.n = nkey_cols;
+	for (int c = 0; c < nkey_cols; c++)
 	{
-		gs_format_error(errbuf, errlen, "invalid batch or key column for gs_batch_groups_find");
+		int			col = key_cols[c];
+
+		if (col < 0 || col >= b.ncols || b.values[col] == NULL)
+		{
+			gs_format_error(errbuf, errlen, "invalid key column %d for gs_batch_groups_find", col);
+			return GS_INVALID_ARGUMENT;
+		}
+		kc.col[c] = b.values[col];
+		kc.nulls[c] = b.nulls[col];
+		kc.width[c] = (int) gs_coltype_width(b.coltypes[col]);
+	}
+	if (from < 0 || from > b.npositions || b.npositions > g->max_rows)
+	{
+		gs_format_error(errbuf, errlen, "invalid batch for gs_batch_groups_find");
 		return GS_INVALID_ARGUMENT;
 	}
 	n = b.npositions - from;
-	err = cudaMemsetAsync(g->t.state, 0, (((size_t) 1 << g->tbits) + 1) * sizeof(int), b.stream);
+	err = cudaMemsetAsync(g->t.state, 0, ((size_t) 1 << g->tbits) * sizeof(int), b.stream);
 	if (err == cudaSuccess)
 		err = cudaMemsetAsync(g->t.counters, 0, 2 * sizeof(unsigned long long), b.stream);
 	if (err == cudaSuccess && n > 0)
 	{
 		find_keys<<<(unsigned int) ((n + kGroupThreads - 1) / kGroupThreads), kGroupThreads, 0,
-			b.stream>>>(g->t, g->tbits, b.positions + from, n,
-						key_col >= 0 ? b.values[key_col] : NULL,
-						key_col >= 0 ? b.nulls[key_col] : NULL,
-						key_col >= 0 ? (int) gs_coltype_width(b.coltypes[key_col]) : 0);
+			b.stream>>>(g->t, g->tbits, b.positions + from, n, kc);
 		err = cudaGetLastError();
 	}
 	if (err == cudaSuccess)
@@ -532,6 +571,7 @@ gs_batch_groups_destroy(gs_batch_groups *g)
 		(void) gs_pinned_free(g->h_tally);
 	if (g->h_counters != NULL)
 		(void) gs_pinned_free(g->h_counters);
+	gs_group_sums_free(g->sums);
 	free(g);
 	(void) cudaGetLastError();
 }

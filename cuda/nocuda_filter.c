@@ -146,14 +146,15 @@ gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf,
 
 gs_status
 gs_batch_groups_find(gs_batch_groups *groups, gs_filter *filter, int slot, int64_t from,
-					 int key_col, int64_t *nkeys, const gs_batch_key **keys,
-					 char *errbuf, size_t errlen)
+					 int nkey_cols, const int *key_cols, int64_t *nkeys,
+					 const gs_batch_key **keys, char *errbuf, size_t errlen)
 {
 	(void) groups;
 	(void) filter;
 	(void) slot;
 	(void) from;
-	(void) key_col;
+	(void) nkey_cols;
+	(void) key_cols;
 	if (nkeys != NULL)
 		*nkeys = 0;
 	if (keys != NULL)
@@ -174,6 +175,22 @@ gs_batch_groups_add(gs_batch_groups *groups, gs_filter *filter, const uint32_t *
 	(void) pairs;
 	if (tally != NULL)
 		*tally = NULL;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
+gs_status
+gs_batch_groups_sum(gs_batch_groups *groups, gs_filter *filter, int nexprs,
+					const gs_sum_expr *exprs, const uint64_t **rows,
+					const gs_sum_result **results, char *errbuf, size_t errlen)
+{
+	(void) groups;
+	(void) filter;
+	(void) nexprs;
+	(void) exprs;
+	if (rows != NULL)
+		*rows = NULL;
+	if (results != NULL)
+		*results = NULL;
 	return gs_filter_no_device(errbuf, errlen);
 }
 

@@ -65,6 +65,7 @@ const GpuselDeviceCalls GpuselLocalDeviceCalls = {
 	.groups_create = gs_batch_groups_create,
 	.groups_find = gs_batch_groups_find,
 	.groups_add = gs_batch_groups_add,
+	.groups_sum = gs_batch_groups_sum,
 	.groups_destroy = gs_batch_groups_destroy,
 	.sums_create = gs_batch_sums_create,
 	.sums_run = gs_batch_sums_run,

@@ -66,12 +66,16 @@ typedef struct GpuselDeviceCalls
 	gs_status	(*groups_create) (gs_batch_groups **groups, int64_t max_rows,
 								  char *errbuf, size_t errlen);
 	gs_status	(*groups_find) (gs_batch_groups *groups, gs_filter *filter, int slot,
-								int64_t from, int key_col, int64_t *nkeys,
-								const gs_batch_key **keys, char *errbuf, size_t errlen);
+								int64_t from, int nkey_cols, const int *key_cols,
+								int64_t *nkeys, const gs_batch_key **keys,
+								char *errbuf, size_t errlen);
 	gs_status	(*groups_add) (gs_batch_groups *groups, gs_filter *filter,
 							   const uint32_t *group_of_key, int val_col, int key_kind,
 							   gs_pairs *pairs, const gs_batch_tally **tally,
 							   char *errbuf, size_t errlen);
+	gs_status	(*groups_sum) (gs_batch_groups *groups, gs_filter *filter, int nexprs,
+							   const gs_sum_expr *exprs, const uint64_t **rows,
+							   const gs_sum_result **results, char *errbuf, size_t errlen);
 	void		(*groups_destroy) (gs_batch_groups *groups);
 	gs_status	(*sums_create) (gs_batch_sums **sums, char *errbuf, size_t errlen);
 	gs_status	(*sums_run) (gs_batch_sums *sums, gs_filter *filter, int slot, int64_t from,

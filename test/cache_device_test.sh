@@ -31,6 +31,7 @@ q "CREATE TABLE cache_dev_t AS
           CASE WHEN g % 5 = 0 THEN 'NaN'::numeric ELSE ((g * 31) % 100000) / 100.0 END::numeric(12,2) AS m,
           date '2020-01-01' + (g % 1000) AS d, g % 101 AS grp,
           CASE WHEN g % 13 = 0 THEN NULL WHEN g = 777777 THEN -9223372036854775808
+               WHEN g = 888888 THEN 9223372036854775807
                ELSE g::int8 * 1000003 - 500000000000 END AS big,
           (ARRAY['A', 'N', 'R'])[g % 3 + 1]::char(1) AS rf,
           CASE WHEN g % 11 = 0 THEN NULL ELSE (ARRAY['O', 'F'])[g % 2 + 1] END::char(1) AS ls
@@ -50,7 +51,7 @@ fi
 shapes=(
   "SELECT count(*) FROM cache_dev_t WHERE v < 0.01 AND k > 10"
   "SELECT count(*), sum(m), avg(k) FROM cache_dev_t WHERE v > 0.1 AND k < 900 AND d > date '2020-02-01'"
-  "SELECT sum(big), avg(big), count(*) FROM cache_dev_t WHERE v > 0.2 AND id <> 777777"
+  "SELECT sum(big), avg(big), count(*) FROM cache_dev_t WHERE v > 0.2 AND id NOT IN (777777, 888888)"
   "SELECT sum(big), count(*) FROM cache_dev_t WHERE v > 0.2"
   "SELECT rf, ls, count(*), sum(m), avg(k) FROM cache_dev_t WHERE d <= date '2022-06-01' GROUP BY rf, ls ORDER BY 1, 2"
   "SELECT rf, percentile_disc(0.5) WITHIN GROUP (ORDER BY m) FROM cache_dev_t WHERE v < 0.8 GROUP BY rf ORDER BY 1"
@@ -58,10 +59,22 @@ shapes=(
   "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v), count(*), avg(k) FROM cache_dev_t WHERE k > 100"
   "SELECT grp, count(*), sum(k), min(v), max(d) FROM cache_dev_t WHERE v < 0.9 GROUP BY grp ORDER BY grp"
   "SELECT id, k, v FROM cache_dev_t WHERE v BETWEEN 0.5 AND 0.5005 AND k <> 3 ORDER BY id"
+  "SELECT id, sum(m), count(*) FROM cache_dev_t WHERE v < 0.05 GROUP BY id ORDER BY 1"
+)
+# shapes the device groups itself (EXPLAIN: Rows Grouped on Device): TPC-H Q1's
+# two char(1) keys (one with NULLs) with numeric sums, averages and count(*);
+# int8 sums beside a NaN stand-in (id 888888: that batch goes to the host);
+# two keys with a percentile and sums beside it
+grouped_shapes=(
+  "SELECT rf, ls, sum(m), sum(m * (1 - m)), sum(m * (1 - m) * (1 + m)), avg(m), count(*) FROM cache_dev_t WHERE d <= date '2022-06-01' GROUP BY rf, ls ORDER BY 1, 2"
+  "SELECT ls, rf, sum(big), avg(big), count(*) FROM cache_dev_t WHERE v > 0.3 GROUP BY ls, rf ORDER BY 1, 2"
+  "SELECT rf, ls, percentile_disc(0.5) WITHIN GROUP (ORDER BY m), count(*), sum(m) FROM cache_dev_t WHERE v < 0.9 GROUP BY rf, ls ORDER BY 1, 2"
+  "SELECT grp, rf, percentile_cont(ARRAY[0.1, 0.5]) WITHIN GROUP (ORDER BY v), avg(m) FROM cache_dev_t WHERE k > 10 GROUP BY grp, rf ORDER BY 1, 2"
+  "SELECT k, count(*), sum(m) FROM cache_dev_t WHERE v < 0.5 GROUP BY k ORDER BY 1"
 )
 compare_all() {
   local when=$1
-  for shape in "${shapes[@]}"; do
+  for shape in "${shapes[@]}" "${grouped_shapes[@]}"; do
     want=$(PGOPTIONS="$pg_off" psql -X -At -d "$db" -c "$shape" 2>&1)
     got=$(PGOPTIONS="$on_gpu" psql -X -At -d "$db" -c "$shape" 2>&1)
     [ -n "$want" ] && ! echo "$want" | grep -q ERROR && [ "$want" = "$got" ] && ok "$when: ${shape:0:60}... as PostgreSQL" || fail "$when: $shape differs from PostgreSQL"
@@ -74,6 +87,14 @@ compare_all() {
   done
 }
 compare_all "cached" device
+if [ "$gpu" = t ]; then
+  for shape in "${grouped_shapes[@]}"; do
+    plan=$(PGOPTIONS="$on_gpu" psql -X -At -d "$db" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $shape")
+    echo "$plan" | grep -Eq "Rows Grouped on Device: [1-9]" \
+      && ok "grouped on the device ($(echo "$plan" | grep -E 'Rows Grouped on Device|Rows Aggregated' | tr -s ' ' | paste -sd ' '))" \
+      || fail "not grouped on the device: $shape: $plan"
+  done
+fi
 
 # writes: their blocks come from the heap, the rest from device memory
 q "UPDATE cache_dev_t SET v = v / 2, k = k + 1 WHERE id % 50000 = 7" >/dev/null

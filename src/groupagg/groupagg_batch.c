@@ -1,17 +1,21 @@
 /*
  * groupagg_batch.c
  *	  Rows into groups on the GPU: a filtered device batch's passing rows
- *	  are grouped where they lie (cuda/groupbatch.cu).  The device finds the
- *	  batch's distinct group keys; the host turns each into its group, in
- *	  the order of their first rows, as the rows themselves would; the
- *	  device then appends every row's (group, key) pair to the collection's
- *	  pairs held there, and the host adds the tallies (rows per group, keys
- *	  per group, -0 and +0 seen) to the groups.  No row is touched on the host.
+ *	  are grouped where they lie (cuda/groupbatch.cu, cuda/groupsum.cu).
+ *	  The device finds the batch's distinct group keys; the host turns each
+ *	  into its group, in the order of their first rows, as the rows
+ *	  themselves would; the device then sums the aggregates' inputs per key
+ *	  and appends every row's (group, key) pair to the collection's pairs
+ *	  held there, and the host adds the sums and tallies (rows, keys, -0 and
+ *	  +0 seen per key) to the groups.  No row is touched on the host.
  *
- * It takes the shape the percentile dashboards send: at most one group key,
- * a plain column; one percentile collection over a plain column; beside it
- * only count(*).  Anything else goes through the host's rows
- * (groupagg_rows.c) with the same answers.
+ * It takes the shapes of the percentile dashboards and of TPC-H Q1: at most
+ * GS_GROUP_MAX_KEYS group keys, plain columns; at most one percentile
+ * collection over a plain column; beside them count(*) and the sums and
+ * averages the device's programs take (groupagg_devsum.c); at least a key
+ * or a collection (whole-batch sums alone are groupagg_devsum.c's).
+ * Anything else goes through the host's rows (groupagg_rows.c) with the
+ * same answers.
  */
 #include "postgres.h"
 
@@ -49,35 +53,48 @@ device_key_kind(Oid keytypid, gs_coltype coltype)
 	}
 }
 
+/* Whether input i is a plain column of the batch the device can group by. */
+static bool
+device_key_input(GroupInput *in)
+{
+	return in->colstate == NULL && in->state == NULL && in->column >= 0 &&
+		in->form != GPUSEL_FORM_NUMERIC_WIDE_HI && in->form != GPUSEL_FORM_NUMERIC_WIDE_LO;
+}
+
 /*
- * Whether the device can group this sink's rows, decided once: one plain
- * column key or none, one collection over a plain column the device maps,
- * and only count(*) beside it.
+ * Whether the device can group this sink's rows, decided once: at most
+ * GS_GROUP_MAX_KEYS plain column keys, at most one collection over a plain
+ * column the device maps, and beside them only count(*) and sums the
+ * device's programs take.
  */
 static bool
 device_groups_fit(GroupAggSink *sink)
 {
-	PercentileCollection *pc;
-	GroupInput *in;
-
 	if (sink->device_groups != 0)
 		return sink->device_groups > 0;
 	sink->device_groups = -1;
-	if (!gpusel_group_on_device || sink->nkeys > 1 || sink->ncollections != 1 || sink->has_colstates ||
-		sink->nexprcols > 0 || sink->count_only)
+	if (!gpusel_group_on_device || sink->nkeys > GS_GROUP_MAX_KEYS || sink->ncollections > 1 ||
+		sink->count_only || (sink->nkeys == 0 && sink->ncollections == 0))
 		return false;
-	if (sink->nkeys == 1 && (sink->inputs[0].colstate != NULL || sink->inputs[0].column < 0))
-		return false;
-	for (int a = 0; a < sink->naggs; a++)
-		if (sink->aggs[a].collection < 0 && sink->aggs[a].kind != GROUPAGG_COUNT_STAR)
+	for (int k = 0; k < sink->nkeys; k++)
+	{
+		if (!device_key_input(&sink->inputs[k]))
 			return false;
-	pc = &sink->collections[0];
-	in = &sink->inputs[pc->input];
-	if (in->colstate != NULL || in->column < 0)
+		sink->key_columns[k] = sink->inputs[k].column;
+	}
+	if (!GroupAggDeviceSumPrograms(sink))
 		return false;
-	sink->device_key_kind = device_key_kind(pc->keytype->typid, in->coltype);
-	if (sink->device_key_kind < 0)
-		return false;
+	if (sink->ncollections == 1)
+	{
+		PercentileCollection *pc = &sink->collections[0];
+		GroupInput *in = &sink->inputs[pc->input];
+
+		if (!device_key_input(in) || pc->big_keys || pc->kept != NULL)
+			return false;
+		sink->device_key_kind = device_key_kind(pc->keytype->typid, in->coltype);
+		if (sink->device_key_kind < 0)
+			return false;
+	}
 	sink->device_groups = 1;
 	return true;
 }
@@ -95,10 +112,16 @@ GroupAggSinkDeviceColumns(GroupAggSink *sink, uint8 *ship, int ncols)
 {
 	if (!device_groups_fit(sink))
 		return false;
-	if (sink->nkeys == 1 && sink->inputs[0].column < ncols)
-		ship[sink->inputs[0].column] = 1;
-	if (sink->inputs[sink->collections[0].input].column < ncols)
+	for (int k = 0; k < sink->nkeys; k++)
+		if (sink->key_columns[k] < ncols)
+			ship[sink->key_columns[k]] = 1;
+	if (sink->ncollections == 1 && sink->inputs[sink->collections[0].input].column < ncols)
 		ship[sink->inputs[sink->collections[0].input].column] = 1;
+	if (!GroupAggMarkSumColumns(sink, ship, ncols))
+	{
+		sink->device_groups = -1;
+		return false;
+	}
 	return true;
 }
 
@@ -167,7 +190,6 @@ groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 {
 	uint32	   *groups = palloc(sizeof(uint32) * Max(nkeys, 1));
 	const gs_batch_key **order;
-	GroupInput *in = &sink->inputs[0];
 
 	if (sink->nkeys == 0)
 	{
@@ -183,9 +205,12 @@ groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 		const gs_batch_key *key = order[k];
 		int64		g;
 
-		sink->nulls[0] = key->isnull != 0;
-		sink->values[0] = key->isnull ? (Datum) 0 :
-			GpuselLoadValue(&key->bits, 0, in->coltype);
+		for (int c = 0; c < sink->nkeys; c++)
+		{
+			sink->nulls[c] = (key->isnull & (1u << c)) != 0;
+			sink->values[c] = sink->nulls[c] ? (Datum) 0 :
+				GpuselLoadValue(&key->bits[c], 0, sink->inputs[c].coltype);
+		}
 		g = GroupAggFindGroup(sink);
 		if (g > (int64) PG_UINT32_MAX)
 			ereport(ERROR,
@@ -199,19 +224,81 @@ groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 }
 
 /*
+ * The device's sums per key of the batch found last, copied: *rows gets
+ * nkeys row counts, the result nkeys x nsums sums.  NULL when a sum left
+ * the device's exact range: the host adds the batch's rows then.
+ */
+static gs_sum_result *
+sums_by_key(GroupAggSink *sink, gs_batch_groups *bg, gs_filter *filter, int64 nkeys,
+			uint64 **rows)
+{
+	const uint64_t *dev_rows;
+	const gs_sum_result *dev_sums;
+	gs_sum_result *sums;
+	char		errbuf[512];
+	gs_status	status;
+
+	errbuf[0] = '\0';
+	status = GpuselDev->groups_sum(bg, filter, sink->nsums, sink->sum_exprs, &dev_rows, &dev_sums,
+								 errbuf, sizeof(errbuf));
+	GpuselCheckStatus(status, errbuf, "summing rows by key on the GPU");
+	for (int64 k = 0; k < nkeys; k++)
+		if (!GroupAggDeviceSumsExact(sink, &dev_sums[k * sink->nsums]))
+			return NULL;
+	*rows = palloc(sizeof(uint64) * Max(nkeys, 1));
+	memcpy(*rows, dev_rows, sizeof(uint64) * nkeys);
+	sums = palloc(sizeof(gs_sum_result) * Max(nkeys * sink->nsums, 1));
+	memcpy(sums, dev_sums, sizeof(gs_sum_result) * nkeys * sink->nsums);
+	return sums;
+}
+
+/*
+ * Appends the batch's (group, key) pairs to the collection's pairs on the
+ * device; NULL, with nothing added, when the pairs could not grow there
+ * (the host then holds the collection's pairs and takes the batch).
+ */
+static const gs_batch_tally *
+add_pairs(GroupAggSink *sink, gs_batch_groups *bg, gs_filter *filter, PercentileCollection *pc,
+		  const uint32 *groups)
+{
+	const gs_batch_tally *tally;
+	char		errbuf[512];
+	gs_status	status;
+
+	errbuf[0] = '\0';
+	status = GpuselDev->groups_add(bg, filter, groups, sink->inputs[pc->input].column,
+								 sink->device_key_kind, pc->dev, &tally,
+								 errbuf, sizeof(errbuf));
+	if (status == GS_OUT_OF_MEMORY)
+	{
+		GroupAggDropDevicePairs(sink, pc, errbuf);
+		sink->device_groups = -1;
+		GpuselDev->groups_destroy(sink->batch_groups);	/* device memory is short */
+		sink->batch_groups = NULL;
+		return NULL;
+	}
+	GpuselCheckStatus(status, errbuf, "grouping rows on the GPU");
+	return tally;
+}
+
+/*
  * Groups the passing rows of device batch 'slot', from its from-th on,
  * where they lie.  False, with nothing added, when this sink's shape or
- * the device's memory does not allow it: the caller adds the rows on the
- * host then.
+ * the device's memory does not allow it, a batch has more distinct keys
+ * than the device sums for, or a sum left its exact range: the caller
+ * adds the rows on the host then.
  */
 bool
 GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int64 from,
 						   int64 max_rows)
 {
-	PercentileCollection *pc;
+	PercentileCollection *pc = NULL;
 	gs_batch_groups *bg;
 	const gs_batch_key *keys;
-	const gs_batch_tally *tally;
+	const gs_batch_tally *tally = NULL;
+	gs_sum_result *sums = NULL;
+	uint64	   *sum_rows = NULL;
+	bool		need_sums;
 	int64		nkeys;
 	int64		rows = 0;
 	uint32	   *groups;
@@ -221,50 +308,69 @@ GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int6
 	/* a worker sends its keys to the consumer from host memory */
 	if (IsParallelWorker() || !device_groups_fit(sink))
 		return false;
-	pc = &sink->collections[0];
-	if (!GroupAggHoldPairs(sink, pc))
-		return false;
+	if (sink->ncollections == 1)
+	{
+		pc = &sink->collections[0];
+		if (!GroupAggHoldPairs(sink, pc))
+			return false;
+	}
 	bg = batch_groups(sink, max_rows);
 	if (bg == NULL)
 		return false;
 	CHECK_FOR_INTERRUPTS();
 
 	errbuf[0] = '\0';
-	status = GpuselDev->groups_find(bg, filter, slot, from,
-								  sink->nkeys == 1 ? sink->inputs[0].column : -1,
+	status = GpuselDev->groups_find(bg, filter, slot, from, sink->nkeys, sink->key_columns,
 								  &nkeys, &keys, errbuf, sizeof(errbuf));
 	GpuselCheckStatus(status, errbuf, "finding group keys on the GPU");
-	groups = groups_of_keys(sink, keys, nkeys);
-
-	errbuf[0] = '\0';
-	status = GpuselDev->groups_add(bg, filter, groups, sink->inputs[pc->input].column,
-								 sink->device_key_kind, pc->dev, &tally,
-								 errbuf, sizeof(errbuf));
-	if (status == GS_OUT_OF_MEMORY)
-	{
-		/* the pairs could not grow: nothing was added; the host takes over */
-		GroupAggDropDevicePairs(sink, pc, errbuf);
-		sink->device_groups = -1;
-		GpuselDev->groups_destroy(sink->batch_groups);	/* device memory is short */
-		sink->batch_groups = NULL;
-		pfree(groups);
+	/* the rows are counted by the sums, or by the pairs' tallies */
+	need_sums = sink->nsums > 0 || pc == NULL;
+	if (need_sums && nkeys > GS_GROUP_SUM_MAX_KEYS)
 		return false;
+	groups = groups_of_keys(sink, keys, nkeys);
+	if (need_sums)
+	{
+		sums = sums_by_key(sink, bg, filter, nkeys, &sum_rows);
+		if (sums == NULL)
+		{
+			pfree(groups);
+			return false;
+		}
 	}
-	GpuselCheckStatus(status, errbuf, "grouping rows on the GPU");
+	if (pc != NULL)
+	{
+		tally = add_pairs(sink, bg, filter, pc, groups);
+		if (tally == NULL)
+		{
+			pfree(groups);
+			return false;
+		}
+	}
 
 	for (int64 k = 0; k < nkeys; k++)
 	{
 		int64		g = groups[k];
+		int64		key_rows = sum_rows != NULL ? (int64) sum_rows[k] : (int64) tally[k].rows;
 
-		rows += (int64) tally[k].rows;
-		pc->counts[g] += (int64) tally[k].keys;
-		pc->dev_keys += (int64) tally[k].keys;
-		pc->zeros[g] |= (uint8) tally[k].zeros;
+		rows += key_rows;
+		if (pc != NULL)
+		{
+			pc->counts[g] += (int64) tally[k].keys;
+			pc->dev_keys += (int64) tally[k].keys;
+			pc->zeros[g] |= (uint8) tally[k].zeros;
+		}
+		if (sums != NULL)
+			GroupAggAddDeviceSums(sink, g, &sums[k * sink->nsums]);
 		for (int a = 0; a < sink->naggs; a++)
 			if (sink->aggs[a].kind == GROUPAGG_COUNT_STAR)
-				sink->cells[g * sink->naggs + a].count += (int64) tally[k].rows;
+				sink->cells[g * sink->naggs + a].count += key_rows;
 	}
 	pfree(groups);
+	if (sums != NULL)
+	{
+		pfree(sums);
+		pfree(sum_rows);
+	}
 	sink->rows_aggregated += rows;
 	sink->rows_from_columns += rows;
 	sink->rows_on_device += rows;

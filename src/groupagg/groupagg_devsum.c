@@ -5,7 +5,9 @@
  *	  over them and constants) or of int8 columns, and count(*), adds a
  *	  filtered device batch's rows where they lie (cuda/batchsum.cu).  The
  *	  device evaluates each input per passing row in 128 bits and returns
- *	  one sum per aggregate; no row is touched on the host.  TPC-H Q6 has this shape.
+ *	  one sum per input; no row is touched on the host.  TPC-H Q6 has this
+ *	  shape.  The same programs sum per group key when the device groups
+ *	  the rows (groupagg_batch.c, cuda/groupsum.cu): TPC-H Q1.
  *
  * Exact as the host's sums are: where a value or a batch's sum would leave
  * 128 bits the device says so, and the host adds that batch's rows itself
@@ -30,7 +32,7 @@ int8_kind(GroupAggKind kind)
 /*
  * The device program of sum or avg over a plain int8 column: its values as
  * scaled integers of scale 0.  The device reads the numeric NaN sentinel
- * (the least int8) as NaN: a batch where it saw one is summed on the host.
+ * (the greatest int8) as NaN: a batch where it saw one is summed on the host.
  */
 static bool
 int8_column_sum(GroupInput *in, gs_sum_expr *out, int *scale)
@@ -47,59 +49,136 @@ int8_column_sum(GroupInput *in, gs_sum_expr *out, int *scale)
 }
 
 /*
- * Whether the device can sum this sink's aggregates, decided once: no group
- * keys, no percentiles, and every aggregate count(*), a sum or average of a
- * numeric input the device's programs take, or a sum or average of an int8
- * column (at most GS_SUM_MAX_EXPRS of them).  count(*) alone is counted
- * whole already.
+ * The device programs of the sink's sums, made once: every aggregate that
+ * is not count(*) nor a percentile must be a sum or average of a numeric
+ * input the device's programs take, or of an int8 column.  Aggregates over
+ * the same input share one program (sum and avg of l_quantity), at most
+ * GS_SUM_MAX_EXPRS of them.  False when some aggregate is of another kind.
  */
-static bool
-device_sums_fit(GroupAggSink *sink)
+bool
+GroupAggDeviceSumPrograms(GroupAggSink *sink)
 {
 	MemoryContext old;
-	int			nsums = 0;
 
-	if (sink->device_sums != 0)
-		return sink->device_sums > 0;
-	sink->device_sums = -1;
-	if (sink->nkeys > 0 || sink->ncollections > 0 || sink->count_only)
-		return false;
-	for (int a = 0; a < sink->naggs; a++)
-	{
-		GroupAggKind kind = sink->aggs[a].kind;
-
-		if (kind == GROUPAGG_COUNT_STAR)
-			continue;
-		if (!GroupAggKindHas(kind, GROUPAGG_NUMERIC_SUM) && !int8_kind(kind))
-			return false;
-		nsums++;
-	}
-	if (nsums == 0 || nsums > GS_SUM_MAX_EXPRS)
-		return false;
-
+	if (sink->sum_programs != 0)
+		return sink->sum_programs > 0;
+	sink->sum_programs = -1;
 	/* the query's memory: sink->cxt is reset with the groups */
 	old = MemoryContextSwitchTo(sink->ps->state->es_query_cxt);
-	sink->sum_exprs = palloc0(sizeof(gs_sum_expr) * nsums);
-	sink->sum_aggs = palloc(sizeof(int) * nsums);
-	sink->sum_scales = palloc(sizeof(int) * nsums);
+	sink->sum_exprs = palloc0(sizeof(gs_sum_expr) * GS_SUM_MAX_EXPRS);
+	sink->sum_scales = palloc(sizeof(int) * GS_SUM_MAX_EXPRS);
+	sink->sum_int8 = palloc(sizeof(bool) * GS_SUM_MAX_EXPRS);
+	sink->sum_of_agg = palloc(sizeof(int) * Max(sink->naggs, 1));
 	MemoryContextSwitchTo(old);
 	sink->nsums = 0;
 	for (int a = 0; a < sink->naggs; a++)
 	{
 		GroupAggDesc *desc = &sink->aggs[a];
-		int			e = sink->nsums;
+		gs_sum_expr expr;
+		int			scale;
+		bool		is_int8 = int8_kind(desc->kind);
+		int			e;
 
-		if (desc->kind == GROUPAGG_COUNT_STAR)
+		sink->sum_of_agg[a] = -1;
+		if (desc->kind == GROUPAGG_COUNT_STAR || desc->collection >= 0)
 			continue;
-		if (int8_kind(desc->kind) ?
-			!int8_column_sum(&sink->inputs[desc->input], &sink->sum_exprs[e], &sink->sum_scales[e]) :
-			!GroupAggNumericDeviceSum(sink, &sink->inputs[desc->input], &sink->sum_exprs[e],
-									  &sink->sum_scales[e]))
+		if (!GroupAggKindHas(desc->kind, GROUPAGG_NUMERIC_SUM) && !is_int8)
 			return false;
-		sink->sum_aggs[e] = a;
-		sink->nsums++;
+		memset(&expr, 0, sizeof(expr));
+		if (is_int8 ? !int8_column_sum(&sink->inputs[desc->input], &expr, &scale) :
+			!GroupAggNumericDeviceSum(sink, &sink->inputs[desc->input], &expr, &scale))
+			return false;
+		for (e = 0; e < sink->nsums; e++)
+			if (sink->sum_int8[e] == is_int8 && sink->sum_scales[e] == scale &&
+				memcmp(&sink->sum_exprs[e], &expr, sizeof(expr)) == 0)
+				break;
+		if (e == sink->nsums)
+		{
+			if (sink->nsums == GS_SUM_MAX_EXPRS)
+				return false;
+			sink->sum_exprs[e] = expr;
+			sink->sum_scales[e] = scale;
+			sink->sum_int8[e] = is_int8;
+			sink->nsums++;
+		}
+		sink->sum_of_agg[a] = e;
 	}
+	sink->sum_programs = 1;
+	return true;
+}
+
+/*
+ * Whether a batch's sums can be used: none left 128 bits, and no int8
+ * program saw the greatest int8, which the device reads as numeric NaN.
+ */
+bool
+GroupAggDeviceSumsExact(GroupAggSink *sink, const gs_sum_result *results)
+{
+	for (int e = 0; e < sink->nsums; e++)
+		if (results[e].overflow || (sink->sum_int8[e] && results[e].nans > 0))
+			return false;
+	return true;
+}
+
+/* Adds one batch's sums (one per program) to a group's cells. */
+void
+GroupAggAddDeviceSums(GroupAggSink *sink, int64 g, const gs_sum_result *results)
+{
+	for (int a = 0; a < sink->naggs; a++)
+	{
+		int			e = sink->sum_of_agg[a];
+		uint128		bits;
+		GroupCell  *cell;
+
+		if (e < 0)
+			continue;
+		bits = ((uint128) results[e].hi << 64) | results[e].lo;
+		cell = &sink->cells[g * sink->naggs + a];
+		if (sink->sum_int8[e])
+		{
+			/* as update_int_sum adds them: the exact sum and the non-NULL inputs */
+			cell->isum += (int128) bits;
+			cell->count += (int64) results[e].values;
+		}
+		else
+			GroupAggNumericAddBatchSum(cell, (int128) bits, sink->sum_scales[e],
+									   (int64) results[e].values, (int64) results[e].nans);
+	}
+}
+
+/*
+ * Whether the device can sum this sink's aggregates over a whole batch,
+ * decided once: no group keys, no percentiles, and the sums' programs
+ * (above), at least one.  count(*) alone is counted whole already.
+ */
+static bool
+device_sums_fit(GroupAggSink *sink)
+{
+	if (sink->device_sums != 0)
+		return sink->device_sums > 0;
+	sink->device_sums = -1;
+	if (sink->nkeys > 0 || sink->ncollections > 0 || sink->count_only ||
+		!GroupAggDeviceSumPrograms(sink) || sink->nsums == 0)
+		return false;
 	sink->device_sums = 1;
+	return true;
+}
+
+/* Marks the batch columns the sums' programs read (ship[column] = 1); false when one is not a batch column. */
+bool
+GroupAggMarkSumColumns(GroupAggSink *sink, uint8 *ship, int ncols)
+{
+	for (int e = 0; e < sink->nsums; e++)
+		for (int i = 0; i < sink->sum_exprs[e].ncode; i++)
+		{
+			const gs_num_step *ins = &sink->sum_exprs[e].code[i];
+
+			if (ins->op != GS_NUM_COLUMN)
+				continue;
+			if (ins->col >= ncols)
+				return false;
+			ship[ins->col] = 1;
+		}
 	return true;
 }
 
@@ -109,20 +188,11 @@ GroupAggSinkDeviceSumColumns(GroupAggSink *sink, uint8 *ship, int ncols)
 {
 	if (!device_sums_fit(sink))
 		return false;
-	for (int e = 0; e < sink->nsums; e++)
-		for (int i = 0; i < sink->sum_exprs[e].ncode; i++)
-		{
-			const gs_num_step *ins = &sink->sum_exprs[e].code[i];
-
-			if (ins->op != GS_NUM_COLUMN)
-				continue;
-			if (ins->col >= ncols)
-			{
-				sink->device_sums = -1;
-				return false;
-			}
-			ship[ins->col] = 1;
-		}
+	if (!GroupAggMarkSumColumns(sink, ship, ncols))
+	{
+		sink->device_sums = -1;
+		return false;
+	}
 	return true;
 }
 
@@ -199,27 +269,11 @@ GroupAggSinkAddDeviceSums(GroupAggSink *sink, gs_filter *filter, int slot, int64
 	status = GpuselDev->sums_run(bs, filter, slot, from, sink->nsums, sink->sum_exprs, results,
 							   errbuf, sizeof(errbuf));
 	GpuselCheckStatus(status, errbuf, "summing rows on the GPU");
-	for (int e = 0; e < sink->nsums; e++)
-		if (results[e].overflow ||
-			(int8_kind(sink->aggs[sink->sum_aggs[e]].kind) && results[e].nans > 0))
-			return false;
+	if (!GroupAggDeviceSumsExact(sink, results))
+		return false;
 
 	rows = npositions - from;
-	for (int e = 0; e < sink->nsums; e++)
-	{
-		uint128		bits = ((uint128) results[e].hi << 64) | results[e].lo;
-		GroupCell  *cell = &sink->cells[sink->sum_aggs[e]];
-
-		if (int8_kind(sink->aggs[sink->sum_aggs[e]].kind))
-		{
-			/* as update_int_sum adds them: the exact sum and the non-NULL inputs */
-			cell->isum += (int128) bits;
-			cell->count += (int64) results[e].values;
-		}
-		else
-			GroupAggNumericAddBatchSum(cell, (int128) bits, sink->sum_scales[e],
-									   (int64) results[e].values, (int64) results[e].nans);
-	}
+	GroupAggAddDeviceSums(sink, 0, results);
 	for (int a = 0; a < sink->naggs; a++)
 		if (sink->aggs[a].kind == GROUPAGG_COUNT_STAR)
 			sink->cells[a].count += rows;

@@ -221,13 +221,16 @@ struct GroupAggSink
 	/* rows into groups on the device (groupagg_batch.c) */
 	int			device_groups;	/* 0: not decided yet; 1: it can; -1: it cannot */
 	int			device_key_kind;	/* gs_key_kind of the collection's column */
+	int			key_columns[GS_GROUP_MAX_KEYS];	/* the group keys' batch columns */
 	gs_batch_groups *batch_groups;	/* its device tables, made at the first batch */
 	/* sums over a device batch's rows on the device (groupagg_devsum.c) */
-	int			device_sums;	/* 0: not decided yet; 1: it can; -1: it cannot */
+	int			device_sums;	/* whole batches: 0 not decided yet; 1 it can; -1 it cannot */
+	int			sum_programs;	/* the programs below: 0 not made yet; 1 made; -1 some agg has none */
 	int			nsums;
 	gs_sum_expr *sum_exprs;		/* nsums programs */
-	int		   *sum_aggs;		/* the aggregate each one's sum goes to */
-	int		   *sum_scales;		/* the scale of its values */
+	int		   *sum_scales;		/* the scale of each one's values */
+	bool	   *sum_int8;		/* each one sums an int8 column (the greatest int8 reads as NaN) */
+	int		   *sum_of_agg;		/* per aggregate: the program it adds, -1 none */
 	gs_batch_sums *batch_sums;	/* its device buffers, made at the first batch */
 	/* one row's inputs */
 	GroupNumericValue *numvalues;	/* per input: a native numeric expression's value */
@@ -321,6 +324,12 @@ GroupAggShipIfDue(GroupAggSink *sink)
 			GroupAggShipKeys(sink, pc);
 	}
 }
+
+/* groupagg_devsum.c */
+extern bool GroupAggDeviceSumPrograms(GroupAggSink *sink);
+extern bool GroupAggMarkSumColumns(GroupAggSink *sink, uint8 *ship, int ncols);
+extern bool GroupAggDeviceSumsExact(GroupAggSink *sink, const gs_sum_result *results);
+extern void GroupAggAddDeviceSums(GroupAggSink *sink, int64 g, const gs_sum_result *results);
 
 /* groupagg_spill.c */
 extern Size GroupAggPairBytes(GroupAggSink *sink, PercentileCollection *pc);

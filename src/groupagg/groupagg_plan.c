@@ -321,31 +321,20 @@ counts_only(GroupAggShape *shape)
 	return true;
 }
 
-/* How many of the aggregates are not count(*). */
-static int
-count_sums(List *aggs)
-{
-	int			n = 0;
-	ListCell   *lc;
-
-	foreach(lc, aggs)
-	{
-		GroupAggKind kind;
-		bool		descending;
-
-		if (GpuselGroupAggClassify(lfirst_node(Aggref, lc), &kind, &descending) &&
-			kind != GROUPAGG_COUNT_STAR)
-			n++;
-	}
-	return n;
-}
-
-/* Whether the device groups percentile keys of this type (groupagg_batch.c's device_key_kind). */
+/*
+ * Whether the device groups percentile keys of this column's type
+ * (groupagg_batch.c's device_key_kind): a numeric column's if it has at most
+ * 18 digits, read as scaled int8.
+ */
 static bool
-device_key_type(Oid typid)
+device_key_type(Node *column)
 {
-	switch (typid)
+	int32		typmod = exprTypmod(column);
+
+	switch (exprType(column))
 	{
+		case NUMERICOID:
+			return typmod >= (int32) VARHDRSZ && ((typmod - VARHDRSZ) >> 16) <= 18;
 		case INT2OID:
 		case INT4OID:
 		case INT8OID:
@@ -361,54 +350,44 @@ device_key_type(Oid typid)
 }
 
 /*
- * Whether the device sums the shape's rows where they lie, as far as the
- * plan shows (groupagg_devsum.c decides): no keys, and every aggregate
- * count(*), a sum or average of numerics, or one of an int8 column.
+ * Whether the device sums this aggregate, as far as the plan shows
+ * (groupagg_devsum.c decides): a sum or average of numerics, or one of an
+ * int8 column.
  */
 static bool
-sums_on_device(GroupAggShape *shape)
+summed_on_device(Aggref *agg, GroupAggKind kind)
 {
-	ListCell   *lc;
+	Expr	   *input;
 
-	if (shape->keys != NIL)
-		return false;
-	foreach(lc, shape->aggs)
-	{
-		Aggref	   *agg = lfirst_node(Aggref, lc);
-		GroupAggKind kind;
-		bool		descending;
-		Expr	   *input;
-
-		if (!GpuselGroupAggClassify(agg, &kind, &descending))
-			return false;
-		if (kind == GROUPAGG_COUNT_STAR || GroupAggKindHas(kind, GROUPAGG_NUMERIC_SUM))
-			continue;
-		input = GroupAggAggrefInput(agg);
-		if ((kind != GROUPAGG_SUM_INT8 && kind != GROUPAGG_AVG_INT) || input == NULL ||
-			!IsA(input, Var) || exprType((Node *) input) != INT8OID)
-			return false;
-	}
-	/* the device sums at most GS_SUM_MAX_EXPRS inputs at once */
-	return count_sums(shape->aggs) <= GS_SUM_MAX_EXPRS;
+	if (GroupAggKindHas(kind, GROUPAGG_NUMERIC_SUM))
+		return true;
+	input = GroupAggAggrefInput(agg);
+	return (kind == GROUPAGG_SUM_INT8 || kind == GROUPAGG_AVG_INT) && input != NULL &&
+		IsA(input, Var) && exprType((Node *) input) == INT8OID;
 }
 
 /*
- * Whether the device aggregates the shape's rows where they lie (count(*)
- * alone, sums (above), or percentiles of one column beside count(*) by at
- * most one column key: groupagg_batch.c), so reading the table's columns
- * in device memory moves nothing to the host per row.
+ * Whether the device aggregates the shape's rows where they lie, so
+ * reading the table's columns in device memory moves nothing to the host
+ * per row: count(*) alone; or at most GS_GROUP_MAX_KEYS column keys with
+ * count(*), sums the device takes (at most GS_SUM_MAX_EXPRS) and
+ * percentiles of one column of a type the device maps
+ * (groupagg_devsum.c, groupagg_batch.c).
  */
 static bool
 aggregates_on_device(GroupAggShape *shape)
 {
 	Node	   *input = NULL;
+	List	   *summed = NIL;
 	ListCell   *lc;
 
-	if (counts_only(shape) || sums_on_device(shape))
+	if (counts_only(shape))
 		return true;
-	if (list_length(shape->keys) > 1 ||
-		(shape->keys != NIL && !IsA(linitial(shape->keys), Var)))
+	if (list_length(shape->keys) > GS_GROUP_MAX_KEYS)
 		return false;
+	foreach(lc, shape->keys)
+		if (!IsA(lfirst(lc), Var))
+			return false;
 	foreach(lc, shape->aggs)
 	{
 		Aggref	   *agg = lfirst_node(Aggref, lc);
@@ -420,15 +399,23 @@ aggregates_on_device(GroupAggShape *shape)
 			return false;
 		if (kind == GROUPAGG_COUNT_STAR)
 			continue;
+		if (summed_on_device(agg, kind))
+		{
+			summed = list_append_unique(summed, GroupAggAggrefInput(agg));
+			continue;
+		}
 		if (agg->aggkind != AGGKIND_ORDERED_SET || list_length(agg->args) < 1)
 			return false;
 		arg = (Node *) llast_node(TargetEntry, agg->args)->expr;
-		if (!IsA(arg, Var) || !device_key_type(exprType(arg)) ||
+		if (!IsA(arg, Var) || !device_key_type(arg) ||
 			(input != NULL && !equal(input, arg)))
 			return false;
 		input = arg;
 	}
-	return input != NULL;
+	/* sums of one input share a program */
+	if (list_length(summed) > GS_SUM_MAX_EXPRS)
+		return false;
+	return shape->keys != NIL || input != NULL || summed != NIL;
 }
 
 /*

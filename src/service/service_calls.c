@@ -534,7 +534,7 @@ svc_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf, size
 
 static gs_status
 svc_groups_find(gs_batch_groups *groups, gs_filter *filter, int slot, int64_t from,
-				int key_col, int64_t *nkeys, const gs_batch_key **keys,
+				int nkey_cols, const int *key_cols, int64_t *nkeys, const gs_batch_key **keys,
 				char *errbuf, size_t errlen)
 {
 	GpuselServiceRequest req;
@@ -548,7 +548,9 @@ svc_groups_find(gs_batch_groups *groups, gs_filter *filter, int slot, int64_t fr
 	req.h[1] = ((RemoteObject *) filter)->remote;
 	req.a[0] = slot;
 	req.a[1] = from;
-	req.a[2] = key_col;
+	req.a[2] = nkey_cols;
+	for (int c = 0; c < nkey_cols && c < GS_GROUP_MAX_KEYS; c++)
+		req.a[3 + c] = key_cols[c];
 	st = GpuselClientCall(&req, &rep, errbuf, errlen);
 	*nkeys = rep.r[0];
 	*keys = (const gs_batch_key *) (uintptr_t) rep.p[0];
@@ -585,6 +587,35 @@ svc_groups_add(gs_batch_groups *groups, gs_filter *filter, const uint32_t *group
 	}
 	st = GpuselClientCall(&req, &rep, errbuf, errlen);
 	*tally = (const gs_batch_tally *) (uintptr_t) rep.p[0];
+	GpuselClientArenaEnd();
+	return st;
+}
+
+static gs_status
+svc_groups_sum(gs_batch_groups *groups, gs_filter *filter, int nexprs, const gs_sum_expr *exprs,
+			   const uint64_t **rows, const gs_sum_result **results, char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	*rows = NULL;
+	*results = NULL;
+	if (!GpuselClientBeginOn(&req, GSVC_GROUPS_SUM, groups, errbuf, errlen) ||
+		!GpuselClientCurrent((RemoteObject *) filter))
+		return GS_CUDA_ERROR;
+	GpuselClientArenaBegin();
+	req.h[1] = ((RemoteObject *) filter)->remote;
+	req.a[0] = nexprs;
+	if (nexprs > 0)
+	{
+		req.p[0] = GpuselClientArenaInput(exprs, sizeof(gs_sum_expr) * nexprs);
+		if (req.p[0] == 0)
+			return GpuselClientNoRoom(errbuf, errlen);
+	}
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	*rows = (const uint64_t *) (uintptr_t) rep.p[0];
+	*results = (const gs_sum_result *) (uintptr_t) rep.p[1];
 	GpuselClientArenaEnd();
 	return st;
 }
@@ -674,6 +705,7 @@ static const GpuselDeviceCalls service_calls = {
 	.groups_create = svc_groups_create,
 	.groups_find = svc_groups_find,
 	.groups_add = svc_groups_add,
+	.groups_sum = svc_groups_sum,
 	.groups_destroy = svc_groups_destroy,
 	.sums_create = svc_sums_create,
 	.sums_run = svc_sums_run,

@@ -489,13 +489,18 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 			{
 				int64_t		nkeys = 0;
 				const gs_batch_key *keys = NULL;
+				int			key_cols[GS_GROUP_MAX_KEYS];
 				gs_status	st;
 
 				if ((h = find_handle(conn, HANDLE_GROUPS, req->h[0])) == NULL ||
 					(f = find_handle(conn, HANDLE_FILTER, req->h[1])) == NULL)
 					return invalid(rep, "no such groups or filter");
+				if (req->a[2] < 0 || req->a[2] > GS_GROUP_MAX_KEYS)
+					return invalid(rep, "too many key columns");
+				for (int c = 0; c < req->a[2]; c++)
+					key_cols[c] = (int) req->a[3 + c];
 				st = gs_batch_groups_find(h->ptr, f->ptr, (int) req->a[0], req->a[1], (int) req->a[2],
-										  &nkeys, &keys, errbuf, errlen);
+										  key_cols, &nkeys, &keys, errbuf, errlen);
 				rep->r[0] = nkeys;
 				rep->p[0] = (uint64) (uintptr_t) keys;
 				return st;
@@ -516,6 +521,25 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 				st = gs_batch_groups_add(h->ptr, f->ptr, PTR(req->p[0]), (int) req->a[0],
 										 (int) req->a[1], pairs->ptr, &tally, errbuf, errlen);
 				rep->p[0] = (uint64) (uintptr_t) tally;
+				return st;
+			}
+
+		case GSVC_GROUPS_SUM:
+			{
+				const uint64_t *rows = NULL;
+				const gs_sum_result *sums = NULL;
+				gs_status	st;
+
+				if ((h = find_handle(conn, HANDLE_GROUPS, req->h[0])) == NULL ||
+					(f = find_handle(conn, HANDLE_FILTER, req->h[1])) == NULL)
+					return invalid(rep, "no such groups or filter");
+				if (req->a[0] < 0 || req->a[0] > GS_SUM_MAX_EXPRS ||
+					(req->a[0] > 0 && !in_region(req->p[0], sizeof(gs_sum_expr) * req->a[0])))
+					return invalid(rep, "sums outside the staging region");
+				st = gs_batch_groups_sum(h->ptr, f->ptr, (int) req->a[0], PTR(req->p[0]), &rows,
+										 &sums, errbuf, errlen);
+				rep->p[0] = (uint64) (uintptr_t) rows;
+				rep->p[1] = (uint64) (uintptr_t) sums;
 				return st;
 			}
 

@@ -131,8 +131,9 @@ typedef enum GpuselServiceOp
 	GSVC_FILTER_WAIT,
 	GSVC_FILTER_DESTROY,
 	GSVC_GROUPS_CREATE,
-	GSVC_GROUPS_FIND,
+	GSVC_GROUPS_FIND,			/* h0 groups, h1 filter, a0 slot, a1 from, a2 key columns, a3.. them */
 	GSVC_GROUPS_ADD,
+	GSVC_GROUPS_SUM,			/* h0 groups, h1 filter, a0 sums, p0 their programs -> p0 rows, p1 sums */
 	GSVC_GROUPS_DESTROY,
 	GSVC_SUMS_CREATE,
 	GSVC_SUMS_RUN,

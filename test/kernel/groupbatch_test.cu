@@ -72,6 +72,15 @@
 namespace
 {
 
+/* gs_batch_groups_find by one key column (key_col < 0: none), as this test's cases name it. */
+gs_status find_by_column(gs_batch_groups *g, gs_filter *f, int slot, int64_t from, int key_col,
+						 int64_t *nkeys, const gs_batch_key **keys, char *err, size_t errlen)
+{
+	return gs_batch_groups_find(g, f, slot, from, key_col >= 0 ? 1 : 0, &key_col, nkeys, keys,
+								err, errlen);
+}
+
+
 uint64_t	g_seed = 1;
 
 /* Failed checks whose details are printed; later ones print their line only. */
@@ -877,7 +886,7 @@ bool run_find(gs_batch_groups *g, gs_filter *f, int slot, const Batch &b, int64_
 	char		err[512] = "";
 	int64_t		nkeys = -1;
 	const gs_batch_key *keys = NULL;
-	gs_status	st = gs_batch_groups_find(g, f, slot, from, key_col, &nkeys, &keys, err, sizeof(err));
+	gs_status	st = find_by_column(g, f, slot, from, key_col, &nkeys, &keys, err, sizeof(err));
 	const int64_t m = (int64_t) b.pass.size() - from;
 	KeyIndex	index;
 	std::vector<gs_batch_key> ref;
@@ -902,7 +911,7 @@ bool run_find(gs_batch_groups *g, gs_filter *f, int slot, const Batch &b, int64_
 		{
 			gs_batch_key k;
 
-			k.bits = bits;
+			k.bits[0] = bits;
 			k.first = (uint32_t) j;
 			k.isnull = isnull ? 1 : 0;
 			ref.push_back(k);
@@ -918,20 +927,20 @@ bool run_find(gs_batch_groups *g, gs_filter *f, int slot, const Batch &b, int64_
 	for (int64_t k = 0; ok && k < nkeys; ++k)
 	{
 		const gs_batch_key &d = keys[k];
-		const int32_t r = d.isnull > 1 ? -1 : index.find(d.isnull != 0, d.bits);
+		const int32_t r = d.isnull > 1 ? -1 : index.find(d.isnull != 0, d.bits[0]);
 
-		if (d.isnull > 1 || (d.isnull && d.bits != 0))
+		if (d.isnull > 1 || (d.isnull && d.bits[0] != 0))
 			note(&why, "key %lld: isnull %u, bits %llx", (long long) k, d.isnull,
-				 (unsigned long long) d.bits);
+				 (unsigned long long) d.bits[0]);
 		else if (r < 0)
 			note(&why, "key %lld (isnull %u, bits %llx) is not among the passing rows' keys",
-				 (long long) k, d.isnull, (unsigned long long) d.bits);
+				 (long long) k, d.isnull, (unsigned long long) d.bits[0]);
 		else if (ref_to_dev[r] >= 0)
 			note(&why, "key %lld (isnull %u, bits %llx) repeats key %d", (long long) k, d.isnull,
-				 (unsigned long long) d.bits, ref_to_dev[r]);
+				 (unsigned long long) d.bits[0], ref_to_dev[r]);
 		else if (d.first != ref[r].first)
 			note(&why, "key %lld (isnull %u, bits %llx): first %u, reference %u", (long long) k,
-				 d.isnull, (unsigned long long) d.bits, d.first, ref[r].first);
+				 d.isnull, (unsigned long long) d.bits[0], d.first, ref[r].first);
 		else
 		{
 			ref_to_dev[r] = (int32_t) k;
@@ -1422,7 +1431,7 @@ void check_arguments()
 		return gs_batch_groups_add(g, f, gok.data(), C_VF8, GS_KEY_FLOAT8, p8, &tally, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "find on slot 1, never submitted", [&] {
-		return gs_batch_groups_find(g, f, 1, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, 1, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
 	});
 
 	/* 100 rows, all passing, no NULL keys, 10% NULL values */
@@ -1430,7 +1439,7 @@ void check_arguments()
 	st = stage_submit(f, 0, b, err, sizeof(err));
 	report(st == GS_OK, "arguments: submit slot 0");
 	expect(GS_INVALID_ARGUMENT, "find on a slot submitted and not waited for", [&] {
-		return gs_batch_groups_find(g, f, 0, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, 0, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "ship columns while a batch is in flight", [&] {
 		uint8_t		cols[NCOLS] = {0};
@@ -1442,36 +1451,36 @@ void check_arguments()
 	report(st == GS_OK && count == 100, "arguments: wait slot 0: 100 rows pass");
 
 	expect(GS_INVALID_ARGUMENT, "find: groups NULL", [&] {
-		return gs_batch_groups_find(NULL, f, 0, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(NULL, f, 0, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "find: nkeys NULL", [&] {
-		return gs_batch_groups_find(g, f, 0, 0, C_KI4, NULL, &keys, err, sizeof(err));
+		return find_by_column(g, f, 0, 0, C_KI4, NULL, &keys, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "find: keys NULL", [&] {
-		return gs_batch_groups_find(g, f, 0, 0, C_KI4, &nkeys, NULL, err, sizeof(err));
+		return find_by_column(g, f, 0, 0, C_KI4, &nkeys, NULL, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "find: filter NULL", [&] {
-		return gs_batch_groups_find(g, NULL, 0, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, NULL, 0, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "find: slot -1", [&] {
-		return gs_batch_groups_find(g, f, -1, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, -1, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "find: slot 2 of two", [&] {
-		return gs_batch_groups_find(g, f, 2, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, 2, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "find: key column ncols", [&] {
-		return gs_batch_groups_find(g, f, 0, 0, NCOLS, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, 0, 0, NCOLS, &nkeys, &keys, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "find: key column neither read nor shipped", [&] {
-		return gs_batch_groups_find(g, f, 0, 0, C_UNSHIPPED, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, 0, 0, C_UNSHIPPED, &nkeys, &keys, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "find: from -1", [&] {
-		return gs_batch_groups_find(g, f, 0, -1, C_KI4, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, 0, -1, C_KI4, &nkeys, &keys, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "find: from count + 1", [&] {
-		return gs_batch_groups_find(g, f, 0, 101, C_KI4, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, 0, 101, C_KI4, &nkeys, &keys, err, sizeof(err));
 	});
-	report(gs_batch_groups_find(g, f, 0, 0, C_UNSHIPPED, &nkeys, &keys, NULL, 0) == GS_INVALID_ARGUMENT,
+	report(find_by_column(g, f, 0, 0, C_UNSHIPPED, &nkeys, &keys, NULL, 0) == GS_INVALID_ARGUMENT,
 		   "arguments: find: unshipped key column with no errbuf -> GS_INVALID_ARGUMENT");
 	expect(GS_INVALID_ARGUMENT, "add after a refused find", [&] {
 		return gs_batch_groups_add(g, f, gok.data(), C_VF8, GS_KEY_FLOAT8, p8, &tally, err, sizeof(err));
@@ -1480,7 +1489,7 @@ void check_arguments()
 	/* from = count: no rows, no keys, nothing appended */
 	nkeys = -1;
 	expect(GS_OK, "find: from = count", [&] {
-		return gs_batch_groups_find(g, f, 0, 100, C_KI4, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, 0, 100, C_KI4, &nkeys, &keys, err, sizeof(err));
 	});
 	report(nkeys == 0, "arguments: find from = count gives no keys");
 	expect(GS_OK, "add after a find of no rows", [&] {
@@ -1490,7 +1499,7 @@ void check_arguments()
 
 	nkeys = -1;
 	expect(GS_OK, "find: int4 key", [&] {
-		return gs_batch_groups_find(g, f, 0, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, 0, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
 	});
 	report(nkeys == 7, "arguments: find: 7 distinct int4 keys, got " + std::to_string(nkeys));
 
@@ -1572,12 +1581,12 @@ void check_arguments()
 		return gs_batch_groups_add(g, f, gok.data(), C_VF8, GS_KEY_FLOAT8, p8, &tally, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "find on the slot in flight", [&] {
-		return gs_batch_groups_find(g, f, 0, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, 0, 0, C_KI4, &nkeys, &keys, err, sizeof(err));
 	});
 	st = gs_filter_wait(f, 0, &positions, &count, &row_error, &ms, err, sizeof(err));
 	report(st == GS_OK && count == 100, "arguments: wait slot 0 again");
 	expect(GS_OK, "find on it once waited for", [&] {
-		return gs_batch_groups_find(g, f, 0, 0, C_KF8, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g, f, 0, 0, C_KF8, &nkeys, &keys, err, sizeof(err));
 	});
 
 	/* groups for 33 passing rows: 33 go, 34 do not */
@@ -1587,7 +1596,7 @@ void check_arguments()
 		st = gs_filter_wait(f, 1, &positions, &count, &row_error, &ms, err, sizeof(err));
 	report(st == GS_OK && count == 33, "arguments: 33 rows on slot 1");
 	expect(GS_OK, "find 33 passing rows in groups of max_rows 33", [&] {
-		return gs_batch_groups_find(g33, f, 1, 0, C_KI8, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g33, f, 1, 0, C_KI8, &nkeys, &keys, err, sizeof(err));
 	});
 	expect(GS_OK, "add them", [&] {
 		return gs_batch_groups_add(g33, f, gok.data(), C_VI8, GS_KEY_INT64, p8, &tally, err, sizeof(err));
@@ -1598,7 +1607,7 @@ void check_arguments()
 		st = gs_filter_wait(f, 1, &positions, &count, &row_error, &ms, err, sizeof(err));
 	report(st == GS_OK && count == 34, "arguments: 34 rows on slot 1");
 	expect(GS_INVALID_ARGUMENT, "find 34 passing rows in groups of max_rows 33", [&] {
-		return gs_batch_groups_find(g33, f, 1, 0, C_KI8, &nkeys, &keys, err, sizeof(err));
+		return find_by_column(g33, f, 1, 0, C_KI8, &nkeys, &keys, err, sizeof(err));
 	});
 	expect(GS_INVALID_ARGUMENT, "add after that refused find", [&] {
 		return gs_batch_groups_add(g33, f, gok.data(), C_VI8, GS_KEY_INT64, p8, &tally, err, sizeof(err));
@@ -1660,7 +1669,7 @@ bool memory_cycle(const Batch &b, std::string *problem)
 	{
 		st = gs_filter_wait(f, slot, &positions, &count, &row_error, &ms, err, sizeof(err));
 		if (st == GS_OK)
-			st = gs_batch_groups_find(g, f, slot, 0, C_KF4, &nkeys, &keys, err, sizeof(err));
+			st = find_by_column(g, f, slot, 0, C_KF4, &nkeys, &keys, err, sizeof(err));
 		if (st == GS_OK && gs_batch_groups_add(g, f, gok.data(), C_VF8, GS_KEY_INT64, p, &tally,
 											   err, sizeof(err)) != GS_INVALID_ARGUMENT)
 		{
