@@ -89,7 +89,7 @@ __global__ void sum_rows(GsSumPrograms progs, const uint32_t *positions, int64_t
 	for (int e = 0; e < progs.nexprs; e++)
 	{
 		const GsSumProgram *p = &progs.prog[e];
-		gs_num_columns cols = {p->values, p->nulls, p->has_nulls};
+		gs_num_columns cols = {p->values, p->nulls, p->has_nulls, p->widths};
 		Partial		mine = {0, 0, 0, 0, 0, 0};
 		gs_int128	sum = 0;
 
@@ -206,13 +206,15 @@ resolve_program(const gs_sum_expr *expr, const gs_device_batch *b, GsSumProgram 
 		if (st.op == GS_NUM_COLUMN)
 		{
 			if (st.col < 0 || st.col >= b->ncols || b->values[st.col] == NULL ||
-				b->coltypes[st.col] != GS_COL_INT8)
+				(b->coltypes[st.col] != GS_COL_INT8 && b->coltypes[st.col] != GS_COL_INT4 &&
+				 b->coltypes[st.col] != GS_COL_INT2))
 			{
 				gs_format_error(errbuf, errlen,
-								"%s: column %d is not an int8 column on the device", caller, st.col);
+								"%s: column %d is not an integer column on the device", caller, st.col);
 				return false;
 			}
 			out->values[i] = b->values[st.col];
+			out->widths[i] = (uint8_t) gs_coltype_width(b->coltypes[st.col]);
 			out->nulls[i] = b->nulls[st.col];
 			out->has_nulls[i] = b->nulls[st.col] != NULL;
 			st.col = i;

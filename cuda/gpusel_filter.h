@@ -308,16 +308,16 @@ void		gs_batch_groups_destroy(gs_batch_groups *groups);
  * Sums over a filtered batch's passing rows on the device (batchsum.cu),
  * after the batch is waited for: each sum's input is a program of
  * numeric_core.h's steps, exact integer arithmetic over INT8 columns that
- * hold scaled numerics (v * 10^scale; GS_NUMERIC_NAN for NaN), evaluated
- * per row in 128 bits as the host evaluates it.  Only the sums cross to
- * the host.
+ * hold scaled numerics (v * 10^scale; GS_NUMERIC_NAN for NaN) or integers,
+ * and over INT4 and INT2 columns (integers, never NaN), evaluated per row
+ * in 128 bits as the host evaluates it.  Only the sums cross to the host.
  */
 typedef struct gs_batch_sums gs_batch_sums;
 
 #define GS_SUM_MAX_CODE		GS_NUM_MAX_STEPS
 #define GS_SUM_MAX_EXPRS	8
 
-/* One sum's program: a column step's col is an INT8 column the device holds. */
+/* One sum's program: a column step's col is an INT8, INT4 or INT2 column the device holds. */
 typedef struct gs_sum_expr
 {
 	int			ncode;

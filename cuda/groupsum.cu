@@ -101,7 +101,7 @@ __global__ void sum_by_key(GsSumPrograms progs, const uint32_t *row_key, const u
 		for (int e = 0; e < ne; e++)
 		{
 			const GsSumProgram *p = &progs.prog[e];
-			gs_num_columns cols = {p->values, p->nulls, p->has_nulls};
+			gs_num_columns cols = {p->values, p->nulls, p->has_nulls, p->widths};
 			gs_num_value v = gs_num_eval_row(p->code, p->ncode, &cols, pos);
 			int64_t		cell = (int64_t) k * ne + e;
 

@@ -65,7 +65,7 @@ enum
 typedef struct gs_num_step
 {
 	int32_t		op;				/* a gs_arith_op, GS_NUM_COLUMN or GS_NUM_CONST */
-	int32_t		col;			/* GS_NUM_COLUMN: an int8 column of the caller's */
+	int32_t		col;			/* GS_NUM_COLUMN: an integer column of the caller's */
 	int32_t		shift_a;		/* ADD/SUB: pop b, a; push a * 10^shift_a op */
 	int32_t		shift_b;		/* b * 10^shift_b (0 .. GS_NUM_MAX_SCALE) */
 	int64_t		constant;		/* GS_NUM_CONST: the value times 10^its scale */
@@ -83,12 +83,13 @@ typedef struct gs_num_value
 	uint8_t		flags;
 } gs_num_value;
 
-/* The int8 columns a program reads: values[c], with NULL bytes nulls[c] where has_nulls[c]. */
+/* The columns a program reads: values[c], with NULL bytes nulls[c] where has_nulls[c]. */
 typedef struct gs_num_columns
 {
 	const void *const *values;
 	const uint8_t *const *nulls;
 	const uint8_t *has_nulls;
+	const uint8_t *widths;		/* bytes of each column's values (2, 4, 8); NULL: all 8 */
 } gs_num_columns;
 
 /* Whether a 128-bit value fits 64 bits. */
@@ -254,6 +255,19 @@ gs_num_load(const int64_t *values, const uint8_t *nulls, int64_t row, gs_int128 
 }
 
 /*
+ * An int2 or int4 column's value at row 'row' as a scaled integer of scale
+ * 0: NULL or the value (never NaN).
+ */
+GS_HOST_DEVICE static inline void
+gs_num_load_narrow(const void *values, int width, const uint8_t *nulls, int64_t row,
+				   gs_int128 *v, uint8_t *f)
+{
+	*v = width == 2 ? (gs_int128) ((const int16_t *) values)[row] :
+		(gs_int128) ((const int32_t *) values)[row];
+	*f = nulls != NULL && nulls[row] ? GS_NUM_NULL : 0;
+}
+
+/*
  * The value of a program (code, ncode steps, well formed: see
  * gs_num_program_ok) on row 'row' of the columns.
  */
@@ -274,8 +288,12 @@ gs_num_eval_row(const gs_num_step *code, int ncode, const gs_num_columns *cols, 
 		{
 			case GS_NUM_COLUMN:
 				a = &stack[sp++];
-				gs_num_load((const int64_t *) cols->values[st->col], gs_num_nulls(cols, st->col), row,
-							&a->v, &a->flags);
+				if (cols->widths != NULL && cols->widths[st->col] < 8)
+					gs_num_load_narrow(cols->values[st->col], cols->widths[st->col],
+									   gs_num_nulls(cols, st->col), row, &a->v, &a->flags);
+				else
+					gs_num_load((const int64_t *) cols->values[st->col], gs_num_nulls(cols, st->col),
+								row, &a->v, &a->flags);
 				break;
 			case GS_NUM_CONST:
 				a = &stack[sp++];

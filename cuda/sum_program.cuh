@@ -24,6 +24,7 @@ struct GsSumProgram
 	const void *values[GS_SUM_MAX_CODE];
 	const uint8_t *nulls[GS_SUM_MAX_CODE];
 	uint8_t		has_nulls[GS_SUM_MAX_CODE];
+	uint8_t		widths[GS_SUM_MAX_CODE];	/* bytes of each column's values */
 };
 
 /* Every sum's program, passed by value to a kernel. */
@@ -36,7 +37,7 @@ struct GsSumPrograms
 /*
  * Checks exprs[0 .. nexprs-1] and resolves their columns against the
  * batch into out; false with a message when one is malformed or reads a
- * column the device does not hold as int8.
+ * column the device does not hold as int2, int4 or int8.
  */
 bool		gs_sum_programs_resolve(const gs_sum_expr *exprs, int nexprs, const gs_device_batch *b,
 									GsSumPrograms *out, const char *caller,

@@ -53,19 +53,23 @@ shapes=(
   "SELECT count(*), sum(m), avg(k) FROM cache_dev_t WHERE v > 0.1 AND k < 900 AND d > date '2020-02-01'"
   "SELECT sum(big), avg(big), count(*) FROM cache_dev_t WHERE v > 0.2 AND id NOT IN (777777, 888888)"
   "SELECT sum(big), count(*) FROM cache_dev_t WHERE v > 0.2"
-  "SELECT rf, ls, count(*), sum(m), avg(k) FROM cache_dev_t WHERE d <= date '2022-06-01' GROUP BY rf, ls ORDER BY 1, 2"
   "SELECT rf, percentile_disc(0.5) WITHIN GROUP (ORDER BY m) FROM cache_dev_t WHERE v < 0.8 GROUP BY rf ORDER BY 1"
   "SELECT grp, percentile_disc(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY v) FROM cache_dev_t WHERE d >= date '2021-01-01' GROUP BY grp ORDER BY grp"
-  "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v), count(*), avg(k) FROM cache_dev_t WHERE k > 100"
   "SELECT grp, count(*), sum(k), min(v), max(d) FROM cache_dev_t WHERE v < 0.9 GROUP BY grp ORDER BY grp"
   "SELECT id, k, v FROM cache_dev_t WHERE v BETWEEN 0.5 AND 0.5005 AND k <> 3 ORDER BY id"
   "SELECT id, sum(m), count(*) FROM cache_dev_t WHERE v < 0.05 GROUP BY id ORDER BY 1"
+  "SELECT sum(k), avg(grp), count(*) FROM cache_dev_t WHERE v > 0.5"
 )
 # shapes the device groups itself (EXPLAIN: Rows Grouped on Device): TPC-H Q1's
 # two char(1) keys (one with NULLs) with numeric sums, averages and count(*);
 # int8 sums beside a NaN stand-in (id 888888: that batch goes to the host);
-# two keys with a percentile and sums beside it
+# two keys with a percentile and sums beside it; int4 sums and averages;
+# no WHERE clause (the device filters by a constant TRUE)
 grouped_shapes=(
+  "SELECT rf, ls, count(*), sum(m), avg(k) FROM cache_dev_t WHERE d <= date '2022-06-01' GROUP BY rf, ls ORDER BY 1, 2"
+  "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v), count(*), avg(k) FROM cache_dev_t WHERE k > 100"
+  "SELECT rf, ls, percentile_disc(0.5) WITHIN GROUP (ORDER BY m), count(*) FROM cache_dev_t GROUP BY rf, ls ORDER BY 1, 2"
+  "SELECT grp, sum(k), avg(big), count(*) FROM cache_dev_t GROUP BY grp ORDER BY 1"
   "SELECT rf, ls, sum(m), sum(m * (1 - m)), sum(m * (1 - m) * (1 + m)), avg(m), count(*) FROM cache_dev_t WHERE d <= date '2022-06-01' GROUP BY rf, ls ORDER BY 1, 2"
   "SELECT ls, rf, sum(big), avg(big), count(*) FROM cache_dev_t WHERE v > 0.3 GROUP BY ls, rf ORDER BY 1, 2"
   "SELECT rf, ls, percentile_disc(0.5) WITHIN GROUP (ORDER BY m), count(*), sum(m) FROM cache_dev_t WHERE v < 0.9 GROUP BY rf, ls ORDER BY 1, 2"

@@ -2,7 +2,7 @@
  * groupagg_devsum.c
  *	  Sums on the GPU: a grouped scan without group keys whose aggregates
  *	  are sums and averages of numerics (numeric(p,s) columns, and + - *
- *	  over them and constants) or of int8 columns, and count(*), adds a
+ *	  over them and constants) or of integer columns, and count(*), adds a
  *	  filtered device batch's rows where they lie (cuda/batchsum.cu).  The
  *	  device evaluates each input per passing row in 128 bits and returns
  *	  one sum per input; no row is touched on the host.  TPC-H Q6 has this
@@ -22,24 +22,25 @@
 #include "device.h"
 #include "groupagg_internal.h"
 
-/* Whether sum or avg of this kind over an int8 column sums on the device as a scale-0 numeric. */
+/* Whether sum or avg of this kind over an integer column sums on the device as a scale-0 numeric. */
 static inline bool
-int8_kind(GroupAggKind kind)
+int_kind(GroupAggKind kind)
 {
-	return kind == GROUPAGG_SUM_INT8 || kind == GROUPAGG_AVG_INT;
+	return kind == GROUPAGG_SUM_INT || kind == GROUPAGG_SUM_INT8 || kind == GROUPAGG_AVG_INT;
 }
 
 /*
- * The device program of sum or avg over a plain int8 column: its values as
- * scaled integers of scale 0.  The device reads the numeric NaN sentinel
- * (the greatest int8) as NaN: a batch where it saw one is summed on the host.
+ * The device program of sum or avg over a plain int2, int4 or int8
+ * column: its values as scaled integers of scale 0.  The device reads the
+ * numeric NaN sentinel in an int8 column (the greatest int8) as NaN: a
+ * batch where it saw one is summed on the host.
  */
 static bool
-int8_column_sum(GroupInput *in, gs_sum_expr *out, int *scale)
+int_column_sum(GroupInput *in, gs_sum_expr *out, int *scale)
 {
 	memset(out, 0, sizeof(*out));
-	if (in->colstate != NULL || in->column < 0 || in->coltype != GS_COL_INT8 ||
-		in->form != GPUSEL_FORM_PLAIN)
+	if (in->colstate != NULL || in->column < 0 || in->form != GPUSEL_FORM_PLAIN ||
+		(in->coltype != GS_COL_INT8 && in->coltype != GS_COL_INT4 && in->coltype != GS_COL_INT2))
 		return false;
 	out->ncode = 1;
 	out->code[0].op = GS_NUM_COLUMN;
@@ -51,7 +52,7 @@ int8_column_sum(GroupInput *in, gs_sum_expr *out, int *scale)
 /*
  * The device programs of the sink's sums, made once: every aggregate that
  * is not count(*) nor a percentile must be a sum or average of a numeric
- * input the device's programs take, or of an int8 column.  Aggregates over
+ * input the device's programs take, or of an int2, int4 or int8 column.  Aggregates over
  * the same input share one program (sum and avg of l_quantity), at most
  * GS_SUM_MAX_EXPRS of them.  False when some aggregate is of another kind.
  */
@@ -67,7 +68,7 @@ GroupAggDeviceSumPrograms(GroupAggSink *sink)
 	old = MemoryContextSwitchTo(sink->ps->state->es_query_cxt);
 	sink->sum_exprs = palloc0(sizeof(gs_sum_expr) * GS_SUM_MAX_EXPRS);
 	sink->sum_scales = palloc(sizeof(int) * GS_SUM_MAX_EXPRS);
-	sink->sum_int8 = palloc(sizeof(bool) * GS_SUM_MAX_EXPRS);
+	sink->sum_int = palloc(sizeof(bool) * GS_SUM_MAX_EXPRS);
 	sink->sum_of_agg = palloc(sizeof(int) * Max(sink->naggs, 1));
 	MemoryContextSwitchTo(old);
 	sink->nsums = 0;
@@ -76,20 +77,20 @@ GroupAggDeviceSumPrograms(GroupAggSink *sink)
 		GroupAggDesc *desc = &sink->aggs[a];
 		gs_sum_expr expr;
 		int			scale;
-		bool		is_int8 = int8_kind(desc->kind);
+		bool		is_int = int_kind(desc->kind);
 		int			e;
 
 		sink->sum_of_agg[a] = -1;
 		if (desc->kind == GROUPAGG_COUNT_STAR || desc->collection >= 0)
 			continue;
-		if (!GroupAggKindHas(desc->kind, GROUPAGG_NUMERIC_SUM) && !is_int8)
+		if (!GroupAggKindHas(desc->kind, GROUPAGG_NUMERIC_SUM) && !is_int)
 			return false;
 		memset(&expr, 0, sizeof(expr));
-		if (is_int8 ? !int8_column_sum(&sink->inputs[desc->input], &expr, &scale) :
+		if (is_int ? !int_column_sum(&sink->inputs[desc->input], &expr, &scale) :
 			!GroupAggNumericDeviceSum(sink, &sink->inputs[desc->input], &expr, &scale))
 			return false;
 		for (e = 0; e < sink->nsums; e++)
-			if (sink->sum_int8[e] == is_int8 && sink->sum_scales[e] == scale &&
+			if (sink->sum_int[e] == is_int && sink->sum_scales[e] == scale &&
 				memcmp(&sink->sum_exprs[e], &expr, sizeof(expr)) == 0)
 				break;
 		if (e == sink->nsums)
@@ -98,7 +99,7 @@ GroupAggDeviceSumPrograms(GroupAggSink *sink)
 				return false;
 			sink->sum_exprs[e] = expr;
 			sink->sum_scales[e] = scale;
-			sink->sum_int8[e] = is_int8;
+			sink->sum_int[e] = is_int;
 			sink->nsums++;
 		}
 		sink->sum_of_agg[a] = e;
@@ -108,14 +109,14 @@ GroupAggDeviceSumPrograms(GroupAggSink *sink)
 }
 
 /*
- * Whether a batch's sums can be used: none left 128 bits, and no int8
+ * Whether a batch's sums can be used: none left 128 bits, and no integer
  * program saw the greatest int8, which the device reads as numeric NaN.
  */
 bool
 GroupAggDeviceSumsExact(GroupAggSink *sink, const gs_sum_result *results)
 {
 	for (int e = 0; e < sink->nsums; e++)
-		if (results[e].overflow || (sink->sum_int8[e] && results[e].nans > 0))
+		if (results[e].overflow || (sink->sum_int[e] && results[e].nans > 0))
 			return false;
 	return true;
 }
@@ -134,7 +135,7 @@ GroupAggAddDeviceSums(GroupAggSink *sink, int64 g, const gs_sum_result *results)
 			continue;
 		bits = ((uint128) results[e].hi << 64) | results[e].lo;
 		cell = &sink->cells[g * sink->naggs + a];
-		if (sink->sum_int8[e])
+		if (sink->sum_int[e])
 		{
 			/* as update_int_sum adds them: the exact sum and the non-NULL inputs */
 			cell->isum += (int128) bits;

@@ -229,7 +229,7 @@ struct GroupAggSink
 	int			nsums;
 	gs_sum_expr *sum_exprs;		/* nsums programs */
 	int		   *sum_scales;		/* the scale of each one's values */
-	bool	   *sum_int8;		/* each one sums an int8 column (the greatest int8 reads as NaN) */
+	bool	   *sum_int;		/* each one sums an integer column (the greatest int8 reads as NaN) */
 	int		   *sum_of_agg;		/* per aggregate: the program it adds, -1 none */
 	gs_batch_sums *batch_sums;	/* its device buffers, made at the first batch */
 	/* one row's inputs */

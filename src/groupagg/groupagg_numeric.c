@@ -731,6 +731,7 @@ batch_columns(void *const *values, uint8 *const *nulls, const uint8 *has_nulls)
 	cols.values = (const void *const *) values;
 	cols.nulls = (const uint8 *const *) nulls;
 	cols.has_nulls = has_nulls;
+	cols.widths = NULL;			/* numeric columns: scaled int8 */
 	return cols;
 }
 

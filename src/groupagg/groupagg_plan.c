@@ -352,7 +352,7 @@ device_key_type(Node *column)
 /*
  * Whether the device sums this aggregate, as far as the plan shows
  * (groupagg_devsum.c decides): a sum or average of numerics, or one of an
- * int8 column.
+ * integer column.
  */
 static bool
 summed_on_device(Aggref *agg, GroupAggKind kind)
@@ -362,8 +362,8 @@ summed_on_device(Aggref *agg, GroupAggKind kind)
 	if (GroupAggKindHas(kind, GROUPAGG_NUMERIC_SUM))
 		return true;
 	input = GroupAggAggrefInput(agg);
-	return (kind == GROUPAGG_SUM_INT8 || kind == GROUPAGG_AVG_INT) && input != NULL &&
-		IsA(input, Var) && exprType((Node *) input) == INT8OID;
+	return (kind == GROUPAGG_SUM_INT || kind == GROUPAGG_SUM_INT8 || kind == GROUPAGG_AVG_INT) &&
+		input != NULL && IsA(input, Var);
 }
 
 /*
@@ -416,6 +416,20 @@ aggregates_on_device(GroupAggShape *shape)
 	if (list_length(summed) > GS_SUM_MAX_EXPRS)
 		return false;
 	return shape->keys != NIL || input != NULL || summed != NIL;
+}
+
+/*
+ * Whether the scan reads the table's copy in device memory with the device
+ * aggregating its rows: a shape the device aggregates over a table held
+ * there.  count(*) without quals counts the copy's rows without reading
+ * them, and is not such a scan.
+ */
+static bool
+reads_device_copy(PlannerInfo *root, GroupAggShape *shape, List *quals, double rows)
+{
+	return (quals != NIL || !counts_only(shape)) && GpuselPlanForGpu(rows) &&
+		aggregates_on_device(shape) &&
+		GpuselSourceProvidedOnDevice(planner_rt_fetch(shape->relid, root)->relid);
 }
 
 /*
@@ -679,8 +693,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	 */
 	if (!GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
 		aggs_cross(shape.aggs) && inputs_columnar(shape.keys, shape.aggs) &&
-		!(quals != NIL && GpuselPlanForGpu(rows) && aggregates_on_device(&shape) &&
-		  GpuselSourceProvidedOnDevice(planner_rt_fetch(input_rel->relid, root)->relid)))
+		!reads_device_copy(root, &shape, quals, rows))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost,
 								   disabled);
 	add_path(output_rel, &cpath->path);
@@ -712,6 +725,20 @@ plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 		elog(ERROR, "gpusel lost the quals of its grouped scan");
 	if (any_marked)
 		flags |= GPUSEL_SCAN_MARKED;
+	/*
+	 * Without quals the device would see no rows: a constant TRUE sends the
+	 * copy's rows through its filter, all passing, to the device's grouping.
+	 */
+	if (quals == NIL)
+	{
+		GroupAggShape shape = {base->relid, keys, aggs};
+
+		if (reads_device_copy(root, &shape, quals, base->rows))
+		{
+			quals = list_make1(makeBoolConst(true, false));
+			device_flags = list_make1_int(1);
+		}
+	}
 
 	foreach(lc, keys)
 		scan_tlist = lappend(scan_tlist,

@@ -16,17 +16,21 @@
  *	    * b with the scales met by shifts; -a + b; a - b shifted by 10^3;
  *	    a constant alone; a product past 128 bits meeting a NULL (NULL);
  *	    the negation of -2^127 (past 128 bits) and a - (-2^127) (exact
- *	    for a < 0); up to GS_SUM_MAX_EXPRS programs in one run;
+ *	    for a < 0); the int4 column p (the predicate's; read sign-extended
+ *	    as an integer of scale 0, never NaN) alone and with the int8 ones:
+ *	    p * a, a - p shifted by 10^3, -(p * p) + b, p * a * b (past 128
+ *	    bits near the limits); up to GS_SUM_MAX_EXPRS programs in one run;
  *	  - values of numeric(15,2)'s range, small ones, ones near +-10^18 and
  *	    the int8 limits (products and sums that leave 128 bits), NaN
- *	    (GS_NUMERIC_NAN) and NULL inputs, has_nulls 0;
+ *	    (GS_NUMERIC_NAN) and NULL inputs, has_nulls 0; p from INT32_MIN to
+ *	    999, NULL in some rows (which fail the predicate);
  *	  - predicates keeping all rows, about half, none; from 0, a third, the
  *	    count (nothing);
  *	  - batches of 0, 1, 31, 33, 1023, 1025, 100003 rows and max_rows, in
  *	    both slots of a two-slot filter;
- *	  - refusals (GS_INVALID_ARGUMENT): an int4 column, a column not on the
- *	    device, malformed programs, 0 or too many programs, 'from' past the
- *	    batch, a slot in flight or out of range;
+ *	  - refusals (GS_INVALID_ARGUMENT): a column not on the device or past
+ *	    the table, malformed programs, 0 or too many programs, 'from' past
+ *	    the batch, a slot in flight or out of range;
  *	  - device memory in use (cudaMemGetInfo) unchanged over 50 cycles of
  *	    buffers created, used and destroyed.
  *
@@ -72,8 +76,8 @@ const char *const kPredName[] = {"all pass", "half pass", "none pass"};
 struct Batch
 {
 	int64_t		n = 0;
-	std::vector<int32_t> pred;
-	std::vector<int64_t> vals[NCOLS];
+	std::vector<int32_t> pred;	/* C_PRED's values (its NULLs in nulls[C_PRED]) */
+	std::vector<int64_t> vals[NCOLS];	/* the int8 columns' (vals[C_PRED] unused) */
 	std::vector<uint8_t> nulls[NCOLS];
 	uint8_t		has_nulls[NCOLS] = {0};
 	std::vector<uint32_t> pass;
@@ -149,7 +153,12 @@ int64_t draw_value(SplitMix64 &rng, int mode)
 	}
 }
 
-/* Draws a batch of n rows; nan_pct and null_pct of the value columns' rows are NaN and NULL. */
+/*
+ * Draws a batch of n rows; nan_pct and null_pct of the value columns' rows
+ * are NaN and NULL.  p: all rows from INT32_MIN to 499 (P_ALL), -250 ..
+ * -1 and 250 .. 999 with null_pct of them NULL over junk (P_HALF), or 500
+ * (P_NONE).
+ */
 void make_batch(Batch &b, int64_t n, int pred, int mode, int nan_pct, int null_pct, uint64_t seed)
 {
 	SplitMix64	rng(seed);
@@ -165,7 +174,22 @@ void make_batch(Batch &b, int64_t n, int pred, int mode, int nan_pct, int null_p
 	}
 	for (int64_t i = 0; i < n; i++)
 	{
-		b.pred[i] = pred == P_ALL ? 0 : pred == P_NONE ? kPredLimit : (int32_t) rng.below(1000);
+		if (pred == P_ALL)
+			b.pred[i] = (int32_t) (kPredLimit - 1 - (int64_t) rng.below((uint64_t) kPredLimit + 2147483648ull));
+		else if (pred == P_NONE)
+			b.pred[i] = kPredLimit;
+		else
+		{
+			int32_t		p = (int32_t) rng.below(1000);
+
+			b.pred[i] = p < 250 ? p - 250 : p;
+			if ((int) rng.below(100) < null_pct)
+			{
+				b.nulls[C_PRED][i] = 1;
+				b.has_nulls[C_PRED] = 1;
+				b.pred[i] = (int32_t) (uint32_t) rng.next();	/* the predicate is NULL: the row fails */
+			}
+		}
 		for (int c = C_A; c < NCOLS; c++)
 		{
 			uint64_t	r = rng.below(100);
@@ -183,7 +207,7 @@ void make_batch(Batch &b, int64_t n, int pred, int mode, int nan_pct, int null_p
 	}
 	b.pass.clear();
 	for (int64_t i = 0; i < n; i++)
-		if (b.pred[i] < kPredLimit)
+		if (!b.nulls[C_PRED][i] && b.pred[i] < kPredLimit)
 			b.pass.push_back((uint32_t) i);
 	snprintf(desc, sizeof(desc), "n=%lld %s, values %s, NaN %d%%, NULL %d%%", (long long) n,
 			 kPredName[pred], kValName[mode], nan_pct, null_pct);
@@ -271,6 +295,14 @@ std::vector<NamedExpr> programs()
 		{"a - min * min * -2", expr({ins(GS_NUM_COLUMN, C_A), ins(GS_NUM_CONST, 0, 0, 0, INT64_MIN),
 									 ins(GS_NUM_CONST, 0, 0, 0, INT64_MIN), ins(GS_ARITH_MUL),
 									 ins(GS_NUM_CONST, 0, 0, 0, -2), ins(GS_ARITH_MUL), ins(GS_ARITH_SUB)})},
+		{"p (int4)", expr({ins(GS_NUM_COLUMN, C_PRED)})},
+		{"p * a", expr({ins(GS_NUM_COLUMN, C_PRED), ins(GS_NUM_COLUMN, C_A), ins(GS_ARITH_MUL)})},
+		{"a - p (p shifted 10^3)", expr({ins(GS_NUM_COLUMN, C_A), ins(GS_NUM_COLUMN, C_PRED),
+										 ins(GS_ARITH_SUB, 0, 0, 3)})},
+		{"-(p * p) + b", expr({ins(GS_NUM_COLUMN, C_PRED), ins(GS_NUM_COLUMN, C_PRED), ins(GS_ARITH_MUL),
+							   ins(GS_ARITH_NEG), ins(GS_NUM_COLUMN, C_B), ins(GS_ARITH_ADD)})},
+		{"p * a * b", expr({ins(GS_NUM_COLUMN, C_PRED), ins(GS_NUM_COLUMN, C_A), ins(GS_ARITH_MUL),
+							ins(GS_NUM_COLUMN, C_B), ins(GS_ARITH_MUL)})},
 	};
 }
 
@@ -310,7 +342,14 @@ bool ref_row(const gs_sum_expr &e, const Batch &b, uint32_t row, int128_t *v, bo
 	{
 		const gs_num_step &in = e.code[i];
 
-		if (in.op == GS_NUM_COLUMN)
+		if (in.op == GS_NUM_COLUMN && kColType[in.col] == GS_COL_INT4)
+		{
+			/* C_PRED: an int32, sign-extended, of scale 0; never NaN */
+			nl[sp] = b.nulls[in.col][row] != 0;
+			na[sp] = of[sp] = false;
+			st[sp++] = b.pred[row];
+		}
+		else if (in.op == GS_NUM_COLUMN)
 		{
 			nl[sp] = b.nulls[in.col][row] != 0;
 			na[sp] = !nl[sp] && b.vals[in.col][row] == GS_NUMERIC_NAN;
@@ -500,7 +539,6 @@ void check_refusals(gs_batch_sums *s, gs_filter *f, int waited_slot, int64_t npa
 		const char *what;
 		gs_sum_expr e;
 	}			bad[] = {
-		{"an int4 column", expr({ins(GS_NUM_COLUMN, C_PRED)})},
 		{"a column not on the device", expr({ins(GS_NUM_COLUMN, C_UNSHIPPED)})},
 		{"a column past the table", expr({ins(GS_NUM_COLUMN, NCOLS)})},
 		{"ADD of one value", expr({ins(GS_NUM_COLUMN, C_A), ins(GS_ARITH_ADD)})},

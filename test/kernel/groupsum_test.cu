@@ -15,14 +15,18 @@
  *	  twice, one column, none, NULLs in either and both (all four isnull
  *	  combinations checked to occur); programs a, a * a, (1 - b) * a, b,
  *	  -a + c, a - c * 10^3, a constant, b * c over int8 columns with NULL
- *	  and NaN values, 0, 3 and GS_SUM_MAX_EXPRS per call; overflow at and
- *	  past 2^96 and past 128 bits, none for a big value under a NULL, on a
- *	  failing row or before 'from'; batches of 0 .. 100003 rows (not
- *	  multiples of 32), all, half or none passing, from 0, a third and the
- *	  count; one key for all rows; 600 keys x 1..8 programs and 1024/1025
- *	  keys (the kernel's 1024 shared-memory cells); 4096 keys summed, 4097
- *	  refused; both slots, the next batch in flight; refusals; device
- *	  memory unchanged over 20 groups created, summed and destroyed.
+ *	  and NaN values, 0, 3 and GS_SUM_MAX_EXPRS per call; in a call of
+ *	  their own, programs over the int2 and int4 key columns (sign-extended
+ *	  integers of scale 0 with NULLs, never NaN) alone and with int8 ones;
+ *	  overflow at and past 2^96 and past 128 bits, none for a big value
+ *	  under a NULL, on a failing row or before 'from'; batches of 0 ..
+ *	  100003 rows (not multiples of 32), all, half or none passing, from
+ *	  0, a third and the count; one key for all rows; 600 keys x 1..8
+ *	  programs and 1024/1025 keys (the kernel's 1024 shared-memory cells);
+ *	  4096 keys summed, 4097 refused; both slots, the next batch in
+ *	  flight; refusals (a bool column, one not on the device, malformed
+ *	  programs, ...); device memory unchanged over 20 groups created,
+ *	  summed and destroyed.
  *
  *	  groupsum_test [--seed N] [--verbose]
  *
@@ -150,6 +154,13 @@ struct Batch
 		return v;
 	}
 	int64_t i64(int c, int64_t r) const { return (int64_t) bits(c, r); }
+	/* an int2, int4 or int8 column's value, sign-extended */
+	int64_t value(int c, int64_t r) const
+	{
+		const int	shift = 64 - 8 * (int) width(c);
+
+		return (int64_t) (bits(c, r) << shift) >> shift;
+	}
 	void set(int c, int64_t r, uint64_t v) { memcpy(&vals[c][(size_t) r * width(c)], &v, width(c)); }
 	void set_null(int c, int64_t r) { nulls[c][(size_t) r] = has_nulls[c] = 1; }
 	void find_passing()
@@ -319,6 +330,25 @@ std::vector<NamedExpr> programs(int n = GS_SUM_MAX_EXPRS)
 	return all;
 }
 
+/* Programs over the int2 and int4 key columns, alone and with int8 ones. */
+std::vector<NamedExpr> narrow_programs()
+{
+	return {
+		expr("k2", {ins(GS_NUM_COLUMN, C_K2)}),
+		expr("k4", {ins(GS_NUM_COLUMN, C_K4)}),
+		expr("k4 * a", {ins(GS_NUM_COLUMN, C_K4), ins(GS_NUM_COLUMN, C_A), ins(GS_ARITH_MUL)}),
+		expr("a - k2 (k2 shifted 10^2)", {ins(GS_NUM_COLUMN, C_A), ins(GS_NUM_COLUMN, C_K2), ins(GS_ARITH_SUB, 0, 0, 2)}),
+		expr("-k4 + k2 * k2", {ins(GS_NUM_COLUMN, C_K4), ins(GS_ARITH_NEG), ins(GS_NUM_COLUMN, C_K2),
+							   ins(GS_NUM_COLUMN, C_K2), ins(GS_ARITH_MUL), ins(GS_ARITH_ADD)}),
+		expr("k2 * k4 * c", {ins(GS_NUM_COLUMN, C_K2), ins(GS_NUM_COLUMN, C_K4), ins(GS_ARITH_MUL),
+							 ins(GS_NUM_COLUMN, C_C), ins(GS_ARITH_MUL)}),
+		expr("k4 * k4 * k4", {ins(GS_NUM_COLUMN, C_K4), ins(GS_NUM_COLUMN, C_K4), ins(GS_ARITH_MUL),
+							  ins(GS_NUM_COLUMN, C_K4), ins(GS_ARITH_MUL)}),
+		expr("p - k4 (the program's int4, no NULLs)", {ins(GS_NUM_COLUMN, C_PRED), ins(GS_NUM_COLUMN, C_K4),
+														ins(GS_ARITH_SUB)}),
+	};
+}
+
 bool scale_ok(int128_t *v, int k)
 {
 	for (int i = 0; i < k; i++)
@@ -338,7 +368,8 @@ struct RefVal
 
 /*
  * One row's value as the program defines it; false when it leaves 128
- * bits.  NULL wins over the rest (the operators are strict), then NaN.
+ * bits.  NULL wins over the rest (the operators are strict), then NaN,
+ * which only an int8 column holds.
  */
 bool ref_row(const gs_sum_expr &e, const Batch &b, uint32_t row, RefVal *out)
 {
@@ -352,8 +383,9 @@ bool ref_row(const gs_sum_expr &e, const Batch &b, uint32_t row, RefVal *out)
 		if (in.op == GS_NUM_COLUMN)
 		{
 			const bool	nl = b.is_null(in.col, row);
+			const int64_t v = b.value(in.col, row);
 
-			st[sp++] = {b.i64(in.col, row), nl, !nl && b.i64(in.col, row) == GS_NUMERIC_NAN, false};
+			st[sp++] = {v, nl, !nl && b.width(in.col) == 8 && v == GS_NUMERIC_NAN, false};
 		}
 		else if (in.op == GS_NUM_CONST)
 			st[sp++] = {in.constant, false, false, false};
@@ -600,7 +632,10 @@ void run_sum(gs_batch_groups *g, gs_filter *f, const Batch &b, int64_t from, con
 	}
 }
 
-/* A find and, when it is right, sums with each count of programs in nexprs. */
+/* In run_case's nexprs: narrow_programs() rather than the first n of programs(). */
+constexpr int kNarrow = -1;
+
+/* A find and, when it is right, sums with each count of programs in nexprs (or kNarrow). */
 void run_case(gs_batch_groups *g, gs_filter *f, int slot, const Batch &b, int64_t from, const KeySet &ks,
 			  const std::vector<int> &nexprs, const std::string &label, int64_t want_keys = -1)
 {
@@ -613,7 +648,7 @@ void run_case(gs_batch_groups *g, gs_filter *f, int slot, const Batch &b, int64_
 		report(fo.nkeys == want_keys, l + ": " + std::to_string(fo.nkeys) + " keys, the case means " +
 			   std::to_string(want_keys));
 	for (int n : nexprs)
-		run_sum(g, f, b, from, fo, programs(n), l);
+		run_sum(g, f, b, from, fo, n == kNarrow ? narrow_programs() : programs(n), l);
 }
 
 /* ------------------------------------------------------------------------
@@ -667,7 +702,7 @@ void check_batches(gs_batch_groups *g, gs_filter *f)
 			froms.push_back(m);	/* nothing from there on */
 		for (int64_t from : froms)
 			for (const KeySet &ks : kKeySets)
-				run_case(g, f, slot, b, from, ks, {0, 3, GS_SUM_MAX_EXPRS}, b.desc);
+				run_case(g, f, slot, b, from, ks, {0, 3, GS_SUM_MAX_EXPRS, kNarrow}, b.desc);
 		printf("%s: %d checks passed, %d failed so far\n", b.desc.c_str(), g_passed, g_failed);
 		fflush(stdout);
 	}
@@ -686,7 +721,7 @@ void check_key_counts(gs_batch_groups *g, gs_filter *f)
 		std::vector<int> nexprs;
 	};
 	const std::vector<Case> cases = {
-		{{6007, P_ALL, 600, 0, 10, 5}, k2k8, 600, {1, 2, 4, GS_SUM_MAX_EXPRS}},
+		{{6007, P_ALL, 600, 0, 10, 5}, k2k8, 600, {1, 2, 4, GS_SUM_MAX_EXPRS, kNarrow}},
 		{{3001, P_ALL, 1024, 0, 10, 5}, k4, 1024, {0, 1, 2}},
 		{{3001, P_ALL, 1025, 0, 10, 5}, k4, 1025, {0, 1}},
 		{{8197, P_ALL, 4096, 0, 10, 5}, k4, 4096, {0, 1, GS_SUM_MAX_EXPRS}},
@@ -832,7 +867,7 @@ void check_refusals(gs_batch_groups *g, gs_filter *f)
 	expect(GS_INVALID_ARGUMENT, "sum: filter NULL", gs_batch_groups_sum(g, NULL, 1, ex, &rows, &res, err, sizeof(err)));
 	expect(GS_INVALID_ARGUMENT, "sum: rows NULL", gs_batch_groups_sum(g, f, 1, ex, NULL, &res, err, sizeof(err)));
 	expect(GS_INVALID_ARGUMENT, "sum: results NULL", gs_batch_groups_sum(g, f, 1, ex, &rows, NULL, err, sizeof(err)));
-	for (const NamedExpr &bad : {expr("an int4 column", {ins(GS_NUM_COLUMN, C_PRED)}),
+	for (const NamedExpr &bad : {expr("a bool column", {ins(GS_NUM_COLUMN, C_KB)}),
 								 expr("a column not on the device", {ins(GS_NUM_COLUMN, C_UNSHIPPED)}),
 								 expr("a column past the table", {ins(GS_NUM_COLUMN, NCOLS)}),
 								 expr("ADD of one value", {ins(GS_NUM_COLUMN, C_A), ins(GS_ARITH_ADD)}),
@@ -843,6 +878,7 @@ void check_refusals(gs_batch_groups *g, gs_filter *f)
 		expect(GS_INVALID_ARGUMENT, std::string("sum: a program of ") + bad.name, sum(g, 2, two));
 	}
 	run_sum(g, f, b, 0, fo, all, "refusals: sums after the refused ones");
+	run_sum(g, f, b, 0, fo, narrow_programs(), "refusals: int2 and int4 sums after the refused ones");
 
 	/* the slot submitted again: the batch found is gone */
 	if (stage_submit(f, 0, b, err, sizeof(err)) != GS_OK)

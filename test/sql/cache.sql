@@ -74,7 +74,7 @@ SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
 SET max_parallel_workers_per_gather = 2;
-SELECT line FROM cache_source('SELECT grp, count(*), sum(k) FROM cache_t WHERE x < 0.5 GROUP BY grp') WHERE line ~ 'Gather|Source';
+SELECT line FROM cache_source('SELECT grp, count(*), min(k) FROM cache_t WHERE x < 0.5 GROUP BY grp') WHERE line ~ 'Gather|Source';
 SELECT * FROM cache_check();
 SET max_parallel_workers_per_gather = 0;
 
