@@ -23,6 +23,9 @@
 # run gpusel's CPU path); GPUSEL_BENCH_REPS sets reps when the argument is
 # not given; GPUSEL_BENCH_DATA is the folder of the CSV files (default
 # /tmp/tpch-data; about 0.75 GB per scale factor, kept for the next run).
+# GPUSEL_BENCH_TIME_POSTGRES=0 leaves out the slow rows at large scale
+# factors: PostgreSQL then runs each query once, untimed, for the answer
+# every other is checked against, and gpusel's heap rows are not run.
 #
 # tpchgen-cli and the Python module duckdb: installed, else from the wheels
 # in .whl/ at the repository root (the GPU machine has no network), else from
@@ -36,6 +39,7 @@ sf=${1:-2}
 workers=${2:-8}
 reps=${3:-${GPUSEL_BENCH_REPS:-3}}	# the median of reps runs per configuration
 device=${GPUSEL_BENCH_DEVICE:-gpu}
+time_postgres=${GPUSEL_BENCH_TIME_POSTGRES:-1}
 data=${GPUSEL_BENCH_DATA:-/tmp/tpch-data}
 repo=$(cd "$(dirname "$0")/../.." && pwd)
 site=/tmp/tpchgen-site	# where the generator is installed when it is not on PATH (as tpch_bench.sh)
@@ -152,6 +156,7 @@ prelude="SET client_min_messages = warning; SET jit = off; LOAD 'gpusel'; SET ma
 pg_off="SET gpusel.enable_scan = off; SET gpusel.enable_groupagg = off; SET gpusel.replace_builtin_percentiles = off;"
 gpu_on="SET gpusel.device = $device; SET gpusel.min_rows = 0;"
 configs=(pg heap cache duckdb)
+[ "$time_postgres" = 1 ] || configs=(pg cache duckdb)
 declare -A cname=([pg]="PostgreSQL ${workers}w" [heap]="gpusel heap ${workers}w" [cache]="gpusel cache ${workers}w" [duckdb]="DuckDB")
 declare -A cset=([pg]="$pg_off" [heap]="$gpu_on" [cache]="$gpu_on")
 
@@ -164,8 +169,8 @@ median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1
 # read: the scan node, the workers, and whether the rows came from the cache
 # (and from device memory).
 declare -A ms=() plan=()
-run_pg() {
-  local c=$1 n=$2 q
+run_pg() {	# run_pg config query [reps]
+  local c=$1 n=$2 reps=${3:-$reps} q
   q=$(cat "$tmp/q.$n.sql")
   rm -f "$tmp/out" "$tmp/answer" "$tmp/times"
   if ! { echo "$prelude ${cset[$c]}"
@@ -181,6 +186,10 @@ run_pg() {
   awk -v d="$tmp" '/^==(answer|times)$/ { f = d "/" substr($0, 3); next } { print > f }' "$tmp/out"
   touch "$tmp/answer" "$tmp/times"
   mv "$tmp/answer" "$tmp/ans.$n.$c"
+  if [ "$reps" = 0 ]; then
+    ms[$n,$c]=untimed; plan[$n,$c]="(the answer only)"
+    return
+  fi
   ms[$n,$c]=$(median $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$tmp/times"))
   plan[$n,$c]=$( { echo "$prelude ${cset[$c]}"; echo "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $q;"; } |
     psql -X -q -At 2>/dev/null |
@@ -190,7 +199,9 @@ run_pg() {
     awk '!seen[$0]++' | paste -sd, | sed 's/,/, /g' || true)
 }
 
-for n in "${qnames[@]}"; do run_pg pg "$n"; run_pg heap "$n"; done
+for n in "${qnames[@]}"; do
+  if [ "$time_postgres" = 1 ]; then run_pg pg "$n"; run_pg heap "$n"; else run_pg pg "$n" 0; fi
+done
 
 # The cache: the whole table (every column it holds); a table past
 # gpusel.cache_memory is refused whole, and then the columns the queries
