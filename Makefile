@@ -62,6 +62,7 @@ OBJS = \
 	src/scan/filter_sql.o \
 	src/scan/scan_plan.o \
 	src/scan/scan_exec.o \
+	src/scan/scan_batches.o \
 	src/scan/scan_source.o \
 	src/scan/scan_source_tableam.o \
 	src/scan/scan_pages.o \

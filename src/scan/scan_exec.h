@@ -161,9 +161,15 @@ extern void GpuselScanExplain(CustomScanState *node, List *ancestors,
 							  ExplainState *es);
 extern TupleTableSlot *GpuselScanNextRow(GpuselScanState *state);
 extern bool GpuselScanDeviceReady(GpuselScanState *state);
+extern GpuselSource *GpuselScanOpenSource(GpuselScanState *state, bool reads_chunks);
+
+/* scan_batches.c */
+extern bool GpuselScanNextBatch(GpuselScanState *state);
+extern const uint32 *GpuselScanBatchPositions(GpuselScanState *state);
+extern ItemPointer GpuselScanBatchTid(GpuselScanState *state, BatchSlot *b, int64 row);
+extern void GpuselScanDrainSlots(GpuselScanState *state, bool report);
 extern int64 GpuselScanBatchColumns(GpuselScanState *state, GpuselStaging *staging,
 									 const uint32 **positions);
-extern GpuselSource *GpuselScanOpenSource(GpuselScanState *state, bool reads_chunks);
 
 /* scan_parallel.c */
 extern void GpuselScanParallelMethods(CustomExecMethods *methods);
