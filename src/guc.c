@@ -128,10 +128,11 @@ GpuselGucInit(void)
 
 	DefineCustomBoolVariable("gpusel.group_on_device",
 							 "Puts a filtered GPU batch's rows into groups on the device.",
-							 "Where the grouped scan has at most one group key and one percentile "
-							 "input, both plain columns, and only count(*) beside them, the GPU "
-							 "finds each batch's groups and keeps the percentile keys itself; off, "
-							 "the host reads every passing row.  The answers are the same.",
+							 "Where the grouped scan has at most two group keys and one percentile "
+							 "input, plain columns, and beside them only count(*) and sums and "
+							 "averages of numerics and integer columns, the GPU finds each batch's "
+							 "groups, sums them and keeps the percentile keys itself; off, the host "
+							 "reads every passing row.  The answers are the same.",
 							 &gpusel_group_on_device,
 							 true,
 							 PGC_USERSET,
