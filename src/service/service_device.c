@@ -770,8 +770,6 @@ GpuselServiceDeviceMain(pid_t supervisor)
 		_exit(1);
 
 	generation = pg_atomic_read_u32(&shared->generation);
-	/* the last device process's copies died with it */
-	pg_atomic_write_u64(&shared->resident_bytes, 0);
 	GpuselServiceHeapRecover();
 	/* load every kernel with the context, so no session's first query waits for one */
 	setenv("CUDA_MODULE_LOADING", "EAGER", 1);

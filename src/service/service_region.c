@@ -52,7 +52,6 @@ GpuselServiceRegionCreate(uint64 bytes)
 	pg_atomic_init_u64(&shared->requests, 0);
 	pg_atomic_init_u64(&shared->errors, 0);
 	pg_atomic_init_u64(&shared->heap_in_use, 0);
-	pg_atomic_init_u64(&shared->resident_bytes, 0);
 	for (int i = 0; i < GPUSEL_SERVICE_MAX_RESIDENTS; i++)
 		pg_atomic_init_u64(&shared->resident_wanted[i], 0);
 	for (int d = 0; d < GPUSEL_SERVICE_MAX_DEVICES; d++)

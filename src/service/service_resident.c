@@ -60,7 +60,6 @@ free_resident(Resident *r, int home_device)
 	}
 	if (resident_devices > 0)
 		(void) gs_use_device(home_device, NULL, 0);
-	pg_atomic_fetch_sub_u64(&GpuselServiceRegion->resident_bytes, r->bytes * resident_devices);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -119,7 +118,6 @@ GpuselResidentCreate(int key, uint64 bytes, int home_device, uint64 *id,
 	r->key = key;
 	r->bytes = bytes;
 	r->id = ((uint64) pg_atomic_read_u32(&GpuselServiceRegion->generation) << 32) | ++resident_serial;
-	pg_atomic_fetch_add_u64(&GpuselServiceRegion->resident_bytes, bytes * resident_devices);
 	if (st != GS_OK)
 		free_resident(r, home_device);
 	else

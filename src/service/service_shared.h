@@ -91,7 +91,6 @@ typedef struct GpuselServiceShared
 	pg_atomic_uint64 requests;
 	pg_atomic_uint64 errors;	/* requests answered with an error */
 	pg_atomic_uint64 heap_in_use;	/* bytes of blocks held */
-	pg_atomic_uint64 resident_bytes;	/* device memory of cached columns, all devices */
 
 	/*
 	 * The device copy each key (a cache slot) wants kept: the service sets
