@@ -7,8 +7,9 @@
 #     reading the cached rows in device memory (EXPLAIN ANALYZE), before
 #     and after writes that send changed blocks to the heap;
 #   - a row that raises an error on the device raises PostgreSQL's error;
-#   - after kill -9 of the service's device process the copy is gone, the
-#     host copy answers the same, and gpusel_cache() makes a new copy;
+#   - kill -9 of the service's device process in the middle of a scan of a
+#     device copy fails that scan cleanly; the copy is gone, the host copy
+#     answers the same, and gpusel_cache() makes a new copy;
 #   - 200 cache/write/uncache cycles leave device memory where it was.
 # Without a GPU: the table is cached in shared memory only, device_bytes 0,
 # and the answers are PostgreSQL's.
@@ -113,8 +114,28 @@ got=$(PGOPTIONS="$on_gpu" psql -X -At -d "$db" -c "SELECT count(*) FROM cache_de
   || fail "row error: PostgreSQL '$want', gpusel '$got'"
 
 if [ "$gpu" = t ]; then
-  # the device process dies: its copies with it; the host copy answers, a rebuild copies again
+  # the device process dies in the middle of a scan of a device copy (a cursor
+  # between its batches of 4M rows): the scan's next request fails with the
+  # service's error and the session goes on; the copies die with the process;
+  # the host copy answers, a rebuild copies again
+  q "CREATE TABLE cache_kill_t AS SELECT g AS id, g % 1000 AS k FROM generate_series(1, 9000000) g" >/dev/null
+  q "SELECT gpusel_cache('cache_kill_t')" >/dev/null
+  kill_out=$(mktemp)
+  { echo "SET gpusel.device = gpu; SET gpusel.min_rows = 0; SET max_parallel_workers_per_gather = 0;"
+    echo "BEGIN; DECLARE c CURSOR FOR SELECT id FROM cache_kill_t WHERE k < 900; FETCH 1 FROM c;"
+    echo "SELECT pg_sleep(2);"
+    echo "MOVE ALL FROM c;"
+    echo "ROLLBACK;"
+    echo "SELECT 'session goes on';"
+  } | psql -X -At -d "$db" -v VERBOSITY=verbose >"$kill_out" 2>&1 &
+  scan=$!
+  sleep 1
   kill -9 "$(q "SELECT device_pid FROM gpusel_service")"
+  wait $scan
+  grep -Eq "ERROR: +(08006|55000|38000)" "$kill_out" && grep -q "session goes on" "$kill_out" \
+    && ok "a scan of the device copy whose device process died fails cleanly: $(grep -m1 -E 'ERROR' "$kill_out")" \
+    || fail "scan during the kill: $(cat "$kill_out")"
+  rm -f "$kill_out"
   sleep 0.5
   wait_up 20 || fail "service not back: $(q 'SELECT * FROM gpusel_service')"
   [ "$(q "SELECT device_bytes FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = 0 ] \
@@ -139,6 +160,7 @@ if [ "$gpu" = t ]; then
   [ "$after" -le "$((before + 64))" ] && ok "200 cache/write/uncache cycles left device memory flat (${before} MB, then ${after} MB)" \
     || fail "device memory grew over 200 cycles: ${before} MB, then ${after} MB"
   q "DROP TABLE cache_cycle_t" >/dev/null
+  q "DROP TABLE cache_kill_t" >/dev/null
 fi
 q "SELECT gpusel_uncache('cache_dev_t')" >/dev/null
 q "DROP TABLE cache_dev_t" >/dev/null

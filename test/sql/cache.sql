@@ -175,13 +175,13 @@ SELECT string_agg(r::text, ',' ORDER BY grp) FROM (SELECT grp, count(n), sum(n),
 SELECT gpusel_uncache('cache_nulls');
 DROP TABLE cache_nulls;
 
--- 300 builds, writes and drops leave nothing counted: a 2 MB budget still
+-- 1,000 builds, writes and drops leave nothing counted: a 2 MB budget still
 -- holds a small table's one segment afterwards
 CREATE TABLE cache_cycle (a int4, b int4);
 INSERT INTO cache_cycle SELECT g, g FROM generate_series(1, 1000) g;
 DO $$
 BEGIN
-  FOR i IN 1 .. 300 LOOP
+  FOR i IN 1 .. 1000 LOOP
     PERFORM gpusel_cache('cache_cycle');
     UPDATE cache_cycle SET b = b + 1 WHERE a = i;
     IF i % 3 = 0 THEN PERFORM gpusel_uncache('cache_cycle'); END IF;
