@@ -330,7 +330,8 @@ typedef struct gs_num_lanes
  * rows rows[first + j], or first + j without positions), a step at a time
  * over all of them, which spends a step's dispatch once per block: the
  * results are left in stack[0], each row's gs_num_eval_row's.  stack holds
- * GS_NUM_MAX_STEPS slots.  For the host.
+ * GS_NUM_MAX_STEPS slots.  For the host, over int8 columns only (cols->widths
+ * NULL: the host's numeric expressions read scaled numerics).
  */
 static inline void
 gs_num_eval_lanes(const gs_num_step *code, int ncode, const gs_num_columns *cols,

@@ -215,7 +215,7 @@ groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 		if (g > (int64) PG_UINT32_MAX)
 			ereport(ERROR,
 					(errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
-					 errmsg("too many groups for a grouped percentile"),
+					 errmsg("too many groups to group on the device"),
 					 errdetail("Group numbers are 32-bit on the device.")));
 		groups[key - keys] = (uint32) g;
 	}
@@ -226,7 +226,9 @@ groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 /*
  * The device's sums per key of the batch found last, copied: *rows gets
  * nkeys row counts, the result nkeys x nsums sums.  NULL when a sum left
- * the device's exact range: the host adds the batch's rows then.
+ * the device's exact range, or when the device has no memory for the sums
+ * (grouping on the device then stops for this scan): the host adds the
+ * batch's rows then.
  */
 static gs_sum_result *
 sums_by_key(GroupAggSink *sink, gs_batch_groups *bg, gs_filter *filter, int64 nkeys,
@@ -241,6 +243,19 @@ sums_by_key(GroupAggSink *sink, gs_batch_groups *bg, gs_filter *filter, int64 nk
 	errbuf[0] = '\0';
 	status = GpuselDev->groups_sum(bg, filter, sink->nsums, sink->sum_exprs, &dev_rows, &dev_sums,
 								 errbuf, sizeof(errbuf));
+	if (status == GS_OUT_OF_MEMORY)
+	{
+		/* no room for the sums' buffers: nothing was added; the host takes this scan's rows */
+		ereport(DEBUG1,
+				(errmsg("gpusel: no GPU memory to sum rows by key there, grouping them on the host"),
+				 errdetail("%s", errbuf)));
+		if (sink->ncollections == 1 && sink->collections[0].dev != NULL)
+			GroupAggDropDevicePairs(sink, &sink->collections[0], errbuf);
+		sink->device_groups = -1;
+		GpuselDev->groups_destroy(sink->batch_groups);
+		sink->batch_groups = NULL;
+		return NULL;
+	}
 	GpuselCheckStatus(status, errbuf, "summing rows by key on the GPU");
 	for (int64 k = 0; k < nkeys; k++)
 		if (!GroupAggDeviceSumsExact(sink, &dev_sums[k * sink->nsums]))
@@ -326,7 +341,12 @@ GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int6
 	/* the rows are counted by the sums, or by the pairs' tallies */
 	need_sums = sink->nsums > 0 || pc == NULL;
 	if (need_sums && nkeys > GS_GROUP_SUM_MAX_KEYS)
+	{
+		/* keys this many again and again: the host groups the rest of the scan */
+		if (++sink->device_wide_batches >= GROUPAGG_WIDE_BATCHES)
+			sink->device_groups = -1;
 		return false;
+	}
 	groups = groups_of_keys(sink, keys, nkeys);
 	if (need_sums)
 	{
@@ -343,6 +363,11 @@ GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int6
 		if (tally == NULL)
 		{
 			pfree(groups);
+			if (sums != NULL)
+			{
+				pfree(sums);
+				pfree(sum_rows);
+			}
 			return false;
 		}
 	}

@@ -222,6 +222,7 @@ struct GroupAggSink
 	int			device_groups;	/* 0: not decided yet; 1: it can; -1: it cannot */
 	int			device_key_kind;	/* gs_key_kind of the collection's column */
 	int			key_columns[GS_GROUP_MAX_KEYS];	/* the group keys' batch columns */
+	int			device_wide_batches;	/* batches with more keys than the device sums for */
 	gs_batch_groups *batch_groups;	/* its device tables, made at the first batch */
 	/* sums over a device batch's rows on the device (groupagg_devsum.c) */
 	int			device_sums;	/* whole batches: 0 not decided yet; 1 it can; -1 it cannot */
@@ -254,6 +255,13 @@ struct GroupAggSink
 	Size		spill_bytes;	/* their bytes */
 	Size		peak_memory;	/* the most the sink's context held, noted at spills */
 };
+
+/*
+ * batches with more distinct keys than GS_GROUP_SUM_MAX_KEYS after which
+ * the host groups the rest of a scan's rows, rather than finding each
+ * batch's keys on the device first
+ */
+#define GROUPAGG_WIDE_BATCHES 2
 
 /*
  * pairs a collection appends on the host between two copies to the device,

@@ -50,7 +50,9 @@
 #include "guc.h"
 #include "order_keys.h"
 #include "percentile_builtins.h"
+#include "numeric_form.h"
 #include "qual_compile.h"
+#include "qual_numeric.h"
 #include "scan_plan.h"
 
 /*
@@ -350,20 +352,51 @@ device_key_type(Node *column)
 }
 
 /*
+ * Whether a numeric input is one the device's sum programs take
+ * (groupagg_numeric.c's native expressions): numeric columns read as
+ * scaled int8 whole, numeric constants, and + - * and unary minus over
+ * them, in at most GS_SUM_MAX_CODE steps (*steps counts them).
+ */
+static bool
+numeric_program_input(Expr *expr, int *steps)
+{
+	gs_arith_op op;
+	List	   *args;
+	ListCell   *lc;
+	int			scale;
+
+	if (++*steps > GS_SUM_MAX_CODE)
+		return false;
+	if (IsA(expr, Var))
+		return GpuselNumericScale(((Var *) expr)->vartype, ((Var *) expr)->vartypmod, &scale);
+	if (IsA(expr, Const))
+		return ((Const *) expr)->consttype == NUMERICOID && !((Const *) expr)->constisnull;
+	if (!GpuselNumericArith(expr, &op, &args) ||
+		(op != GS_ARITH_ADD && op != GS_ARITH_SUB && op != GS_ARITH_MUL && op != GS_ARITH_NEG))
+		return false;
+	foreach(lc, args)
+		if (!numeric_program_input((Expr *) lfirst(lc), steps))
+			return false;
+	return true;
+}
+
+/*
  * Whether the device sums this aggregate, as far as the plan shows
- * (groupagg_devsum.c decides): a sum or average of numerics, or one of an
- * integer column.
+ * (groupagg_devsum.c decides): a sum or average of a numeric input its
+ * programs take, or one of an integer column.
  */
 static bool
 summed_on_device(Aggref *agg, GroupAggKind kind)
 {
-	Expr	   *input;
+	Expr	   *input = GroupAggAggrefInput(agg);
+	int			steps = 0;
 
+	if (input == NULL)
+		return false;
 	if (GroupAggKindHas(kind, GROUPAGG_NUMERIC_SUM))
-		return true;
-	input = GroupAggAggrefInput(agg);
+		return numeric_program_input(input, &steps);
 	return (kind == GROUPAGG_SUM_INT || kind == GROUPAGG_SUM_INT8 || kind == GROUPAGG_AVG_INT) &&
-		input != NULL && IsA(input, Var);
+		IsA(input, Var);
 }
 
 /*
@@ -383,6 +416,8 @@ aggregates_on_device(GroupAggShape *shape)
 
 	if (counts_only(shape))
 		return true;
+	if (!gpusel_group_on_device && (shape->keys != NIL || count_collections(shape->aggs) > 0))
+		return false;
 	if (list_length(shape->keys) > GS_GROUP_MAX_KEYS)
 		return false;
 	foreach(lc, shape->keys)
@@ -729,7 +764,7 @@ plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	 * Without quals the device would see no rows: a constant TRUE sends the
 	 * copy's rows through its filter, all passing, to the device's grouping.
 	 */
-	if (quals == NIL)
+	if (quals == NIL && !best_path->path.parallel_aware)
 	{
 		GroupAggShape shape = {base->relid, keys, aggs};
 

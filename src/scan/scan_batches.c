@@ -206,15 +206,6 @@ GpuselScanNextBatch(GpuselScanState *state)
 	return true;
 }
 
-/* The TID of row 'row' of a batch: its staging's, or the source's for a run in device memory. */
-ItemPointer
-GpuselScanBatchTid(GpuselScanState *state, BatchSlot *b, int64 row)
-{
-	if (b->in_device)
-		return GpuselSourceDeviceRunTid(state->source, b->run, row);
-	return &b->tids[row];
-}
-
 /*
  * The host columns of the next rows of the batch being returned, from
  * out_next on, for the host's aggregates, advancing out_next past them: a

@@ -166,10 +166,18 @@ extern GpuselSource *GpuselScanOpenSource(GpuselScanState *state, bool reads_chu
 /* scan_batches.c */
 extern bool GpuselScanNextBatch(GpuselScanState *state);
 extern const uint32 *GpuselScanBatchPositions(GpuselScanState *state);
-extern ItemPointer GpuselScanBatchTid(GpuselScanState *state, BatchSlot *b, int64 row);
 extern void GpuselScanDrainSlots(GpuselScanState *state, bool report);
 extern int64 GpuselScanBatchColumns(GpuselScanState *state, GpuselStaging *staging,
 									 const uint32 **positions);
+
+/* The TID of row 'row' of a batch: its staging's, or the source's for a run in device memory (inline: per row). */
+static inline ItemPointer
+GpuselScanBatchTid(GpuselScanState *state, BatchSlot *b, int64 row)
+{
+	if (b->in_device)
+		return GpuselSourceDeviceRunTid(state->source, b->run, row);
+	return &b->tids[row];
+}
 
 /* scan_parallel.c */
 extern void GpuselScanParallelMethods(CustomExecMethods *methods);
