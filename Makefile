@@ -108,7 +108,7 @@ NVCCFLAGS ?= -O3 -std=c++17 -Xcompiler -fPIC -Xcompiler -fvisibility=hidden $(CU
 # CUDA objects are linked through SHLIB_LINK, not OBJS: PGXS would want an
 # LLVM bitcode file for every member of OBJS.
 ifeq ($(WITH_CUDA),1)
-CUDA_OBJS = cuda/device.o cuda/sampleselect.o cuda/filter_verify.o cuda/filter_launch.o \
+CUDA_OBJS = cuda/device.o cuda/device_pool.o cuda/sampleselect.o cuda/filter_verify.o cuda/filter_launch.o \
 	cuda/filter_slots.o cuda/filter_testhooks.o cuda/groupsort.o cuda/groupbatch.o cuda/groupsum.o cuda/batchsum.o
 SHLIB_LINK += $(CUDA_OBJS) -L$(CUDA_HOME)/lib64 -lcudart_static -ldl -lrt -lpthread -lstdc++
 else

@@ -175,7 +175,7 @@ gs_batch_sums_create(gs_batch_sums **sums, char *errbuf, size_t errlen)
 	s->max_blocks = (num_sms > 0 ? num_sms : 1) * kSumBlocksPerSm;
 	bytes = (size_t) s->max_blocks * GS_SUM_MAX_EXPRS * sizeof(Partial);
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &s->d_partials, bytes);
+		err = gs_dev_malloc((void **) &s->d_partials, bytes);
 	if (err == cudaSuccess)
 		err = gs_pinned_alloc((void **) &s->h_partials, bytes);
 	if (err != cudaSuccess)
@@ -303,7 +303,7 @@ gs_batch_sums_destroy(gs_batch_sums *s)
 {
 	if (s == NULL)
 		return;
-	(void) cudaFree(s->d_partials);
+	(void) gs_dev_free(s->d_partials);
 	if (s->h_partials != NULL)
 		(void) gs_pinned_free(s->h_partials);
 	free(s);

@@ -51,6 +51,7 @@
 #include <cub/device/device_scan.cuh>
 
 #include "filter_tuning.cuh"
+#include "gs_internal.cuh"
 #include "warp_block.cuh"
 
 static_assert(GS_FILTER_WARP_SIZE == GS_WARP_SIZE, "a ballot word covers one warp");
@@ -378,11 +379,11 @@ gs_compact_workspace_free(gs_compact_workspace *ws)
 {
 	if (ws == NULL)
 		return;
-	cudaFree(ws->words);
-	cudaFree(ws->counts);
-	cudaFree(ws->offsets);
-	cudaFree(ws->scan_temp);
-	cudaFree(ws->result);
+	gs_dev_free(ws->words);
+	gs_dev_free(ws->counts);
+	gs_dev_free(ws->offsets);
+	gs_dev_free(ws->scan_temp);
+	gs_dev_free(ws->result);
 	memset(ws, 0, sizeof(*ws));
 }
 
@@ -409,15 +410,15 @@ gs_compact_workspace_alloc(gs_compact_workspace *ws, long long max_rows)
 										(const CountT *) NULL, (CountT *) NULL,
 										(int) (groups + 1));
 	if (err == cudaSuccess)
-		err = cudaMalloc(&ws->scan_temp, ws->scan_temp_bytes > 0 ? ws->scan_temp_bytes : 16);
+		err = gs_dev_malloc(&ws->scan_temp, ws->scan_temp_bytes > 0 ? ws->scan_temp_bytes : 16);
 	if (err == cudaSuccess)
-		err = cudaMalloc(&ws->words, (size_t) groups * GS_FILTER_GROUP_WORDS * sizeof(uint32_t));
+		err = gs_dev_malloc(&ws->words, (size_t) groups * GS_FILTER_GROUP_WORDS * sizeof(uint32_t));
 	if (err == cudaSuccess)
-		err = cudaMalloc(&ws->counts, (size_t) (groups + 1) * sizeof(uint32_t));
+		err = gs_dev_malloc(&ws->counts, (size_t) (groups + 1) * sizeof(uint32_t));
 	if (err == cudaSuccess)
-		err = cudaMalloc(&ws->offsets, (size_t) (groups + 1) * sizeof(uint32_t));
+		err = gs_dev_malloc(&ws->offsets, (size_t) (groups + 1) * sizeof(uint32_t));
 	if (err == cudaSuccess)
-		err = cudaMalloc(&ws->result, sizeof(gs_compact_result));
+		err = gs_dev_malloc(&ws->result, sizeof(gs_compact_result));
 	if (err != cudaSuccess)
 		gs_compact_workspace_free(ws);
 	return err;

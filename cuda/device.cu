@@ -300,6 +300,13 @@ gs_device_alloc(void **dptr, size_t bytes, char *errbuf, size_t errlen)
 		return GS_INVALID_ARGUMENT;
 	*dptr = NULL;
 	err = cudaMalloc(dptr, bytes);
+	if (err == cudaErrorMemoryAllocation)
+	{
+		/* the pool's idle blocks of per-query buffers give way to the cache */
+		(void) cudaGetLastError();
+		gs_device_pool_trim();
+		err = cudaMalloc(dptr, bytes);
+	}
 	if (err != cudaSuccess)
 	{
 		*dptr = NULL;

@@ -69,9 +69,9 @@ gs_slot_free(gs_filter *f, gs_slot *s)
 		if (s->h_nulls)
 			gs_pinned_free(s->h_nulls[c]);
 		if (s->d_values)
-			cudaFree(s->d_values[c]);
+			gs_dev_free(s->d_values[c]);
 		if (s->d_nulls)
-			cudaFree(s->d_nulls[c]);
+			gs_dev_free(s->d_nulls[c]);
 	}
 	free(s->h_values);
 	free(s->h_nulls);
@@ -80,8 +80,8 @@ gs_slot_free(gs_filter *f, gs_slot *s)
 	free(s->cur_values);
 	free(s->next_table);
 	gs_pinned_free(s->h_table);
-	cudaFree(s->d_table);
-	cudaFree(s->d_positions);
+	gs_dev_free(s->d_table);
+	gs_dev_free(s->d_positions);
 	gs_pinned_free(s->h_positions);
 	gs_pinned_free(s->h_result);
 	gs_compact_workspace_free(&s->ws);
@@ -127,12 +127,12 @@ gs_slot_create(gs_filter *f, gs_slot *s, char *errbuf, size_t errlen)
 	{
 		if (!f->col_used[c])
 			continue;
-		GS_TRY(cudaMalloc(&s->d_values[c], (staged * gs_coltype_width(f->coltypes[c]) + 15) & ~(size_t) 15),
+		GS_TRY(gs_dev_malloc(&s->d_values[c], (staged * gs_coltype_width(f->coltypes[c]) + 15) & ~(size_t) 15),
 			   "allocating a device column");
-		GS_TRY(cudaMalloc((void **) &s->d_nulls[c], (staged + 15) & ~(size_t) 15), "allocating a device column");
+		GS_TRY(gs_dev_malloc((void **) &s->d_nulls[c], (staged + 15) & ~(size_t) 15), "allocating a device column");
 	}
-	GS_TRY(cudaMalloc((void **) &s->d_table, nc * sizeof(gs_dcolumn)), "allocating device memory");
-	GS_TRY(cudaMalloc((void **) &s->d_positions, rows * sizeof(uint32_t)), "allocating device positions");
+	GS_TRY(gs_dev_malloc((void **) &s->d_table, nc * sizeof(gs_dcolumn)), "allocating device memory");
+	GS_TRY(gs_dev_malloc((void **) &s->d_positions, rows * sizeof(uint32_t)), "allocating device positions");
 	GS_TRY(gs_compact_workspace_alloc(&s->ws, (long long) rows), "allocating compaction scratch");
 
 	for (int c = 0; c < f->ncols; ++c)
@@ -222,11 +222,11 @@ gs_filter_create_ex(gs_filter **filter, const gs_program *program,
 	if (e == cudaSuccess)
 		e = cudaDeviceGetAttribute(&f->num_sms, cudaDevAttrMultiProcessorCount, dev);
 	if (e == cudaSuccess)
-		e = cudaMalloc((void **) &f->d_code, f->ncode * sizeof(gs_dinstr));
+		e = gs_dev_malloc((void **) &f->d_code, f->ncode * sizeof(gs_dinstr));
 	if (e == cudaSuccess)
 		e = cudaMemcpy(f->d_code, code, f->ncode * sizeof(gs_dinstr), cudaMemcpyHostToDevice);
 	if (e == cudaSuccess)
-		e = cudaMalloc((void **) &f->d_consts, (program->nconsts > 0 ? program->nconsts : 1) * sizeof(gs_const));
+		e = gs_dev_malloc((void **) &f->d_consts, (program->nconsts > 0 ? program->nconsts : 1) * sizeof(gs_const));
 	if (e == cudaSuccess && program->nconsts > 0)
 		e = cudaMemcpy(f->d_consts, program->consts, program->nconsts * sizeof(gs_const), cudaMemcpyHostToDevice);
 	if (e != cudaSuccess)
@@ -255,8 +255,8 @@ gs_filter_destroy(gs_filter *f)
 		return;
 	for (int i = 0; i < 2; ++i)
 		gs_slot_free(f, &f->slots[i]);
-	cudaFree(f->d_code);
-	cudaFree(f->d_consts);
+	gs_dev_free(f->d_code);
+	gs_dev_free(f->d_consts);
 	free(f->coltypes);
 	free(f->col_used);
 	free(f);
@@ -304,9 +304,9 @@ gs_filter_ship_columns(gs_filter *f, const uint8_t *cols, char *errbuf, size_t e
 			gs_slot    *s = &f->slots[i];
 
 			/* the slot owns what it allocated here: gs_slot_free frees every column */
-			e = cudaMalloc(&s->d_values[c], (rows * gs_coltype_width(f->coltypes[c]) + 15) & ~(size_t) 15);
+			e = gs_dev_malloc(&s->d_values[c], (rows * gs_coltype_width(f->coltypes[c]) + 15) & ~(size_t) 15);
 			if (e == cudaSuccess)
-				e = cudaMalloc((void **) &s->d_nulls[c], (rows + 15) & ~(size_t) 15);
+				e = gs_dev_malloc((void **) &s->d_nulls[c], (rows + 15) & ~(size_t) 15);
 			if (e != cudaSuccess)
 				return gs_cuda_fail(e, "allocating a device column", errbuf, errlen);
 			s->table_valid = 0;

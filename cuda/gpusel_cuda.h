@@ -51,6 +51,20 @@ gs_status	gs_probe(gs_device_info *info);
 /* Bytes of device memory in use right now (total minus free). */
 gs_status	gs_device_memory_in_use(uint64_t *used_bytes);
 
+/*
+ * Makes the calling process keep up to idle_bytes_max bytes per device of
+ * the buffers its queries free, for its next queries (the GPU service's
+ * device process); 0, the default, keeps none.
+ */
+void		gs_device_pool_enable(size_t idle_bytes_max);
+
+/*
+ * Gives the idle blocks of the calling thread's device that the pool of
+ * per-query buffers keeps back to the driver (before memory is measured,
+ * or when the column cache needs the room).
+ */
+void		gs_device_pool_trim(void);
+
 /* Page-locked host memory for staging; *ptr is NULL on failure. */
 gs_status	gs_host_alloc(void **ptr, size_t bytes);
 void		gs_host_free(void *ptr);

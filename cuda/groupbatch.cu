@@ -351,21 +351,21 @@ gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf,
 	if (err == cudaSuccess)
 		err = cudaDeviceGetAttribute(&g->num_sms, cudaDevAttrMultiProcessorCount, dev);
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &g->t.state, cap * sizeof(int));
+		err = gs_dev_malloc((void **) &g->t.state, cap * sizeof(int));
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &g->t.slot_bits, cap * sizeof(unsigned long long));
+		err = gs_dev_malloc((void **) &g->t.slot_bits, cap * sizeof(unsigned long long));
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &g->t.slot_key, cap * sizeof(uint32_t));
+		err = gs_dev_malloc((void **) &g->t.slot_key, cap * sizeof(uint32_t));
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &g->t.keys, nk * sizeof(gs_batch_key));
+		err = gs_dev_malloc((void **) &g->t.keys, nk * sizeof(gs_batch_key));
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &g->t.row_key, nk * sizeof(uint32_t));
+		err = gs_dev_malloc((void **) &g->t.row_key, nk * sizeof(uint32_t));
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &g->t.group_of_key, nk * sizeof(uint32_t));
+		err = gs_dev_malloc((void **) &g->t.group_of_key, nk * sizeof(uint32_t));
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &g->t.tally, nk * sizeof(gs_batch_tally));
+		err = gs_dev_malloc((void **) &g->t.tally, nk * sizeof(gs_batch_tally));
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &g->t.counters, 2 * sizeof(unsigned long long));
+		err = gs_dev_malloc((void **) &g->t.counters, 2 * sizeof(unsigned long long));
 	if (err == cudaSuccess)
 		err = gs_pinned_alloc((void **) &g->h_keys, nk * sizeof(gs_batch_key));
 	if (err == cudaSuccess)
@@ -557,14 +557,14 @@ gs_batch_groups_destroy(gs_batch_groups *g)
 {
 	if (g == NULL)
 		return;
-	(void) cudaFree(g->t.state);
-	(void) cudaFree(g->t.slot_bits);
-	(void) cudaFree(g->t.slot_key);
-	(void) cudaFree(g->t.keys);
-	(void) cudaFree(g->t.row_key);
-	(void) cudaFree(g->t.group_of_key);
-	(void) cudaFree(g->t.tally);
-	(void) cudaFree(g->t.counters);
+	(void) gs_dev_free(g->t.state);
+	(void) gs_dev_free(g->t.slot_bits);
+	(void) gs_dev_free(g->t.slot_key);
+	(void) gs_dev_free(g->t.keys);
+	(void) gs_dev_free(g->t.row_key);
+	(void) gs_dev_free(g->t.group_of_key);
+	(void) gs_dev_free(g->t.tally);
+	(void) gs_dev_free(g->t.counters);
 	if (g->h_keys != NULL)
 		(void) gs_pinned_free(g->h_keys);
 	if (g->h_tally != NULL)

@@ -65,15 +65,15 @@ struct SortScratch
 	~SortScratch()
 	{
 		if (keys != NULL)
-			(void) cudaFree(keys);
+			(void) gs_dev_free(keys);
 		if (groups != NULL)
-			(void) cudaFree(groups);
+			(void) gs_dev_free(groups);
 		if (temp != NULL)
-			(void) cudaFree(temp);
+			(void) gs_dev_free(temp);
 		if (positions != NULL)
-			(void) cudaFree(positions);
+			(void) gs_dev_free(positions);
 		if (picked != NULL)
-			(void) cudaFree(picked);
+			(void) gs_dev_free(picked);
 	}
 };
 
@@ -192,15 +192,15 @@ gs_status sort_and_copy(gs_pairs *p, int64_t ngroups, const int64_t *positions,
 		status = check_free_memory(scratch + extra, n, errbuf, errlen);
 	if (status != GS_OK)
 		return status;
-	err = cudaMalloc(&s.keys, (size_t) n * kb);
+	err = gs_dev_malloc(&s.keys, (size_t) n * kb);
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &s.groups, (size_t) n * sizeof(uint32_t));
+		err = gs_dev_malloc((void **) &s.groups, (size_t) n * sizeof(uint32_t));
 	if (err == cudaSuccess)
-		err = cudaMalloc(&s.temp, temp_bytes > 0 ? temp_bytes : 1);
+		err = gs_dev_malloc(&s.temp, temp_bytes > 0 ? temp_bytes : 1);
 	if (err == cudaSuccess && positions != NULL)
-		err = cudaMalloc((void **) &s.positions, (size_t) npositions * sizeof(int64_t));
+		err = gs_dev_malloc((void **) &s.positions, (size_t) npositions * sizeof(int64_t));
 	if (err == cudaSuccess && positions != NULL)
-		err = cudaMalloc(&s.picked, (size_t) npositions * kb);
+		err = gs_dev_malloc(&s.picked, (size_t) npositions * kb);
 	if (err != cudaSuccess)
 		return gs_status_from_cuda(err, "allocating the grouped sort", errbuf, errlen);
 
@@ -368,9 +368,9 @@ gs_pairs_reserve(gs_pairs *p, int64_t n)
 		cap = p->count + n;
 	if (cap < kPairsMinCapacity)
 		cap = kPairsMinCapacity;
-	err = cudaMalloc(&new_keys, (size_t) cap * p->key_bytes);
+	err = gs_dev_malloc(&new_keys, (size_t) cap * p->key_bytes);
 	if (err == cudaSuccess && p->with_groups)
-		err = cudaMalloc((void **) &new_groups, (size_t) cap * sizeof(uint32_t));
+		err = gs_dev_malloc((void **) &new_groups, (size_t) cap * sizeof(uint32_t));
 	if (err == cudaSuccess && p->count > 0)
 		err = cudaMemcpyAsync(new_keys, p->keys, (size_t) p->count * p->key_bytes,
 							  cudaMemcpyDeviceToDevice, p->stream);
@@ -382,15 +382,15 @@ gs_pairs_reserve(gs_pairs *p, int64_t n)
 	if (err != cudaSuccess)
 	{
 		if (new_keys != NULL)
-			(void) cudaFree(new_keys);
+			(void) gs_dev_free(new_keys);
 		if (new_groups != NULL)
-			(void) cudaFree(new_groups);
+			(void) gs_dev_free(new_groups);
 		return err;
 	}
 	if (p->keys != NULL)
-		(void) cudaFree(p->keys);
+		(void) gs_dev_free(p->keys);
 	if (p->groups != NULL)
-		(void) cudaFree(p->groups);
+		(void) gs_dev_free(p->groups);
 	p->keys = new_keys;
 	p->groups = new_groups;
 	p->cap = cap;
@@ -497,13 +497,13 @@ gs_pairs_select(gs_pairs *p, const int64_t *ranks, int nranks, void *out_keys,
 									   &ws_bytes, errbuf, errlen);
 	if (status != GS_OK)
 		return status;
-	err = cudaMalloc(&ws, ws_bytes > 0 ? ws_bytes : 1);
+	err = gs_dev_malloc(&ws, ws_bytes > 0 ? ws_bytes : 1);
 	if (err != cudaSuccess)
 		return gs_status_from_cuda(err, "allocating the selection's workspace", errbuf, errlen);
 	status = gs_select_device(p->key_bytes, p->keys, p->count, ranks, nranks, out_keys,
 							  ws, ws_bytes, p->stream, cancel, NULL, NULL, errbuf, errlen);
 	(void) cudaStreamSynchronize(p->stream);
-	(void) cudaFree(ws);
+	(void) gs_dev_free(ws);
 	return status;
 }
 
@@ -515,9 +515,9 @@ gs_pairs_destroy(gs_pairs *p)
 	if (p->stream != NULL)
 		(void) cudaStreamSynchronize(p->stream);
 	if (p->keys != NULL)
-		(void) cudaFree(p->keys);
+		(void) gs_dev_free(p->keys);
 	if (p->groups != NULL)
-		(void) cudaFree(p->groups);
+		(void) gs_dev_free(p->groups);
 	if (p->stream != NULL)
 		(void) cudaStreamDestroy(p->stream);
 	free(p);

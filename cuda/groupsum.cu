@@ -169,8 +169,8 @@ gs_group_sums_free(GroupSumBuffers *b)
 {
 	if (b == NULL)
 		return;
-	(void) cudaFree(b->d_sums);
-	(void) cudaFree(b->d_rows);
+	(void) gs_dev_free(b->d_sums);
+	(void) gs_dev_free(b->d_rows);
 	if (b->h_sums != NULL)
 		gs_pinned_free(b->h_sums);
 	if (b->h_rows != NULL)
@@ -196,9 +196,9 @@ sum_buffers(gs_batch_groups *g, GroupSumBuffers **out)
 	b = (GroupSumBuffers *) calloc(1, sizeof(GroupSumBuffers));
 	if (b == NULL)
 		return cudaErrorMemoryAllocation;
-	err = cudaMalloc((void **) &b->d_sums, sums_bytes);
+	err = gs_dev_malloc((void **) &b->d_sums, sums_bytes);
 	if (err == cudaSuccess)
-		err = cudaMalloc((void **) &b->d_rows, rows_bytes);
+		err = gs_dev_malloc((void **) &b->d_rows, rows_bytes);
 	if (err == cudaSuccess)
 		err = gs_pinned_alloc((void **) &b->h_sums, sums_bytes);
 	if (err == cudaSuccess)

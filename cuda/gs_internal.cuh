@@ -25,6 +25,22 @@ void		gs_format_error(char *errbuf, size_t errlen, const char *fmt, ...)
 cudaError_t gs_pinned_alloc(void **ptr, size_t bytes);
 void		gs_pinned_free(void *ptr);
 
+/*
+ * Device memory for one query's buffers, from the pool of device_pool.cu:
+ * freed blocks are kept for the next query instead of unmapped.  Freeing
+ * waits for the device, as cudaFree does.
+ */
+cudaError_t gs_dev_malloc(void **ptr, size_t bytes);
+void		gs_dev_free(void *ptr);
+
+/* gs_dev_malloc for a typed pointer, as cudaMalloc's template is. */
+template <typename T>
+static inline cudaError_t
+gs_dev_malloc(T **ptr, size_t bytes)
+{
+	return gs_dev_malloc(reinterpret_cast<void **>(ptr), bytes);
+}
+
 /* Reports whether err leaves the CUDA context unusable for the process. */
 bool		gs_error_is_sticky(cudaError_t err);
 

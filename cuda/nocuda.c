@@ -36,6 +36,17 @@ gs_device_memory_in_use(uint64_t *used_bytes)
 }
 
 void
+gs_device_pool_enable(size_t idle_bytes_max)
+{
+	(void) idle_bytes_max;
+}
+
+void
+gs_device_pool_trim(void)
+{
+}
+
+void
 gs_set_host_allocator(gs_host_allocator alloc, gs_host_releaser release)
 {
 	(void) alloc;

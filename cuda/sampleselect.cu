@@ -345,13 +345,13 @@ gs_status ensure_level_buffer(Selection<KeyT> &sel, int slot, long long need)
 		return GS_OK;
 	if (sel.owned[slot] != NULL)
 	{
-		/* cudaFree waits for the device; nothing reads this buffer now */
-		(void) cudaFree(sel.owned[slot]);
+		/* gs_dev_free waits for the device; nothing reads this buffer now */
+		(void) gs_dev_free(sel.owned[slot]);
 		sel.owned[slot] = NULL;
 		sel.buf[slot] = NULL;
 		sel.cap[slot] = 0;
 	}
-	GS_CUDA_TRY(sel, cudaMalloc(&p, sizeof(KeyT) * (size_t) need),
+	GS_CUDA_TRY(sel, gs_dev_malloc(&p, sizeof(KeyT) * (size_t) need),
 				"allocating a level buffer");
 	sel.owned[slot] = p;
 	sel.buf[slot] = static_cast<KeyT *>(p);
@@ -778,7 +778,7 @@ cleanup:
 	}
 	for (int i = 0; i < 2; ++i)
 		if (sel.owned[i] != NULL)
-			(void) cudaFree(sel.owned[i]);
+			(void) gs_dev_free(sel.owned[i]);
 	for (int i = 0; i < sel.nevents; ++i)
 		(void) cudaEventDestroy(sel.events[i]);
 	if (sel.staging != NULL)
@@ -943,7 +943,7 @@ gs_select_keys(int key_bytes,
 		goto cleanup;
 	}
 	/* one allocation for the input and the workspace */
-	err = cudaMalloc((void **) &d_mem, input_bytes + ws_bytes);
+	err = gs_dev_malloc((void **) &d_mem, input_bytes + ws_bytes);
 	if (err != cudaSuccess)
 	{
 		d_mem = NULL;
@@ -981,7 +981,7 @@ cleanup:
 		(void) cudaStreamDestroy(stream);
 	}
 	if (d_mem != NULL)
-		(void) cudaFree(d_mem);
+		(void) gs_dev_free(d_mem);
 	if (status != GS_STICKY_ERROR)
 		(void) cudaGetLastError();
 	return status;

@@ -27,6 +27,7 @@ bool		gpusel_replace_builtin_percentiles = true;
 bool		gpusel_service_enabled = true;
 int			gpusel_service_staging_mb = 2048;
 int			gpusel_service_max_requests = 256;
+int			gpusel_service_buffer_pool_mb = 2048;
 int			gpusel_cache_memory_mb = 1024;
 int			gpusel_cache_device_memory_mb = 4096;
 
@@ -194,6 +195,18 @@ GpuselGucInit(void)
 								&gpusel_service_staging_mb,
 								2048,
 								64, INT_MAX / 2,
+								PGC_POSTMASTER,
+								GUC_UNIT_MB,
+								NULL, NULL, NULL);
+
+		DefineCustomIntVariable("gpusel.service_buffer_pool",
+								"Device memory of finished queries' buffers the GPU service keeps for the next ones, on each GPU.",
+								"Mapping and unmapping a scan's device buffers costs more than scanning a "
+								"cached table; kept buffers give way when the column cache or a query "
+								"needs the room. 0 gives every buffer back at once.",
+								&gpusel_service_buffer_pool_mb,
+								2048,
+								0, INT_MAX / 2,
 								PGC_POSTMASTER,
 								GUC_UNIT_MB,
 								NULL, NULL, NULL);

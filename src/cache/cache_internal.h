@@ -129,6 +129,8 @@ extern void GpuselCacheMarkChanged(Oid relid, BlockNumber blk);
 extern void GpuselCacheMarkTruncated(Oid relid);
 extern bool GpuselCacheBlockChanged(GpuselCacheEntry *entry, pg_atomic_uint32 *changed,
 									BlockNumber blk);
+extern BlockNumber GpuselCacheStretchEnd(GpuselCacheEntry *entry, pg_atomic_uint32 *changed,
+										 BlockNumber start, BlockNumber limit);
 extern void GpuselCacheShmemInit(void);
 extern HeapTuple GpuselCacheFindTrigger(Oid relid, const char *name);
 extern bool GpuselCacheTriggerCurrent(GpuselCacheEntry *entry);

@@ -12,6 +12,8 @@
  */
 #include "postgres.h"
 
+#include "port/pg_bitutils.h"
+
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
@@ -433,6 +435,39 @@ GpuselCacheBlockChanged(GpuselCacheEntry *entry, pg_atomic_uint32 *changed, Bloc
 {
 	return blk >= entry->nblocks ||
 		(pg_atomic_read_u32(&changed[blk / 32]) & ((uint32) 1 << (blk % 32))) != 0;
+}
+
+/*
+ * The end of the stretch of blocks from start (before limit) that are all
+ * changed, or all unchanged, as start is: the first block that differs, or
+ * limit.  Reads the marks a word of 32 blocks at a time, as a scan of a
+ * large unchanged table would otherwise spend more time here than on the
+ * device.
+ */
+BlockNumber
+GpuselCacheStretchEnd(GpuselCacheEntry *entry, pg_atomic_uint32 *changed,
+					  BlockNumber start, BlockNumber limit)
+{
+	bool		want_changed = GpuselCacheBlockChanged(entry, changed, start);
+	BlockNumber cached_end = Min(limit, entry->nblocks);
+	BlockNumber blk = start;
+
+	/* blocks past the build's are all changed */
+	while (blk < cached_end)
+	{
+		uint32		word = pg_atomic_read_u32(&changed[blk / 32]);
+		uint32		differs = (want_changed ? ~word : word) >> (blk % 32);
+
+		if (differs != 0)
+		{
+			blk += pg_rightmost_one_pos32(differs);
+			break;
+		}
+		blk = (blk / 32 + 1) * 32;
+	}
+	if (blk >= cached_end)
+		return want_changed ? limit : cached_end;
+	return blk;
 }
 
 /*

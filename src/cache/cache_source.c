@@ -177,18 +177,15 @@ plan_next(CacheSource *cs)
 		return plan_next_parallel(cs);
 	if (start >= cs->nblocks)
 		return false;
+	end = GpuselCacheStretchEnd(e, cs->changed, start, cs->nblocks);
 	if (!GpuselCacheBlockChanged(e, cs->changed, start))
 	{
-		while (end < cs->nblocks && !GpuselCacheBlockChanged(e, cs->changed, end))
-			end++;
 		cs->run_next = cs->block_first[start];
 		cs->run_end = cs->block_first[end];
 		cs->in_heap = false;
 	}
 	else
 	{
-		while (end < cs->nblocks && GpuselCacheBlockChanged(e, cs->changed, end))
-			end++;
 		GpuselPagesSetRange(cs->blocks, start, end);
 		cs->use.blocks_from_heap += end - start;
 		cs->in_heap = true;

@@ -30,6 +30,7 @@
 #include "storage/pg_shmem.h"
 
 #include "gpusel_cuda.h"
+#include "guc.h"
 #include "gpusel_filter.h"
 #include "service_device.h"
 #include "service_heap.h"
@@ -70,6 +71,7 @@ static int	device_count = 0;
 static uint32 generation = 0;	/* this device process's number, from the supervisor */
 static uint32 connections_made = 0;	/* by the accepting thread only */
 static volatile sig_atomic_t stop_requested = 0;
+static bool trace_requests = false;	/* GPUSEL_SERVICE_TRACE in the environment */
 
 /* Writes one line to the server's log, without PostgreSQL's elog. */
 static void
@@ -244,6 +246,8 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 				gs_status	st;
 
 				GpuselResidentSweep(conn->device);
+				/* what queries hold counts, not what the pool keeps for the next one */
+				gs_device_pool_trim();
 				st = gs_device_memory_in_use(&used);
 
 				rep->r[0] = (int64) used;
@@ -603,6 +607,32 @@ send_reply(Connection *conn, GpuselServiceReply *rep)
 	return n == (ssize_t) sizeof(*rep);
 }
 
+/* Microseconds from a to b. */
+static double
+elapsed_us(const struct timespec *a, const struct timespec *b)
+{
+	return (b->tv_sec - a->tv_sec) * 1e6 + (b->tv_nsec - a->tv_nsec) / 1e3;
+}
+
+/*
+ * Logs one request's operation, how long it ran, and how long the client
+ * took since the previous reply: where a query's time goes between the
+ * device and the backend.
+ */
+static void
+trace_request(Connection *conn, const GpuselServiceRequest *req, const GpuselServiceReply *rep,
+			  const struct timespec *began, struct timespec *replied)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	service_log("trace: connection %u op %d status %d ran %.1f us, %.1f us after the previous reply",
+				(unsigned) (conn->id & 0xffffffff), (int) req->op, (int) rep->status,
+				elapsed_us(began, &now),
+				replied->tv_sec != 0 ? elapsed_us(replied, began) : 0.0);
+	*replied = now;
+}
+
 /*
  * Serves one connection until its client closes it or dies, then destroys
  * what it left and frees its blocks.  A sticky CUDA error ends the process
@@ -617,6 +647,8 @@ serve_connection(void *arg)
 	GpuselServiceRequest req;
 	GpuselServiceReply rep;
 	bool		fatal = false;
+	struct timespec began = {0, 0};
+	struct timespec replied = {0, 0};
 
 	GpuselServiceHeapSetOwner(conn->owner, conn->id);
 	conn->device = least_busy_device();
@@ -644,7 +676,11 @@ serve_connection(void *arg)
 				memset(&rep, 0, sizeof(rep));
 				rep.device = conn->device;
 				pg_atomic_fetch_add_u32(&shared->in_flight, 1);
+				if (trace_requests)
+					clock_gettime(CLOCK_MONOTONIC, &began);
 				rep.status = dispatch(conn, &req, &rep);
+				if (trace_requests)
+					trace_request(conn, &req, &rep, &began, &replied);
 				pg_atomic_fetch_sub_u32(&shared->in_flight, 1);
 				pg_atomic_fetch_add_u64(&shared->requests, 1);
 				pg_atomic_fetch_add_u64(&shared->devices[conn->device].requests, 1);
@@ -710,7 +746,10 @@ prepare_devices(void)
 			device_count = 0;
 		}
 		else
+		{
 			gs_set_host_allocator(GpuselServiceHeapAllocForCuda, GpuselServiceHeapFreeForCuda);
+			gs_device_pool_enable((size_t) gpusel_service_buffer_pool_mb * 1024 * 1024);
+		}
 	}
 	shared->ndevices = device_count;
 	shared->info = info;
@@ -770,6 +809,7 @@ GpuselServiceDeviceMain(pid_t supervisor)
 		_exit(1);
 
 	generation = pg_atomic_read_u32(&shared->generation);
+	trace_requests = getenv("GPUSEL_SERVICE_TRACE") != NULL;
 	GpuselServiceHeapRecover();
 	/* load every kernel with the context, so no session's first query waits for one */
 	setenv("CUDA_MODULE_LOADING", "EAGER", 1);

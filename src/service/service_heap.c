@@ -22,6 +22,12 @@
 
 static pthread_mutex_t heap_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/*
+ * One past the highest entry in use, under heap_lock: every search stops
+ * there, so an allocation costs the blocks held, not the table's size.
+ */
+static int	blocks_hwm = 0;
+
 /* The owner of blocks the calling thread's allocations get (gs_pinned_alloc). */
 static __thread pid_t current_owner = 0;
 static __thread uint64 current_conn = 0;
@@ -51,11 +57,19 @@ release_block(GpuselServiceShared *shared, GpuselServiceBlock *b)
 	b->owner = 0;
 }
 
+/* Lowers the high-water mark past free entries at the top; under heap_lock. */
+static void
+shrink_hwm(GpuselServiceShared *shared)
+{
+	while (blocks_hwm > 0 && shared->blocks[blocks_hwm - 1].owner == 0)
+		blocks_hwm--;
+}
+
 /* Frees the entries of backends that exited; under heap_lock. */
 static void
 reclaim_dead_owners(GpuselServiceShared *shared)
 {
-	for (int i = 0; i < GPUSEL_SERVICE_MAX_BLOCKS; i++)
+	for (int i = 0; i < blocks_hwm; i++)
 	{
 		GpuselServiceBlock *b = &shared->blocks[i];
 
@@ -64,6 +78,7 @@ reclaim_dead_owners(GpuselServiceShared *shared)
 			release_block(shared, b);
 		}
 	}
+	shrink_hwm(shared);
 }
 
 /*
@@ -77,6 +92,7 @@ GpuselServiceHeapRecover(void)
 	uint64		in_use = 0;
 
 	pthread_mutex_lock(&heap_lock);
+	blocks_hwm = 0;
 	for (int i = 0; i < GPUSEL_SERVICE_MAX_BLOCKS; i++)
 	{
 		GpuselServiceBlock *b = &shared->blocks[i];
@@ -88,7 +104,10 @@ GpuselServiceHeapRecover(void)
 			owner_is_gone(b->owner))
 			b->owner = 0;
 		else
+		{
 			in_use += b->bytes;
+			blocks_hwm = i + 1;
+		}
 	}
 	pg_atomic_write_u64(&shared->heap_in_use, in_use);
 	pthread_mutex_unlock(&heap_lock);
@@ -101,7 +120,7 @@ find_gap(GpuselServiceShared *shared, uint64 bytes, GpuselServiceBlock *used)
 	int			n = 0;
 	uint64		at = shared->heap_offset;
 
-	for (int i = 0; i < GPUSEL_SERVICE_MAX_BLOCKS; i++)
+	for (int i = 0; i < blocks_hwm; i++)
 		if (shared->blocks[i].owner != 0)
 			used[n++] = shared->blocks[i];
 	qsort(used, n, sizeof(GpuselServiceBlock), block_cmp);
@@ -136,7 +155,7 @@ GpuselServiceHeapAlloc(uint64 bytes, pid_t owner, uint64 conn)
 		offset = find_gap(shared, bytes, used);
 	}
 	for (int i = 0; offset != 0 && i < GPUSEL_SERVICE_MAX_BLOCKS; i++)
-		if (shared->blocks[i].owner == 0)
+		if (i >= blocks_hwm || shared->blocks[i].owner == 0)
 		{
 			slot = i;
 			break;
@@ -151,6 +170,7 @@ GpuselServiceHeapAlloc(uint64 bytes, pid_t owner, uint64 conn)
 	shared->blocks[slot].conn = conn;
 	pg_write_barrier();
 	shared->blocks[slot].owner = owner;
+	blocks_hwm = Max(blocks_hwm, slot + 1);
 	pg_atomic_fetch_add_u64(&shared->heap_in_use, bytes);
 	pthread_mutex_unlock(&heap_lock);
 	return (char *) shared + offset;
@@ -165,7 +185,7 @@ GpuselServiceHeapFree(void *ptr, uint64 conn)
 	bool		found = false;
 
 	pthread_mutex_lock(&heap_lock);
-	for (int i = 0; i < GPUSEL_SERVICE_MAX_BLOCKS; i++)
+	for (int i = 0; i < blocks_hwm; i++)
 	{
 		GpuselServiceBlock *b = &shared->blocks[i];
 
@@ -176,6 +196,7 @@ GpuselServiceHeapFree(void *ptr, uint64 conn)
 			break;
 		}
 	}
+	shrink_hwm(shared);
 	pthread_mutex_unlock(&heap_lock);
 	return found;
 }
@@ -187,7 +208,7 @@ GpuselServiceHeapFreeConnection(uint64 conn)
 	GpuselServiceShared *shared = GpuselServiceRegion;
 
 	pthread_mutex_lock(&heap_lock);
-	for (int i = 0; i < GPUSEL_SERVICE_MAX_BLOCKS; i++)
+	for (int i = 0; i < blocks_hwm; i++)
 	{
 		GpuselServiceBlock *b = &shared->blocks[i];
 
@@ -196,6 +217,7 @@ GpuselServiceHeapFreeConnection(uint64 conn)
 			release_block(shared, b);
 		}
 	}
+	shrink_hwm(shared);
 	pthread_mutex_unlock(&heap_lock);
 }
 
@@ -209,7 +231,7 @@ GpuselServiceHeapFreeOrphans(pid_t owner, uint32 generation)
 	GpuselServiceShared *shared = GpuselServiceRegion;
 
 	pthread_mutex_lock(&heap_lock);
-	for (int i = 0; i < GPUSEL_SERVICE_MAX_BLOCKS; i++)
+	for (int i = 0; i < blocks_hwm; i++)
 	{
 		GpuselServiceBlock *b = &shared->blocks[i];
 
@@ -218,6 +240,7 @@ GpuselServiceHeapFreeOrphans(pid_t owner, uint32 generation)
 			release_block(shared, b);
 		}
 	}
+	shrink_hwm(shared);
 	pthread_mutex_unlock(&heap_lock);
 }
 

@@ -226,6 +226,28 @@ DROP ROLE cache_other;
 SELECT gpusel_cache_track();
 \set VERBOSITY default
 
+-- changed blocks at the edges of the marks' 32-block words, and a long
+-- changed stretch across words: exactly those blocks come from the heap
+-- (HOT updates keep each new version in its block)
+SET max_parallel_workers_per_gather = 0;
+CREATE TABLE cache_blocks (id int4, v int4) WITH (fillfactor = 50);
+INSERT INTO cache_blocks SELECT g, g % 1000 FROM generate_series(1, 30000) g;
+SELECT max((ctid::text::point)[0]) > 120 AS enough_blocks FROM cache_blocks;
+SELECT gpusel_cache('cache_blocks') = 30000 AS built;
+UPDATE cache_blocks SET v = v + 1000
+WHERE ctid = ANY ('{"(0,1)","(31,1)","(32,1)","(33,1)","(63,1)","(64,1)","(95,1)"}'::tid[]);
+SELECT line FROM cache_source('SELECT count(*), sum(v) FROM cache_blocks WHERE v > 500') WHERE line ~ 'Blocks From Heap';
+SELECT count(*), sum(v) FROM cache_blocks WHERE v > 500;
+UPDATE cache_blocks SET v = v + 1000 WHERE (ctid::text::point)[0] BETWEEN 40 AND 100 AND (ctid::text::point)[1] = 1;
+SELECT line FROM cache_source('SELECT count(*), sum(v) FROM cache_blocks WHERE v > 500') WHERE line ~ 'Blocks From Heap';
+SELECT count(*), sum(v) FROM cache_blocks WHERE v > 500;
+SET gpusel.enable_scan = off;
+SET gpusel.enable_groupagg = off;
+SELECT count(*), sum(v) FROM cache_blocks WHERE v > 500;
+RESET gpusel.enable_scan;
+RESET gpusel.enable_groupagg;
+DROP TABLE cache_blocks;
+
 -- uncache drops the cache and the triggers; a dropped table's cache goes
 SELECT gpusel_cache('cache_t') > 0 AS built;
 SELECT gpusel_uncache('cache_t');
