@@ -295,93 +295,6 @@ choose_columns(Relation rel, ArrayType *names, GpuselCacheEntry *entry, GpuselPr
 	entry->segment_bytes += MAXALIGN((Size) GPUSEL_CACHE_SEGMENT_ROWS * sizeof(ItemPointerData));
 }
 
-/* Counts bytes against gpusel.cache_memory, or ends the build with the error. */
-static void
-reserve_or_fail(Relation rel, GpuselCacheEntry *entry, Size bytes)
-{
-	Size		in_use;
-
-	if (GpuselCacheReserve(entry, bytes, &in_use))
-		return;
-	ereport(ERROR,
-			(errcode(ERRCODE_OUT_OF_MEMORY),
-			 errmsg("table \"%s\" does not fit in the column cache", RelationGetRelationName(rel)),
-			 errdetail("gpusel.cache_memory allows %d MB; %zu MB are in use and this table needs more than %zu MB.",
-					   gpusel_cache_memory_mb, in_use / (1024 * 1024), entry->bytes / (1024 * 1024) + bytes / (1024 * 1024)),
-			 errhint("Raise gpusel.cache_memory, or cache fewer columns.")));
-}
-
-/* A fresh allocation in the cache's area, zeroed. */
-static dsa_pointer
-area_alloc(Size bytes)
-{
-	return dsa_allocate_extended(GpuselCacheArea(), bytes, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
-}
-
-/* Reads the table's visible rows into the entry's segments; returns the rows. */
-static int64
-read_table(Relation rel, Snapshot snapshot, GpuselCacheEntry *entry, GpuselProgram *prog)
-{
-	dsa_area   *a = GpuselCacheArea();
-	GpuselPageReader *reader = GpuselPagesBegin(rel, snapshot);
-	TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsBufferHeapTuple);
-	dsa_pointer *segs;
-	int64	   *first;
-	int64		nrows = 0;
-	BlockNumber blk = 0;
-
-	GpuselPagesSetColumns(reader, prog);
-	/* blocks added since the bitmap was sized are read from the heap by scans */
-	GpuselPagesSetRange(reader, 0, entry->nblocks);
-	for (;;)
-	{
-		GpuselStaging staging;
-		dsa_pointer segment;
-		char	   *base;
-		int64		n;
-		uint8		has_nulls[GS_MAX_PROGRAM_LENGTH] = {0};
-
-		CHECK_FOR_INTERRUPTS();
-		reserve_or_fail(rel, entry, entry->segment_bytes + sizeof(dsa_pointer));
-		segment = area_alloc(entry->segment_bytes);
-		GpuselCacheAddSegment(entry, segment);
-		base = dsa_get_address(a, segment);
-		for (int c = 0; c < entry->ncols; c++)
-		{
-			staging.values[c] = base + entry->values_off[c];
-			staging.nulls[c] = (uint8 *) (base + entry->nulls_off[c]);
-		}
-		staging.has_nulls = has_nulls;
-		staging.tids = (ItemPointerData *) (base + entry->tids_off);
-		n = GpuselPagesFill(reader, &staging, GPUSEL_CACHE_SEGMENT_ROWS, slot);
-		for (int c = 0; c < entry->ncols; c++)
-			entry->has_nulls[c] |= has_nulls[c];
-		nrows += n;
-		if (n < GPUSEL_CACHE_SEGMENT_ROWS)
-			break;
-	}
-	ExecDropSingleTupleTableSlot(slot);
-	GpuselPagesEnd(reader);
-
-	/* where each block's rows begin */
-	reserve_or_fail(rel, entry, sizeof(int64) * ((Size) entry->nblocks + 1));
-	segs = dsa_get_address(a, entry->segments);
-	entry->block_first = area_alloc(sizeof(int64) * ((Size) entry->nblocks + 1));
-	first = dsa_get_address(a, entry->block_first);
-	for (int64 r = 0; r < nrows; r++)
-	{
-		ItemPointerData *tids = (ItemPointerData *)
-		((char *) dsa_get_address(a, segs[r / GPUSEL_CACHE_SEGMENT_ROWS]) + entry->tids_off);
-		BlockNumber b = ItemPointerGetBlockNumber(&tids[r % GPUSEL_CACHE_SEGMENT_ROWS]);
-
-		while (blk <= b && blk < entry->nblocks)
-			first[blk++] = r;
-	}
-	while (blk <= entry->nblocks)
-		first[blk++] = nrows;
-	return nrows;
-}
-
 /*
  * After the build has read the table: copies its columns to device memory
  * (cache_device.c) when the GPU service keeps such memory and the copy
@@ -475,9 +388,9 @@ gpusel_cache(PG_FUNCTION_ARGS)
 		choose_columns(rel, names, entry, prog);
 		entry->relfilenode = rel->rd_node.relNode;
 		nblocks = RelationGetNumberOfBlocks(rel);
-		reserve_or_fail(rel, entry, sizeof(uint32) * ((Size) nblocks / 32 + 1));
+		GpuselCacheReserveOrFail(rel, entry, sizeof(uint32) * ((Size) nblocks / 32 + 1));
 		GpuselCacheStartMarking(entry, nblocks,
-								area_alloc(sizeof(pg_atomic_uint32) * ((Size) nblocks / 32 + 1)));
+								GpuselCacheAreaAlloc(sizeof(pg_atomic_uint32) * ((Size) nblocks / 32 + 1)));
 
 		/*
 		 * Every write from here on marks this entry.  A writer that wrote
@@ -496,7 +409,8 @@ gpusel_cache(PG_FUNCTION_ARGS)
 		entry->build_xcnt = snapshot->xcnt <= GPUSEL_CACHE_MAX_XIP ? (int) snapshot->xcnt : -1;
 		if (entry->build_xcnt > 0)
 			memcpy(entry->build_xip, snapshot->xip, sizeof(TransactionId) * entry->build_xcnt);
-		nrows = read_table(rel, snapshot, entry, prog);
+		nrows = GpuselCacheReadTable(rel, refresh ? ShareUpdateExclusiveLock : ShareRowExclusiveLock,
+									 snapshot, entry, prog);
 		UnregisterSnapshot(snapshot);
 		entry->nrows = nrows;
 		to_device(entry);

@@ -12,11 +12,15 @@
 #include "port/atomics.h"
 #include "storage/block.h"
 #include "storage/dsm.h"
+#include "storage/lockdefs.h"
 #include "storage/lwlock.h"
 #include "utils/dsa.h"
+#include "utils/relcache.h"
+#include "utils/snapshot.h"
 #include "utils/timestamp.h"
 
 #include "cache.h"
+#include "qual_program.h"
 
 /* Tuning: tables one server caches at once, rows per segment, build xids kept. */
 #define GPUSEL_CACHE_MAX_TABLES		64
@@ -124,6 +128,12 @@ extern void GpuselCacheStartMarking(GpuselCacheEntry *entry, BlockNumber nblocks
 extern void GpuselCachePublish(GpuselCacheEntry *entry);
 extern void GpuselCacheDiscardBuild(GpuselCacheEntry *entry, uint64 generation);
 extern void GpuselCacheAddSegment(GpuselCacheEntry *entry, dsa_pointer segment);
+extern void GpuselCacheReserveOrFail(Relation rel, GpuselCacheEntry *entry, Size bytes);
+extern dsa_pointer GpuselCacheAreaAlloc(Size bytes);
+
+/* cache_read.c */
+extern int64 GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
+								  GpuselCacheEntry *entry, const GpuselProgram *prog);
 extern void GpuselCacheFreeParts(GpuselCacheEntry *entry);
 extern void GpuselCacheMarkChanged(Oid relid, BlockNumber blk);
 extern void GpuselCacheMarkTruncated(Oid relid);

@@ -12,18 +12,18 @@
  */
 #include "postgres.h"
 
-#include "port/pg_bitutils.h"
-
 #include "access/genam.h"
 #include "access/htup_details.h"
 #include "access/table.h"
 #include "catalog/pg_trigger.h"
 #include "commands/trigger.h"
 #include "miscadmin.h"
+#include "port/pg_bitutils.h"
 #include "storage/ipc.h"
 #include "storage/lwlock.h"
 #include "storage/shmem.h"
 #include "utils/memutils.h"
+#include "utils/rel.h"
 #include "utils/syscache.h"
 #include "utils/fmgroids.h"
 
@@ -427,6 +427,29 @@ GpuselCacheReserve(GpuselCacheEntry *entry, Size bytes, Size *in_use)
 	}
 	LWLockRelease(registry->lock);
 	return fits;
+}
+
+/* Counts bytes against gpusel.cache_memory, or ends the build with the error. */
+void
+GpuselCacheReserveOrFail(Relation rel, GpuselCacheEntry *entry, Size bytes)
+{
+	Size		in_use;
+
+	if (GpuselCacheReserve(entry, bytes, &in_use))
+		return;
+	ereport(ERROR,
+			(errcode(ERRCODE_OUT_OF_MEMORY),
+			 errmsg("table \"%s\" does not fit in the column cache", RelationGetRelationName(rel)),
+			 errdetail("gpusel.cache_memory allows %d MB; %zu MB are in use and this table needs more than %zu MB.",
+					   gpusel_cache_memory_mb, in_use / (1024 * 1024), entry->bytes / (1024 * 1024) + bytes / (1024 * 1024)),
+			 errhint("Raise gpusel.cache_memory, or cache fewer columns.")));
+}
+
+/* A fresh allocation in the cache's area, zeroed. */
+dsa_pointer
+GpuselCacheAreaAlloc(Size bytes)
+{
+	return dsa_allocate_extended(GpuselCacheArea(), bytes, DSA_ALLOC_HUGE | DSA_ALLOC_ZERO);
 }
 
 /* Whether block blk of a cached table was written since the build. */

@@ -158,7 +158,7 @@ gpu_on="SET gpusel.device = $device; SET gpusel.min_rows = 0;"
 configs=(pg heap cache duckdb)
 [ "$time_postgres" = 1 ] || configs=(pg cache duckdb)
 declare -A cname=([pg]="PostgreSQL ${workers}w" [heap]="gpusel heap ${workers}w" [cache]="gpusel cache ${workers}w" [duckdb]="DuckDB")
-declare -A cset=([pg]="$pg_off" [heap]="$gpu_on" [cache]="$gpu_on")
+declare -A cset=([pg]="$pg_off" [heap]="$gpu_on" [cache]="$gpu_on" [scan]="$gpu_on SET gpusel.force_groupagg = on;")
 
 median() { printf '%s\n' "$@" | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
 
@@ -208,7 +208,7 @@ done
 # read are cached instead, less those of a type the cache does not hold.
 # NOTICEs (a device copy that does not fit) are shown.
 cache_build() {
-  { echo '\timing on'; echo "SELECT gpusel_cache('lineitem'$1);"; } |
+  { echo "SET max_parallel_maintenance_workers = $workers;"; echo '\timing on'; echo "SELECT gpusel_cache('lineitem'$1);"; } |
     psql -X -q -At -v ON_ERROR_STOP=1 >"$tmp/out" 2>"$tmp/err"
 }
 read_cols=(l_quantity l_extendedprice l_discount l_tax l_returnflag l_linestatus l_shipdate)
@@ -227,7 +227,8 @@ elif grep -q 'does not fit' "$tmp/err"; then
 fi
 if [ -n "$cached" ]; then
   { grep -v '^Time:' "$tmp/err" || true; } | sed 's/^/  /'
-  echo "cache: built in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$tmp/out") ms, $(head -1 "$tmp/out") rows"
+  echo "cache: built in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$tmp/out") ms, $(head -1 "$tmp/out") rows, $workers parallel workers at most"
+  cp "$tmp/out" "$tmp/out.build"
   # the queries' columns the cache lacks: a scan that reads one reads the heap
   psql_q -c "SELECT array_length(columns, 1) AS columns, rows, bytes, pg_size_pretty(bytes) AS size,
                     device_bytes, pg_size_pretty(device_bytes) AS device_size,
@@ -235,7 +236,20 @@ if [ -n "$cached" ]; then
              FROM gpusel_cached_tables WHERE relation = 'lineitem'::regclass"
   for n in "${qnames[@]}"; do run_pg cache "$n"; done
   psql_q -At -c "SELECT 'cache: ' || hits || ' hits' FROM gpusel_cached_tables WHERE relation = 'lineitem'::regclass"
+  # what the build is measured against: gpusel's scan reading the same columns from the heap,
+  # same workers (char columns as group keys, the rest in device quals that keep every row)
+  cached_cols="SELECT c, a.atttypid = 'bpchar'::regtype AS is_key FROM gpusel_cached_tables t, unnest(t.columns) c
+                JOIN pg_attribute a ON a.attrelid = 'lineitem'::regclass AND a.attname = c WHERE t.relation = 'lineitem'::regclass"
+  scan_qual=$(psql_q -At -c "SELECT coalesce(string_agg(quote_ident(c) || ' IS NOT NULL', ' AND '), 'true') FROM ($cached_cols) x WHERE NOT is_key")
+  scan_keys=$(psql_q -At -c "SELECT string_agg(quote_ident(c), ', ') FROM ($cached_cols) x WHERE is_key")
   psql_q -At -c "SELECT gpusel_uncache('lineitem')" >/dev/null
+  if [ -n "$scan_keys" ]; then
+    echo "SELECT $scan_keys, count(*) FROM lineitem WHERE $scan_qual GROUP BY $scan_keys" >"$tmp/q.scan.sql"
+  else
+    echo "SELECT count(*) FROM lineitem WHERE $scan_qual" >"$tmp/q.scan.sql"
+  fi
+  run_pg scan scan
+  echo "heap scan of the cached columns (gpusel, $workers workers): ${ms[scan,scan]} ms [${plan[scan,scan]}]; the build took $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$tmp/out.build") ms"
   cached=
 else
   echo "gpusel_cache('lineitem') failed: $(grep -m1 ERROR "$tmp/err" || head -1 "$tmp/err")"

@@ -1,0 +1,361 @@
+/*
+ * cache_read.c
+ *	  Reading a table into its cache entry's segments: the building backend
+ *	  and up to max_parallel_maintenance_workers parallel workers together.
+ *
+ * Each process takes the next chunk of GPUSEL_CACHE_CHUNK_BLOCKS blocks,
+ * stages its visible rows in memory of its own, then waits for its turn:
+ * chunks are placed in block order, so a chunk's turn comes when every
+ * earlier chunk has taken its rows.  In its turn a process takes the next
+ * rows of the cache for its chunk, makes the segments they need, notes
+ * where each of its blocks' rows begin, and hands the turn on; it copies
+ * its rows into place afterwards, while others read.  Rows stay in heap
+ * order, as a scan of the cache expects, whichever process read them.
+ *
+ * A process waits for its turn only as long as the earlier chunks take to
+ * be read, which began before its own: the chunks are handed out in order.
+ * An error in any process ends the build: the leader destroys the parallel
+ * context (its workers exit) before the entry's segments are freed.
+ */
+#include "postgres.h"
+
+#include "access/parallel.h"
+#include "access/table.h"
+#include "access/xact.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/condition_variable.h"
+#include "storage/spin.h"
+#include "utils/rel.h"
+#include "utils/snapmgr.h"
+
+#include "cache_internal.h"
+#include "column_form.h"
+#include "guc.h"
+#include "scan_pages.h"
+
+/* Tuning: blocks a process reads at a time; fewer chunks than this many per worker read alone. */
+#define GPUSEL_CACHE_CHUNK_BLOCKS		256
+#define GPUSEL_CACHE_CHUNKS_PER_WORKER	4
+
+/* The key of the build's shared state in the parallel context's table of contents. */
+#define GPUSEL_CACHE_READ_KEY			UINT64CONST(0xC0C0000000000001)
+
+/* What the processes of one build share. */
+typedef struct CacheReadShared
+{
+	Oid			relid;
+	LOCKMODE	lockmode;		/* the leader's: the lock group shares it */
+	int			entry_index;	/* in the registry */
+	BlockNumber nblocks;
+	uint32		nchunks;
+	GpuselProgram prog;			/* the cached columns (no program) */
+	pg_atomic_uint32 next_chunk;	/* the next chunk to read */
+
+	slock_t		mutex;			/* protects placed and rows */
+	uint32		placed;			/* chunks that took their rows: chunk 'placed' is next */
+	int64		rows;			/* rows taken */
+	ConditionVariable turn;		/* signalled when placed grows */
+} CacheReadShared;
+
+/* One process's rows of its current chunk, before they go into place. */
+typedef struct ChunkRows
+{
+	int			ncols;
+	int			widths[GS_MAX_PROGRAM_LENGTH];
+	int64		capacity;
+	GpuselStaging staging;
+	uint8		has_nulls[GS_MAX_PROGRAM_LENGTH];
+} ChunkRows;
+
+PGDLLEXPORT void gpusel_cache_read_worker(dsm_segment *seg, shm_toc *toc);
+
+/* Memory of this process for one chunk's rows, zeroed. */
+static void
+chunk_rows_init(ChunkRows *cr, const GpuselCacheEntry *entry)
+{
+	cr->ncols = entry->ncols;
+	cr->capacity = (int64) GPUSEL_CACHE_CHUNK_BLOCKS * MaxHeapTuplesPerPage + 1;
+	for (int c = 0; c < entry->ncols; c++)
+	{
+		cr->widths[c] = GpuselColumnWidth(entry->coltypes[c]);
+		cr->staging.values[c] = palloc_extended(cr->capacity * cr->widths[c], MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		cr->staging.nulls[c] = palloc_extended(cr->capacity, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+	}
+	cr->staging.tids = palloc_extended(cr->capacity * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
+	cr->staging.has_nulls = cr->has_nulls;
+}
+
+/*
+ * Clears the first n rows the last chunk wrote: a NULL's value and the
+ * null bytes of a column without NULLs are left unwritten by the reader,
+ * and the cache holds zeros there.
+ */
+static void
+chunk_rows_clear(ChunkRows *cr, int64 n)
+{
+	for (int c = 0; c < cr->ncols; c++)
+	{
+		memset(cr->staging.values[c], 0, n * cr->widths[c]);
+		if (cr->has_nulls[c])
+			memset(cr->staging.nulls[c], 0, n);
+		cr->has_nulls[c] = 0;
+	}
+}
+
+/* Waits until chunk 'chunk' may take rows; returns the first of them. */
+static int64
+wait_for_turn(CacheReadShared *shared, uint32 chunk)
+{
+	int64		first = -1;
+
+	ConditionVariablePrepareToSleep(&shared->turn);
+	for (;;)
+	{
+		SpinLockAcquire(&shared->mutex);
+		if (shared->placed == chunk)
+			first = shared->rows;
+		SpinLockRelease(&shared->mutex);
+		if (first >= 0)
+			break;
+		ConditionVariableSleep(&shared->turn, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	return first;
+}
+
+/* Hands the turn on to the next chunk, after this one's n rows. */
+static void
+pass_turn(CacheReadShared *shared, int64 n)
+{
+	SpinLockAcquire(&shared->mutex);
+	shared->rows += n;
+	shared->placed++;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->turn);
+}
+
+/*
+ * In the chunk's turn: makes the segments rows first..first+n-1 need and
+ * returns their addresses from the one holding row first (the array of
+ * segments may grow, and move, once the turn has passed).
+ */
+static int
+take_segments(Relation rel, GpuselCacheEntry *entry, dsa_area *a, int64 first, int64 n,
+			  char **bases)
+{
+	int			s0 = (int) (first / GPUSEL_CACHE_SEGMENT_ROWS);
+	int			s1 = (int) ((first + n - 1) / GPUSEL_CACHE_SEGMENT_ROWS);
+	dsa_pointer *segs;
+
+	while (entry->nsegments <= s1)
+	{
+		dsa_pointer segment;
+
+		GpuselCacheReserveOrFail(rel, entry, entry->segment_bytes + sizeof(dsa_pointer));
+		/* every byte a scan reads is written: no need to zero it */
+		segment = dsa_allocate_extended(a, entry->segment_bytes, DSA_ALLOC_HUGE);
+		GpuselCacheAddSegment(entry, segment);
+	}
+	segs = dsa_get_address(a, entry->segments);
+	for (int s = s0; s <= s1; s++)
+		bases[s - s0] = dsa_get_address(a, segs[s]);
+	return s1 - s0 + 1;
+}
+
+/* Where each block of the chunk [b0, b1) begins among the cache's rows. */
+static void
+note_block_starts(int64 *block_first, BlockNumber b0, BlockNumber b1,
+				  const ItemPointerData *tids, int64 n, int64 first)
+{
+	int64		r = 0;
+
+	for (BlockNumber b = b0; b < b1; b++)
+	{
+		while (r < n && ItemPointerGetBlockNumber(&tids[r]) < b)
+			r++;
+		block_first[b] = first + r;
+	}
+}
+
+/* Copies the chunk's n rows to cache rows first.. in the segments at bases. */
+static void
+copy_into_place(GpuselCacheEntry *entry, ChunkRows *cr, int64 n, int64 first, char **bases)
+{
+	int64		done = 0;
+
+	while (done < n)
+	{
+		int64		row = first + done;
+		char	   *base = bases[row / GPUSEL_CACHE_SEGMENT_ROWS - first / GPUSEL_CACHE_SEGMENT_ROWS];
+		int64		at = row % GPUSEL_CACHE_SEGMENT_ROWS;
+		int64		k = Min(n - done, GPUSEL_CACHE_SEGMENT_ROWS - at);
+
+		for (int c = 0; c < cr->ncols; c++)
+		{
+			memcpy(base + entry->values_off[c] + at * cr->widths[c],
+				   (char *) cr->staging.values[c] + done * cr->widths[c], k * cr->widths[c]);
+			memcpy(base + entry->nulls_off[c] + at, cr->staging.nulls[c] + done, k);
+		}
+		memcpy(base + entry->tids_off + at * sizeof(ItemPointerData),
+			   cr->staging.tids + done, k * sizeof(ItemPointerData));
+		done += k;
+	}
+}
+
+/* Reads chunks until none is left: this process's part of the build. */
+static void
+read_chunks(CacheReadShared *shared, Relation rel, Snapshot snapshot, GpuselCacheEntry *entry)
+{
+	dsa_area   *a = GpuselCacheArea();
+	GpuselPageReader *reader = GpuselPagesBegin(rel, snapshot);
+	TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsBufferHeapTuple);
+	int64	   *block_first = dsa_get_address(a, entry->block_first);
+	ChunkRows	cr;
+	int64		last_n = 0;
+
+	chunk_rows_init(&cr, entry);
+	GpuselPagesSetColumns(reader, &shared->prog);
+	for (;;)
+	{
+		uint32		chunk = pg_atomic_fetch_add_u32(&shared->next_chunk, 1);
+		BlockNumber b0;
+		BlockNumber b1;
+		int64		n;
+		int64		first;
+		char	   *bases[GPUSEL_CACHE_CHUNK_BLOCKS * MaxHeapTuplesPerPage / GPUSEL_CACHE_SEGMENT_ROWS + 2];
+
+		if (chunk >= shared->nchunks)
+			break;
+		CHECK_FOR_INTERRUPTS();
+		b0 = chunk * GPUSEL_CACHE_CHUNK_BLOCKS;
+		b1 = Min(b0 + GPUSEL_CACHE_CHUNK_BLOCKS, shared->nblocks);
+		chunk_rows_clear(&cr, last_n);
+		GpuselPagesSetRange(reader, b0, b1);
+		n = GpuselPagesFill(reader, &cr.staging, cr.capacity, slot);
+		ExecClearTuple(slot);
+		Assert(n < cr.capacity);
+		last_n = n;
+
+		first = wait_for_turn(shared, chunk);
+		if (n > 0)
+			(void) take_segments(rel, entry, a, first, n, bases);
+		note_block_starts(block_first, b0, b1, cr.staging.tids, n, first);
+		pass_turn(shared, n);
+
+		for (int c = 0; c < cr.ncols; c++)
+			if (cr.has_nulls[c])
+				entry->has_nulls[c] = 1;
+		copy_into_place(entry, &cr, n, first, bases);
+	}
+	ExecDropSingleTupleTableSlot(slot);
+	GpuselPagesEnd(reader);
+}
+
+/* A parallel worker's part of a build. */
+void
+gpusel_cache_read_worker(dsm_segment *seg, shm_toc *toc)
+{
+	CacheReadShared *shared = shm_toc_lookup(toc, GPUSEL_CACHE_READ_KEY, false);
+	Relation	rel = table_open(shared->relid, shared->lockmode);
+
+	read_chunks(shared, rel, GetActiveSnapshot(),
+				&GpuselCacheRegistry()->entries[shared->entry_index]);
+	table_close(rel, shared->lockmode);
+}
+
+/* Workers to ask for: none for a small table, a temporary one, or within parallel work. */
+static int
+workers_for(Relation rel, uint32 nchunks)
+{
+	if (IsInParallelMode() || RelationUsesLocalBuffers(rel) || max_parallel_maintenance_workers <= 0)
+		return 0;
+	return Min(max_parallel_maintenance_workers, (int) (nchunks / GPUSEL_CACHE_CHUNKS_PER_WORKER));
+}
+
+/*
+ * Reads the table's rows visible to snapshot into the entry's segments, with
+ * parallel workers where the table is large enough; notes where each block's
+ * rows begin; returns the rows.  lockmode is the lock the caller holds.
+ */
+int64
+GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
+					 GpuselCacheEntry *entry, const GpuselProgram *prog)
+{
+	dsa_area   *a = GpuselCacheArea();
+	uint32		nchunks = (entry->nblocks + GPUSEL_CACHE_CHUNK_BLOCKS - 1) / GPUSEL_CACHE_CHUNK_BLOCKS;
+	int			nworkers = workers_for(rel, nchunks);
+	ParallelContext *pcxt = NULL;
+	CacheReadShared *shared;
+	int64	   *block_first;
+	int64		nrows;
+
+	GpuselCacheReserveOrFail(rel, entry, sizeof(int64) * ((Size) entry->nblocks + 1));
+	entry->block_first = GpuselCacheAreaAlloc(sizeof(int64) * ((Size) entry->nblocks + 1));
+
+	PushActiveSnapshot(snapshot);
+	PG_TRY();
+	{
+		if (nworkers > 0)
+		{
+			EnterParallelMode();
+			pcxt = CreateParallelContext("gpusel", "gpusel_cache_read_worker", nworkers);
+			shm_toc_estimate_chunk(&pcxt->estimator, sizeof(CacheReadShared));
+			shm_toc_estimate_keys(&pcxt->estimator, 1);
+			InitializeParallelDSM(pcxt);
+			shared = shm_toc_allocate(pcxt->toc, sizeof(CacheReadShared));
+			shm_toc_insert(pcxt->toc, GPUSEL_CACHE_READ_KEY, shared);
+		}
+		else
+			shared = palloc(sizeof(CacheReadShared));
+		memset(shared, 0, sizeof(CacheReadShared));
+		shared->relid = RelationGetRelid(rel);
+		shared->lockmode = lockmode;
+		shared->entry_index = (int) (entry - GpuselCacheRegistry()->entries);
+		shared->nblocks = entry->nblocks;
+		shared->nchunks = nchunks;
+		shared->prog.ncols = prog->ncols;
+		memcpy(shared->prog.attnos, prog->attnos, sizeof(prog->attnos));
+		memcpy(shared->prog.coltypes, prog->coltypes, sizeof(prog->coltypes));
+		memcpy(shared->prog.form, prog->form, sizeof(prog->form));
+		memcpy(shared->prog.form_arg, prog->form_arg, sizeof(prog->form_arg));
+		pg_atomic_init_u32(&shared->next_chunk, 0);
+		SpinLockInit(&shared->mutex);
+		ConditionVariableInit(&shared->turn);
+		if (pcxt != NULL)
+		{
+			LaunchParallelWorkers(pcxt);
+			ereport(DEBUG1,
+					(errmsg_internal("gpusel: reading \"%s\" into the column cache with %d parallel workers",
+									 RelationGetRelationName(rel), pcxt->nworkers_launched)));
+		}
+
+		read_chunks(shared, rel, snapshot, entry);
+
+		if (pcxt != NULL)
+			WaitForParallelWorkersToFinish(pcxt);
+		nrows = shared->rows;
+		if (pcxt != NULL)
+		{
+			DestroyParallelContext(pcxt);
+			pcxt = NULL;
+			ExitParallelMode();
+		}
+		else
+			pfree(shared);
+	}
+	PG_CATCH();
+	{
+		/* no worker may write into the segments the caller frees next */
+		if (pcxt != NULL)
+			DestroyParallelContext(pcxt);
+		PG_RE_THROW();
+	}
+	PG_END_TRY();
+	PopActiveSnapshot();
+
+	block_first = dsa_get_address(a, entry->block_first);
+	block_first[entry->nblocks] = nrows;
+	return nrows;
+}
