@@ -350,6 +350,8 @@ gpusel_cache(PG_FUNCTION_ARGS)
 	BlockNumber nblocks;
 	bool		refresh;
 	int64		nrows;
+	TimestampTz started;
+	TimestampTz read_done;
 
 	require_registry();
 	GpuselCacheForgetDropped();
@@ -409,11 +411,18 @@ gpusel_cache(PG_FUNCTION_ARGS)
 		entry->build_xcnt = snapshot->xcnt <= GPUSEL_CACHE_MAX_XIP ? (int) snapshot->xcnt : -1;
 		if (entry->build_xcnt > 0)
 			memcpy(entry->build_xip, snapshot->xip, sizeof(TransactionId) * entry->build_xcnt);
+		started = GetCurrentTimestamp();
 		nrows = GpuselCacheReadTable(rel, refresh ? ShareUpdateExclusiveLock : ShareRowExclusiveLock,
 									 snapshot, entry, prog);
 		UnregisterSnapshot(snapshot);
 		entry->nrows = nrows;
+		read_done = GetCurrentTimestamp();
 		to_device(entry);
+		ereport(DEBUG1,
+				(errmsg_internal("gpusel: cached \"%s\": %lld rows read in %.1f ms, copied to the device in %.1f ms",
+								 RelationGetRelationName(rel), (long long) nrows,
+								 TimestampDifferenceMilliseconds(started, read_done) * 1.0,
+								 TimestampDifferenceMilliseconds(read_done, GetCurrentTimestamp()) * 1.0)));
 	}
 	PG_CATCH();
 	{

@@ -77,6 +77,8 @@ SELECT * FROM cache_build_check();
 
 -- a build that does not fit ends with the error, workers or not; the earlier
 -- cache stays
+-- (terse: the detail counts whatever else the server has cached)
+\set VERBOSITY terse
 SET gpusel.cache_memory = 1;
 SELECT gpusel_cache('cache_build_t');
 RESET gpusel.cache_memory;
@@ -90,6 +92,7 @@ SELECT gpusel_cache('cache_build_t');
 ROLLBACK TO SAVEPOINT s;
 SELECT gpusel_cache('cache_build_t');
 COMMIT;
+\set VERBOSITY default
 SELECT * FROM cache_build_check();
 
 SELECT gpusel_uncache('cache_build_t');
