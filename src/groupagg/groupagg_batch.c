@@ -224,6 +224,21 @@ groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 }
 
 /*
+ * Gives up grouping on the device for the rest of the scan, its memory
+ * being short: the host takes the collection's pairs held there, and the
+ * grouping tables go.
+ */
+static void
+stop_device_groups(GroupAggSink *sink, const char *errbuf)
+{
+	if (sink->ncollections == 1 && sink->collections[0].dev != NULL)
+		GroupAggDropDevicePairs(sink, &sink->collections[0], errbuf);
+	sink->device_groups = -1;
+	GpuselDev->groups_destroy(sink->batch_groups);
+	sink->batch_groups = NULL;
+}
+
+/*
  * The device's sums per key of the batch found last, copied: *rows gets
  * nkeys row counts, the result nkeys x nsums sums.  NULL when a sum left
  * the device's exact range, or when the device has no memory for the sums
@@ -249,11 +264,7 @@ sums_by_key(GroupAggSink *sink, gs_batch_groups *bg, gs_filter *filter, int64 nk
 		ereport(DEBUG1,
 				(errmsg("gpusel: no GPU memory to sum rows by key there, grouping them on the host"),
 				 errdetail("%s", errbuf)));
-		if (sink->ncollections == 1 && sink->collections[0].dev != NULL)
-			GroupAggDropDevicePairs(sink, &sink->collections[0], errbuf);
-		sink->device_groups = -1;
-		GpuselDev->groups_destroy(sink->batch_groups);
-		sink->batch_groups = NULL;
+		stop_device_groups(sink, errbuf);
 		return NULL;
 	}
 	GpuselCheckStatus(status, errbuf, "summing rows by key on the GPU");
@@ -286,10 +297,7 @@ add_pairs(GroupAggSink *sink, gs_batch_groups *bg, gs_filter *filter, Percentile
 								 errbuf, sizeof(errbuf));
 	if (status == GS_OUT_OF_MEMORY)
 	{
-		GroupAggDropDevicePairs(sink, pc, errbuf);
-		sink->device_groups = -1;
-		GpuselDev->groups_destroy(sink->batch_groups);	/* device memory is short */
-		sink->batch_groups = NULL;
+		stop_device_groups(sink, errbuf);
 		return NULL;
 	}
 	GpuselCheckStatus(status, errbuf, "grouping rows on the GPU");
