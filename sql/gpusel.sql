@@ -239,6 +239,14 @@ LANGUAGE C VOLATILE STRICT;
 COMMENT ON FUNCTION gpusel_uncache(regclass) IS
 'drops the table''s column cache and its triggers; true when it was cached';
 
+CREATE FUNCTION gpusel_cache_refresh(min_changed double precision DEFAULT NULL)
+RETURNS SETOF regclass
+AS 'MODULE_PATHNAME', 'gpusel_cache_refresh'
+LANGUAGE C VOLATILE;
+
+COMMENT ON FUNCTION gpusel_cache_refresh(double precision) IS
+'rebuilds this database''s cached tables that writes have left stale (min_changed, or gpusel.cache_refresh_threshold, of their blocks written, or unusable); returns those rebuilt';
+
 CREATE FUNCTION gpusel_cache_track()
 RETURNS trigger
 AS 'MODULE_PATHNAME', 'gpusel_cache_track'

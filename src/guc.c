@@ -28,6 +28,8 @@ bool		gpusel_service_enabled = true;
 int			gpusel_service_staging_mb = 2048;
 int			gpusel_service_max_requests = 256;
 int			gpusel_service_buffer_pool_mb = 2048;
+int			gpusel_cache_refresh_naptime_s = 0;
+double		gpusel_cache_refresh_threshold = 0.1;
 int			gpusel_cache_memory_mb = 1024;
 int			gpusel_cache_device_memory_mb = 4096;
 
@@ -234,6 +236,29 @@ GpuselGucInit(void)
 							PGC_SUSET,
 							GUC_UNIT_MB,
 							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusel.cache_refresh_naptime",
+							"Time between the background refreshes of the column cache's tables.",
+							"Every this often, a background worker rebuilds in each database the "
+							"cached tables that gpusel_cache_refresh() finds stale. 0 turns the "
+							"background refresh off. Needs gpusel in shared_preload_libraries.",
+							&gpusel_cache_refresh_naptime_s,
+							0,
+							0, INT_MAX / 1000,
+							PGC_SIGHUP,
+							GUC_UNIT_S,
+							NULL, NULL, NULL);
+
+	DefineCustomRealVariable("gpusel.cache_refresh_threshold",
+							 "Share of a cached table's blocks written since its build that makes a refresh rebuild it.",
+							 "A table whose cache cannot serve scans (TRUNCATE, a rewrite) is rebuilt whatever "
+							 "its share.",
+							 &gpusel_cache_refresh_threshold,
+							 0.1,
+							 0.0, 1.0,
+							 PGC_SUSET,
+							 0,
+							 NULL, NULL, NULL);
 
 	DefineCustomIntVariable("gpusel.service_max_requests",
 							"Requests the GPU service runs at once; further ones wait.",

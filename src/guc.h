@@ -29,6 +29,8 @@ extern bool gpusel_service_enabled;
 extern int	gpusel_service_staging_mb;
 extern int	gpusel_service_max_requests;
 extern int	gpusel_service_buffer_pool_mb;
+extern int	gpusel_cache_refresh_naptime_s;
+extern double gpusel_cache_refresh_threshold;
 extern int	gpusel_cache_memory_mb;
 extern int	gpusel_cache_device_memory_mb;
 

@@ -105,6 +105,9 @@ if [ "$(psql -X -At -d gpusel_tap -c 'SHOW shared_preload_libraries' 2>/dev/null
 
   note "column cache in device memory"
   bash test/cache_device_test.sh gpusel_tap || failures+=(cache_device)
+
+  note "column cache: the background refresh"
+  bash test/cache_refresh_test.sh gpusel_tap || failures+=(cache_refresh)
 fi
 
 note "kernel tests"

@@ -131,6 +131,9 @@ extern void GpuselCacheAddSegment(GpuselCacheEntry *entry, dsa_pointer segment);
 extern void GpuselCacheReserveOrFail(Relation rel, GpuselCacheEntry *entry, Size bytes);
 extern dsa_pointer GpuselCacheAreaAlloc(Size bytes);
 
+/* cache_refresh.c */
+extern void GpuselCacheRefreshInit(void);
+
 /* cache_read.c */
 extern int64 GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 								  GpuselCacheEntry *entry, const GpuselProgram *prog);

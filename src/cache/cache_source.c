@@ -660,4 +660,5 @@ GpuselCacheInit(void)
 {
 	GpuselSourceRegisterProvider(&cache_provider);
 	GpuselCacheShmemInit();
+	GpuselCacheRefreshInit();
 }
