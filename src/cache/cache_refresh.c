@@ -13,8 +13,9 @@
  * runs in a subtransaction of its own: one that fails (the table no longer
  * fits) is reported as a WARNING and the others go on.
  *
- * The launcher needs no database: it reads the registry, and for each
- * database with a cache starts a worker connected there, one at a time.
+ * The launcher connects to no database (the shared catalogs tell it which
+ * still exist): it reads the registry, and for each database with a cache
+ * starts a worker connected there, one at a time.
  */
 #include "postgres.h"
 
@@ -42,6 +43,7 @@
 #include "utils/rel.h"
 #include "utils/resowner.h"
 #include "utils/snapmgr.h"
+#include "utils/syscache.h"
 #include "utils/tuplestore.h"
 
 #include "cache_internal.h"
@@ -247,12 +249,18 @@ gpusel_cache_refresh(PG_FUNCTION_ARGS)
 	return (Datum) 0;
 }
 
-/* Databases with a ready cached table, from the registry. */
+/*
+ * Databases with a ready cached table, from the registry, less those
+ * dropped since (their entries go when a build or the view next runs).
+ */
 static List *
 databases_with_caches(void)
 {
 	GpuselCacheShared *registry = GpuselCacheRegistry();
+	MemoryContext cxt = CurrentMemoryContext;
+	List	   *cached = NIL;
 	List	   *dbs = NIL;
+	ListCell   *lc;
 
 	if (registry == NULL)
 		return NIL;
@@ -262,9 +270,26 @@ databases_with_caches(void)
 		GpuselCacheEntry *e = &registry->entries[i];
 
 		if (e->state == GPUSEL_CACHE_READY)
-			dbs = list_append_unique_oid(dbs, e->dbid);
+			cached = list_append_unique_oid(cached, e->dbid);
 	}
 	LWLockRelease(registry->lock);
+	if (cached == NIL)
+		return NIL;
+	StartTransactionCommand();
+	foreach(lc, cached)
+	{
+		if (SearchSysCacheExists1(DATABASEOID, ObjectIdGetDatum(lfirst_oid(lc))))
+		{
+			/* the list outlives the transaction */
+			MemoryContext old = MemoryContextSwitchTo(cxt);
+
+			dbs = lappend_oid(dbs, lfirst_oid(lc));
+			MemoryContextSwitchTo(old);
+		}
+	}
+	CommitTransactionCommand();
+	MemoryContextSwitchTo(cxt);
+	list_free(cached);
 	return dbs;
 }
 
@@ -308,6 +333,8 @@ GpuselCacheRefreshLauncherMain(Datum arg)
 	pqsignal(SIGHUP, SignalHandlerForConfigReload);
 	pqsignal(SIGTERM, SignalHandlerForShutdownRequest);
 	BackgroundWorkerUnblockSignals();
+	/* no database: the shared catalogs only, to know which databases still exist */
+	BackgroundWorkerInitializeConnection(NULL, NULL, 0);
 
 	for (;;)
 	{
@@ -317,6 +344,8 @@ GpuselCacheRefreshLauncherMain(Datum arg)
 		rc = WaitLatch(MyLatch, WL_LATCH_SET | WL_EXIT_ON_PM_DEATH | (naptime_ms > 0 ? WL_TIMEOUT : 0),
 					   naptime_ms, PG_WAIT_EXTENSION);
 		ResetLatch(MyLatch);
+		/* a barrier (DROP DATABASE waits for every process to absorb it) */
+		CHECK_FOR_INTERRUPTS();
 		if (ShutdownRequestPending)
 			proc_exit(0);
 		if (ConfigReloadPending)
@@ -390,7 +419,7 @@ GpuselCacheRefreshInit(void)
 	if (!process_shared_preload_libraries_in_progress)
 		return;
 	memset(&worker, 0, sizeof(worker));
-	worker.bgw_flags = BGWORKER_SHMEM_ACCESS;
+	worker.bgw_flags = BGWORKER_SHMEM_ACCESS | BGWORKER_BACKEND_DATABASE_CONNECTION;
 	worker.bgw_start_time = BgWorkerStart_RecoveryFinished;
 	worker.bgw_restart_time = 10;
 	snprintf(worker.bgw_library_name, BGW_MAXLEN, "gpusel");
