@@ -32,6 +32,22 @@ built=$( { echo '\timing on'; echo "SELECT gpusel_cache('cache_bench_t');"; } | 
 cached_bytes=$(psql -X -At -c "SELECT bytes FROM gpusel_cached_tables WHERE relation = 'cache_bench_t'::regclass")
 device_bytes=$(psql -X -At -c "SELECT device_bytes FROM gpusel_cached_tables WHERE relation = 'cache_bench_t'::regclass")
 echo "table: $rows rows, $(psql -X -At -c "SELECT pg_relation_size('cache_bench_t')") heap bytes, $cached_bytes cached bytes ($device_bytes in device memory); cache built in $built ms"
+# the device's memory bandwidth, from its data sheet, for the cached columns' GB/s to be read against
+gpu_name=$(psql -X -At -c "SELECT coalesce(device_name, '') FROM gpusel_device_info()")
+case "$gpu_name" in
+  *H200*) peak_gbs=4800 ;;
+  *H100*HBM3*|*H100\ SXM*) peak_gbs=3350 ;;
+  *H100*) peak_gbs=2000 ;;
+  *A100*80GB*) peak_gbs=2039 ;;
+  *A100*) peak_gbs=1555 ;;
+  *L40S*|*L40*) peak_gbs=864 ;;
+  *) peak_gbs=0 ;;
+esac
+if [ "$peak_gbs" -gt 0 ]; then
+  echo "device: $gpu_name, memory bandwidth $peak_gbs GB/s (data sheet); cache_GB/s below is the cached table's bytes over the query's time"
+else
+  echo "device: ${gpu_name:-none}; its memory bandwidth is not known here"
+fi
 
 shapes=(
   "count(*) under a selective filter|SELECT count(*) FROM cache_bench_t WHERE x < 0.01 AND k > 1000"
@@ -60,7 +76,7 @@ answer() { { echo "$1"; echo "$2;"; } | psql -X -q -At -v ON_ERROR_STOP=1 | md5s
 source_of() { { echo "$1"; echo "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $2;"; } | psql -X -q -At |
   { grep -Eo "Source: column cache|Rows Read In Device Memory: [0-9]+|Workers Launched: [0-9]+" || true; } | paste -sd ";"; }
 
-printf '\n%-42s %-12s %10s %8s %9s %9s  %s\n' shape config ms vs_pg vs_heap cache_GB/s "source / same answer"
+printf '\n%-42s %-12s %10s %8s %9s %10s %7s  %s\n' shape config ms vs_pg vs_heap cache_GB/s of_peak "source / same answer"
 for shape in "${shapes[@]}"; do
   what=${shape%%|*}; query=${shape#*|}
   # the heap configurations run with the cache dropped, the cached ones with it built
@@ -73,9 +89,11 @@ for shape in "${shapes[@]}"; do
     same=$([ "$(answer "${config[$c]}" "$query")" = "$ref" ] && echo same || echo DIFFERENT)
     src=$(source_of "${config[$c]}" "$query")
     awk -v w="$what" -v c="$c" -v t="${ms[$c]}" -v pg="${ms[pg_workers]}" -v h="${ms[gpusel_heap]:-0}" \
-        -v b="$cached_bytes" -v s="$same" -v p="${src:-heap}" \
-      'BEGIN { printf "%-42s %-12s %10.1f %8.2f %9s %9s  %s; %s\n", w, c, t, pg / t,
-               (h > 0 ? sprintf("%.2f", h / t) : "-"), (c ~ /cache/ ? sprintf("%.1f", b / (t * 1e6)) : "-"), p, s }'
+        -v b="$cached_bytes" -v s="$same" -v p="${src:-heap}" -v peak="$peak_gbs" \
+      'BEGIN { gbs = b / (t * 1e6)
+               printf "%-42s %-12s %10.1f %8.2f %9s %10s %7s  %s; %s\n", w, c, t, pg / t,
+               (h > 0 ? sprintf("%.2f", h / t) : "-"), (c ~ /cache/ ? sprintf("%.1f", gbs) : "-"),
+               (c == "cache_gpu" && peak > 0 ? sprintf("%.1f%%", 100 * gbs / peak) : "-"), p, s }'
   done
 done
 psql -X -q -c "SELECT gpusel_uncache('cache_bench_t')" -c "DROP TABLE cache_bench_t" >/dev/null
