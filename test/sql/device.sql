@@ -1,6 +1,7 @@
 -- The device layer: parameters, the device report, statistics.
 LOAD 'gpusel';
--- the parameters every session has; gpusel.service and gpusel.service_staging exist only preloaded
+-- the parameters every session has; gpusel.service, gpusel.service_staging and
+-- gpusel.service_buffer_pool exist only preloaded
 SELECT name, boot_val, vartype FROM pg_settings WHERE name LIKE 'gpusel.%' AND context <> 'postmaster' ORDER BY name;
 SET gpusel.device = 'sometimes';
 SET gpusel.min_rows = -1;
