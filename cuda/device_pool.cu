@@ -89,6 +89,8 @@ gs_dev_malloc(void **ptr, size_t bytes)
 	cudaError_t err;
 
 	*ptr = NULL;
+	if (bytes == 0)
+		return cudaSuccess;		/* as cudaMalloc: no memory, a NULL pointer */
 	err = cudaGetDevice(&device);
 	if (err != cudaSuccess)
 		return err;
@@ -181,6 +183,25 @@ extern "C" void
 gs_device_pool_enable(size_t idle_bytes_max)
 {
 	pool_idle_max = idle_bytes_max;
+}
+
+size_t
+gs_device_pool_idle_bytes(void)
+{
+	int			device = 0;
+	size_t		bytes;
+
+	if (cudaGetDevice(&device) != cudaSuccess)
+	{
+		(void) cudaGetLastError();
+		return 0;
+	}
+	if (device < 0 || device >= GS_POOL_MAX_DEVICES)
+		return 0;
+	pthread_mutex_lock(&pool_lock);
+	bytes = idle_bytes[device];
+	pthread_mutex_unlock(&pool_lock);
+	return bytes;
 }
 
 extern "C" void

@@ -158,6 +158,8 @@ gs_status check_free_memory(size_t need, int64_t n, char *errbuf, size_t errlen)
 
 	if (err != cudaSuccess)
 		return gs_status_from_cuda(err, "reading free device memory", errbuf, errlen);
+	/* the pool's idle blocks go back to the driver when an allocation needs them */
+	free_bytes += gs_device_pool_idle_bytes();
 	if ((double) need > kGroupSortMemoryShare * (double) free_bytes)
 	{
 		gs_format_error(errbuf, errlen,

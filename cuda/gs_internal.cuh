@@ -33,6 +33,9 @@ void		gs_pinned_free(void *ptr);
 cudaError_t gs_dev_malloc(void **ptr, size_t bytes);
 void		gs_dev_free(void *ptr);
 
+/* Bytes the pool keeps idle on the calling thread's device: free for the next gs_dev_malloc. */
+size_t		gs_device_pool_idle_bytes(void);
+
 /* gs_dev_malloc for a typed pointer, as cudaMalloc's template is. */
 template <typename T>
 static inline cudaError_t

@@ -71,6 +71,18 @@ typedef struct ChunkRows
 
 PGDLLEXPORT void gpusel_cache_read_worker(dsm_segment *seg, shm_toc *toc);
 
+/* Gives back the chunk's memory: a refresh runs many builds in one statement. */
+static void
+chunk_rows_free(ChunkRows *cr)
+{
+	for (int c = 0; c < cr->ncols; c++)
+	{
+		pfree(cr->staging.values[c]);
+		pfree(cr->staging.nulls[c]);
+	}
+	pfree(cr->staging.tids);
+}
+
 /* Memory of this process for one chunk's rows, zeroed. */
 static void
 chunk_rows_init(ChunkRows *cr, const GpuselCacheEntry *entry)
@@ -251,6 +263,7 @@ read_chunks(CacheReadShared *shared, Relation rel, Snapshot snapshot, GpuselCach
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	GpuselPagesEnd(reader);
+	chunk_rows_free(&cr);
 }
 
 /* A parallel worker's part of a build. */
@@ -347,6 +360,8 @@ GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 	}
 	PG_CATCH();
 	{
+		/* the turn's condition variable goes with the context: stop waiting on it first */
+		ConditionVariableCancelSleep();
 		/* no worker may write into the segments the caller frees next */
 		if (pcxt != NULL)
 			DestroyParallelContext(pcxt);

@@ -53,72 +53,100 @@ PG_FUNCTION_INFO_V1(gpusel_cache_refresh);
 PGDLLEXPORT void GpuselCacheRefreshLauncherMain(Datum arg);
 PGDLLEXPORT void GpuselCacheRefreshDatabaseMain(Datum arg);
 
-/* A cached table of this database that a refresh rebuilds. */
+/* A ready cached table of this database, as the registry described it. */
 typedef struct StaleTable
 {
+	int			index;			/* in the registry */
+	uint64		generation;		/* the entry's, when copied: another build changes it */
 	Oid			relid;
+	Oid			relfilenode;
+	BlockNumber nblocks;
+	uint32		changed;
+	bool		truncated;
 	int			ncols;
 	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
 } StaleTable;
 
+/* Whether entry t->index still is the build t was copied from. */
+static bool
+entry_unchanged(const StaleTable *t)
+{
+	GpuselCacheShared *registry = GpuselCacheRegistry();
+	GpuselCacheEntry *e = &registry->entries[t->index];
+	bool		same;
+
+	LWLockAcquire(registry->lock, LW_SHARED);
+	same = e->state == GPUSEL_CACHE_READY && e->generation == t->generation && e->relid == t->relid;
+	LWLockRelease(registry->lock);
+	return same;
+}
+
 /*
- * Whether a ready entry of this database is stale: unusable for scans, or
- * with at least min_changed of its blocks written since the build.
+ * Whether a ready table is stale: unusable for scans, or with at least
+ * min_changed of its blocks written since the build.
  */
 static bool
-entry_is_stale(GpuselCacheEntry *e, double min_changed)
+table_is_stale(const StaleTable *t, double min_changed)
 {
-	uint32		changed = pg_atomic_read_u32(&e->changed_blocks);
+	GpuselCacheEntry *e = &GpuselCacheRegistry()->entries[t->index];
 	Relation	rel;
 	bool		rewritten;
 
-	if (pg_atomic_read_u32(&e->truncated) != 0 || !GpuselCacheTriggerCurrent(e))
+	if (t->truncated || !GpuselCacheTriggerCurrent(e))
 		return true;
-	rel = try_relation_open(e->relid, AccessShareLock);
+	rel = try_relation_open(t->relid, AccessShareLock);
 	if (rel == NULL)
 		return false;			/* dropped: its cache goes with the next build or view */
-	rewritten = rel->rd_node.relNode != e->relfilenode;
+	rewritten = rel->rd_node.relNode != t->relfilenode;
 	relation_close(rel, AccessShareLock);
 	if (rewritten)
 		return true;
-	return changed > 0 && changed >= min_changed * (double) Max(e->nblocks, 1);
+	return t->changed > 0 && t->changed >= min_changed * (double) Max(t->nblocks, 1);
 }
 
-/* This database's stale cached tables, copied out of the registry. */
+/* This database's stale cached tables, copied out of the registry under its lock. */
 static List *
 stale_tables(double min_changed)
 {
 	GpuselCacheShared *registry = GpuselCacheRegistry();
-	List	   *stale = NIL;
 	List	   *ready = NIL;
+	List	   *stale = NIL;
 	ListCell   *lc;
 
 	if (registry == NULL)
 		return NIL;
-	/* the entries, under the lock; each is judged after, as that opens its relation */
 	LWLockAcquire(registry->lock, LW_SHARED);
 	for (int i = 0; i < GPUSEL_CACHE_MAX_TABLES; i++)
 	{
 		GpuselCacheEntry *e = &registry->entries[i];
-
-		if (e->state == GPUSEL_CACHE_READY && e->dbid == MyDatabaseId)
-			ready = lappend_int(ready, i);
-	}
-	LWLockRelease(registry->lock);
-	foreach(lc, ready)
-	{
-		GpuselCacheEntry *e = &registry->entries[lfirst_int(lc)];
 		StaleTable *t;
 
-		if (e->state != GPUSEL_CACHE_READY || e->dbid != MyDatabaseId ||
-			!entry_is_stale(e, min_changed))
+		if (e->state != GPUSEL_CACHE_READY || e->dbid != MyDatabaseId)
 			continue;
 		t = palloc(sizeof(StaleTable));
+		t->index = i;
+		t->generation = e->generation;
 		t->relid = e->relid;
+		t->relfilenode = e->relfilenode;
+		t->nblocks = e->nblocks;
+		t->changed = pg_atomic_read_u32(&e->changed_blocks);
+		t->truncated = pg_atomic_read_u32(&e->truncated) != 0;
 		t->ncols = e->ncols;
 		memcpy(t->attnos, e->attnos, sizeof(t->attnos));
-		stale = lappend(stale, t);
+		ready = lappend(ready, t);
 	}
+	LWLockRelease(registry->lock);
+	/* judged after: that opens the relations (and the triggers' entry may change meanwhile) */
+	foreach(lc, ready)
+	{
+		StaleTable *t = lfirst(lc);
+
+		if (table_is_stale(t, min_changed) && entry_unchanged(t))
+			stale = lappend(stale, t);
+		else
+			pfree(t);
+	}
+	list_free(ready);
 	return stale;
 }
 
@@ -183,6 +211,9 @@ rebuild(Oid build_fn, const StaleTable *t)
 		RollbackAndReleaseCurrentSubTransaction();
 		MemoryContextSwitchTo(cxt);
 		CurrentResourceOwner = owner;
+		/* a cancel or a timeout ends the refresh, as it would any statement */
+		if (edata->sqlerrcode == ERRCODE_QUERY_CANCELED)
+			ReThrowError(edata);
 		ereport(WARNING,
 				(errcode(edata->sqlerrcode),
 				 errmsg("could not refresh the column cache of table \"%s\": %s",
@@ -210,6 +241,7 @@ gpusel_cache_refresh(PG_FUNCTION_ARGS)
 	Oid			argtypes[2] = {REGCLASSOID, TEXTARRAYOID};
 	Oid			build_fn;
 	MemoryContext oldcxt;
+	MemoryContext per_table;
 	TupleDesc	desc;
 	List	   *stale;
 	ListCell   *lc;
@@ -236,16 +268,24 @@ gpusel_cache_refresh(PG_FUNCTION_ARGS)
 	MemoryContextSwitchTo(oldcxt);
 
 	stale = stale_tables(min_changed);
+	/* each rebuild's memory goes when it is done: a build's staging is large */
+	per_table = AllocSetContextCreate(CurrentMemoryContext, "gpusel cache refresh", ALLOCSET_DEFAULT_SIZES);
 	foreach(lc, stale)
 	{
 		StaleTable *t = lfirst(lc);
 		Datum		value = ObjectIdGetDatum(t->relid);
 		bool		isnull = false;
+		bool		rebuilt;
 
 		CHECK_FOR_INTERRUPTS();
-		if (rebuild(build_fn, t))
+		oldcxt = MemoryContextSwitchTo(per_table);
+		rebuilt = rebuild(build_fn, t);
+		MemoryContextSwitchTo(oldcxt);
+		MemoryContextReset(per_table);
+		if (rebuilt)
 			tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, &value, &isnull);
 	}
+	MemoryContextDelete(per_table);
 	return (Datum) 0;
 }
 

@@ -96,6 +96,21 @@ COMMIT;
 SELECT * FROM cache_build_check();
 
 SELECT gpusel_uncache('cache_build_t');
+
+-- a build that runs out of room in a worker, while the session waits for
+-- that worker's chunk: the error ends the build, the session goes on
+CREATE TABLE cache_build_w (id int8, v int4) WITH (fillfactor = 30);
+INSERT INTO cache_build_w SELECT g, g % 10 FROM generate_series(1, 300000) g;
+\set VERBOSITY terse
+SET gpusel.cache_memory = 4;
+SELECT gpusel_cache('cache_build_w');
+SELECT gpusel_cache('cache_build_w');
+RESET gpusel.cache_memory;
+\set VERBOSITY default
+SELECT gpusel_cache('cache_build_w');
+SELECT count(*), sum(v) FROM cache_build_w WHERE v < 5;
+SELECT gpusel_uncache('cache_build_w');
+DROP TABLE cache_build_w;
 DROP FUNCTION cache_build_check();
 DROP FUNCTION cache_build_source();
 DROP TABLE cache_build_t;
