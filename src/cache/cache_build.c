@@ -419,10 +419,10 @@ gpusel_cache(PG_FUNCTION_ARGS)
 		read_done = GetCurrentTimestamp();
 		to_device(entry);
 		ereport(DEBUG1,
-				(errmsg_internal("gpusel: cached \"%s\": %lld rows read in %.1f ms, copied to the device in %.1f ms",
+				(errmsg_internal("gpusel: cached \"%s\": %lld rows read in %ld ms, copied to the device in %ld ms",
 								 RelationGetRelationName(rel), (long long) nrows,
-								 TimestampDifferenceMilliseconds(started, read_done) * 1.0,
-								 TimestampDifferenceMilliseconds(read_done, GetCurrentTimestamp()) * 1.0)));
+								 TimestampDifferenceMilliseconds(started, read_done),
+								 TimestampDifferenceMilliseconds(read_done, GetCurrentTimestamp()))));
 	}
 	PG_CATCH();
 	{

@@ -143,7 +143,8 @@ extern void GpuselCacheMarkTruncated(Oid relid);
 extern bool GpuselCacheBlockChanged(GpuselCacheEntry *entry, pg_atomic_uint32 *changed,
 									BlockNumber blk);
 extern BlockNumber GpuselCacheStretchEnd(GpuselCacheEntry *entry, pg_atomic_uint32 *changed,
-										 BlockNumber start, BlockNumber limit);
+										 BlockNumber start, BlockNumber limit,
+										 bool *stretch_changed);
 extern void GpuselCacheShmemInit(void);
 extern HeapTuple GpuselCacheFindTrigger(Oid relid, const char *name);
 extern bool GpuselCacheTriggerCurrent(GpuselCacheEntry *entry);

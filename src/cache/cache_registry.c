@@ -462,19 +462,20 @@ GpuselCacheBlockChanged(GpuselCacheEntry *entry, pg_atomic_uint32 *changed, Bloc
 
 /*
  * The end of the stretch of blocks from start (before limit) that are all
- * changed, or all unchanged, as start is: the first block that differs, or
- * limit.  Reads the marks a word of 32 blocks at a time, as a scan of a
- * large unchanged table would otherwise spend more time here than on the
- * device.
+ * changed, or all unchanged, as start is (*stretch_changed says which): the
+ * first block that differs, or limit.  Reads the marks a word of 32 blocks
+ * at a time, as a scan of a large unchanged table would otherwise spend
+ * more time here than on the device.
  */
 BlockNumber
 GpuselCacheStretchEnd(GpuselCacheEntry *entry, pg_atomic_uint32 *changed,
-					  BlockNumber start, BlockNumber limit)
+					  BlockNumber start, BlockNumber limit, bool *stretch_changed)
 {
 	bool		want_changed = GpuselCacheBlockChanged(entry, changed, start);
 	BlockNumber cached_end = Min(limit, entry->nblocks);
 	BlockNumber blk = start;
 
+	*stretch_changed = want_changed;
 	/* blocks past the build's are all changed */
 	while (blk < cached_end)
 	{

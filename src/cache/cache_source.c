@@ -171,14 +171,15 @@ plan_next(CacheSource *cs)
 {
 	GpuselCacheEntry *e = cs->entry;
 	BlockNumber start = cs->next_block;
-	BlockNumber end = start;
+	BlockNumber end;
+	bool		changed;
 
 	if (cs->pscan != NULL)
 		return plan_next_parallel(cs);
 	if (start >= cs->nblocks)
 		return false;
-	end = GpuselCacheStretchEnd(e, cs->changed, start, cs->nblocks);
-	if (!GpuselCacheBlockChanged(e, cs->changed, start))
+	end = GpuselCacheStretchEnd(e, cs->changed, start, cs->nblocks, &changed);
+	if (!changed)
 	{
 		cs->run_next = cs->block_first[start];
 		cs->run_end = cs->block_first[end];
