@@ -330,6 +330,43 @@ gs_device_write(void *dptr, const void *src, size_t bytes, char *errbuf, size_t 
 	return GS_OK;
 }
 
+/* Sets bytes of device memory at dptr to zero, synchronously. */
+extern "C" gs_status
+gs_device_zero(void *dptr, size_t bytes, char *errbuf, size_t errlen)
+{
+	cudaError_t err;
+
+	if (dptr == NULL && bytes > 0)
+		return GS_INVALID_ARGUMENT;
+	if (bytes == 0)
+		return GS_OK;
+	/* on this thread's own stream: the service's other connections go on */
+	err = cudaMemsetAsync(dptr, 0, bytes, cudaStreamPerThread);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(cudaStreamPerThread);
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "clearing device memory for cached columns", errbuf, errlen);
+	return GS_OK;
+}
+
+/* Copies bytes from src to dst, both device memory of the calling thread's device, synchronously. */
+extern "C" gs_status
+gs_device_copy(void *dst, const void *src, size_t bytes, char *errbuf, size_t errlen)
+{
+	cudaError_t err;
+
+	if (dst == NULL || src == NULL)
+		return bytes == 0 ? GS_OK : GS_INVALID_ARGUMENT;
+	if (bytes == 0)
+		return GS_OK;
+	err = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, cudaStreamPerThread);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(cudaStreamPerThread);
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "moving cached columns in device memory", errbuf, errlen);
+	return GS_OK;
+}
+
 extern "C" void
 gs_device_free(void *dptr)
 {

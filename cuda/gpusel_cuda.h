@@ -94,6 +94,10 @@ gs_status	gs_use_device(int ordinal, char *errbuf, size_t errlen);
 gs_status	gs_device_alloc(void **dptr, size_t bytes, char *errbuf, size_t errlen);
 gs_status	gs_device_write(void *dptr, const void *src, size_t bytes,
 							char *errbuf, size_t errlen);
+/* Sets device memory to zero; copies device memory to device memory (both synchronous). */
+gs_status	gs_device_zero(void *dptr, size_t bytes, char *errbuf, size_t errlen);
+gs_status	gs_device_copy(void *dst, const void *src, size_t bytes,
+						   char *errbuf, size_t errlen);
 void		gs_device_free(void *dptr);
 
 /*

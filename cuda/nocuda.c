@@ -224,6 +224,23 @@ gs_device_write(void *dptr, const void *src, size_t bytes, char *errbuf, size_t 
 	return no_cuda(errbuf, errlen);
 }
 
+gs_status
+gs_device_zero(void *dptr, size_t bytes, char *errbuf, size_t errlen)
+{
+	(void) dptr;
+	(void) bytes;
+	return no_cuda(errbuf, errlen);
+}
+
+gs_status
+gs_device_copy(void *dst, const void *src, size_t bytes, char *errbuf, size_t errlen)
+{
+	(void) dst;
+	(void) src;
+	(void) bytes;
+	return no_cuda(errbuf, errlen);
+}
+
 void
 gs_device_free(void *dptr)
 {

@@ -87,14 +87,17 @@ typedef struct GpuselDeviceCalls
 	 * Device memory kept across queries and connections for the column
 	 * cache (only the GPU service has it: a process's own context dies
 	 * with it).  A copy is created for key (a new copy of a key frees the
-	 * old one), written piece by piece, read by filter_submit_resident
-	 * (offsets: values then null bytes of each column, bytes into the
-	 * copy; -1: none), and destroyed.
+	 * old one), zeroed, written piece by piece, moved into new memory of
+	 * another size (repack: nmoves (from, to, bytes) triples), read by
+	 * filter_submit_resident (offsets: values then null bytes of each
+	 * column, bytes into the copy; -1: none), and destroyed.
 	 */
 	gs_status	(*resident_create) (uint64_t *handle, int key, uint64_t bytes,
 									char *errbuf, size_t errlen);
 	gs_status	(*resident_write) (uint64_t handle, uint64_t offset, const void *src,
 								   uint64_t bytes, char *errbuf, size_t errlen);
+	gs_status	(*resident_repack) (uint64_t handle, uint64_t bytes, int nmoves,
+									const int64_t *moves, char *errbuf, size_t errlen);
 	void		(*resident_destroy) (uint64_t handle);
 	gs_status	(*filter_submit_resident) (gs_filter *filter, int slot, int64_t nrows,
 										   uint64_t handle, const int64_t *offsets,

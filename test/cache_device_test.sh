@@ -2,7 +2,9 @@
 # The column cache's copy in device memory, against a server that preloads
 # gpusel (PGHOST/PGPORT/PGUSER; the database in $1, default gpusel_tap,
 # must have the extension).  With a GPU behind the GPU service:
-#   - gpusel_cache() puts the table's columns in device memory (device_bytes);
+#   - gpusel_cache() puts the table's columns in device memory (device_bytes),
+#     written while the table is read, or after the read where the table's
+#     statistics understate its rows;
 #   - every shape answers as PostgreSQL does with gpusel out of the way,
 #     reading the cached rows in device memory (EXPLAIN ANALYZE), before
 #     and after writes that send changed blocks to the heap;
@@ -99,6 +101,28 @@ if [ "$gpu" = t ]; then
       && ok "grouped on the device ($(echo "$plan" | grep -E 'Rows Grouped on Device|Rows Aggregated' | tr -s ' ' | paste -sd ' '))" \
       || fail "not grouped on the device: $shape: $plan"
   done
+fi
+
+if [ "$gpu" = t ]; then
+  # the build's processes write the device copy as they read, where the
+  # table's statistics bound its rows; statistics that understate them make
+  # the build copy after the read instead; both copies answer the same
+  build_log() { psql -X -At -d "$db" -c "SET client_min_messages = debug1" -c "SELECT gpusel_cache('cache_dev_t')" 2>&1 | grep "rows read"; }
+  log=$(build_log)
+  echo "$log" | grep -q "written while reading" && ok "the device copy was written while reading: $log" \
+    || fail "the device copy was not written while reading: $log"
+  q "UPDATE pg_class SET reltuples = 1000 WHERE oid = 'cache_dev_t'::regclass" >/dev/null
+  log=$(build_log)
+  ! echo "$log" | grep -q "written while reading" && echo "$log" | grep -q "1000003 rows read" \
+    && ok "rows past the statistics' bound: the copy was made after the read: $log" \
+    || fail "rows past the bound: $log"
+  [ "$(q "SELECT device_bytes > 0 FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = t ] \
+    && ok "the copy made after the read is in device memory" || fail "no device copy after the read"
+  compare_all "copied after the read" device
+  q "ANALYZE cache_dev_t" >/dev/null
+  log=$(build_log)
+  echo "$log" | grep -q "written while reading" && ok "after ANALYZE the copy is written while reading again" \
+    || fail "after ANALYZE: $log"
 fi
 
 # writes: their blocks come from the heap, the rest from device memory

@@ -295,23 +295,63 @@ choose_columns(Relation rel, ArrayType *names, GpuselCacheEntry *entry, GpuselPr
 	entry->segment_bytes += MAXALIGN((Size) GPUSEL_CACHE_SEGMENT_ROWS * sizeof(ItemPointerData));
 }
 
+/* Whether the build makes a device copy: the GPU service keeps such memory and the budget allows some. */
+static bool
+wants_device_copy(void)
+{
+	return gpusel_cache_device_memory_mb > 0 && GpuselDeviceKeepsResident();
+}
+
 /*
- * After the build has read the table: copies its columns to device memory
- * (cache_device.c) when the GPU service keeps such memory and the copy
- * fits gpusel.cache_device_memory; else the table stays in shared memory
- * only, and a notice says why.
+ * Before the read: begins a device copy that the build's processes write
+ * as they read, where the table's statistics bound its rows (reltuples per
+ * page over the blocks there are now, with room to spare); a table without
+ * statistics, or one whose rows outgrow the bound, is copied after the read.
  */
 static void
-to_device(GpuselCacheEntry *entry)
+begin_device_copy(Relation rel, GpuselCacheEntry *entry, BlockNumber nblocks,
+				  GpuselCacheDeviceStream *stream)
+{
+	double		reltuples = rel->rd_rel->reltuples;
+	BlockNumber relpages = rel->rd_rel->relpages;
+	double		capacity;
+
+	memset(stream, 0, sizeof(*stream));
+	pg_atomic_init_u32(&stream->stopped, 0);
+	if (!wants_device_copy() || reltuples < 0 || relpages == 0 || nblocks == 0)
+		return;
+	capacity = reltuples / relpages * nblocks * 1.05 + GPUSEL_CACHE_SEGMENT_ROWS;
+	(void) GpuselCacheStreamBegin(entry, (int) (entry - GpuselCacheRegistry()->entries),
+								  (int64) Min(capacity, (double) PG_INT32_MAX * 16), stream);
+}
+
+/*
+ * After the build has read the table: finishes the device copy written
+ * while reading, or copies its columns to device memory now (cache_device.c)
+ * when the GPU service keeps such memory and the copy fits
+ * gpusel.cache_device_memory; else the table stays in shared memory only,
+ * and a notice says why.  Returns whether the copy was written while reading.
+ */
+static bool
+to_device(GpuselCacheEntry *entry, GpuselCacheDeviceStream *stream)
 {
 	Size		bytes;
 	Size		in_use;
 	char		errbuf[512];
 
+	if (stream->resident != 0 && pg_atomic_read_u32(&stream->stopped) == 0)
+	{
+		bytes = GpuselCacheStreamFinish(entry, stream);
+		/* the copy shrank to its rows: count what it holds now */
+		(void) GpuselCacheReserveDevice(entry, bytes, &in_use);
+		return true;
+	}
+	if (stream->resident != 0)
+		GpuselCacheReleaseDevice(entry);
 	entry->resident = 0;
 	entry->device_bytes = 0;
-	if (gpusel_cache_device_memory_mb == 0 || !GpuselDeviceKeepsResident())
-		return;
+	if (!wants_device_copy())
+		return false;
 	bytes = GpuselCacheDeviceLayout(entry);
 	if (!GpuselCacheReserveDevice(entry, bytes, &in_use))
 	{
@@ -320,7 +360,7 @@ to_device(GpuselCacheEntry *entry)
 				 errdetail("Its device copy would take %zu MB; cached tables hold %zu MB of the %d MB gpusel.cache_device_memory allows.",
 						   bytes / (1024 * 1024), in_use / (1024 * 1024), gpusel_cache_device_memory_mb),
 				 errhint("Raise gpusel.cache_device_memory, or cache fewer columns.")));
-		return;
+		return false;
 	}
 	errbuf[0] = '\0';
 	if (GpuselCacheCopyToDevice(entry, (int) (entry - GpuselCacheRegistry()->entries), GpuselCacheArea(),
@@ -331,6 +371,7 @@ to_device(GpuselCacheEntry *entry)
 				(errmsg("table's column cache kept in shared memory only"),
 				 errdetail("The GPU service could not keep its columns in device memory: %s", errbuf)));
 	}
+	return false;
 }
 
 /*
@@ -352,6 +393,8 @@ gpusel_cache(PG_FUNCTION_ARGS)
 	int64		nrows;
 	TimestampTz started;
 	TimestampTz read_done;
+	GpuselCacheDeviceStream stream;
+	bool		streamed;
 
 	require_registry();
 	GpuselCacheForgetDropped();
@@ -412,16 +455,18 @@ gpusel_cache(PG_FUNCTION_ARGS)
 		if (entry->build_xcnt > 0)
 			memcpy(entry->build_xip, snapshot->xip, sizeof(TransactionId) * entry->build_xcnt);
 		started = GetCurrentTimestamp();
+		begin_device_copy(rel, entry, nblocks, &stream);
 		nrows = GpuselCacheReadTable(rel, refresh ? ShareUpdateExclusiveLock : ShareRowExclusiveLock,
-									 snapshot, entry, prog);
+									 snapshot, entry, prog, &stream);
 		UnregisterSnapshot(snapshot);
 		entry->nrows = nrows;
 		read_done = GetCurrentTimestamp();
-		to_device(entry);
+		streamed = to_device(entry, &stream);
 		ereport(DEBUG1,
-				(errmsg_internal("gpusel: cached \"%s\": %lld rows read in %ld ms, copied to the device in %ld ms",
+				(errmsg_internal("gpusel: cached \"%s\": %lld rows read in %ld ms%s, the device copy finished in %ld ms",
 								 RelationGetRelationName(rel), (long long) nrows,
 								 TimestampDifferenceMilliseconds(started, read_done),
+								 streamed ? " (the device copy written while reading)" : "",
 								 TimestampDifferenceMilliseconds(read_done, GetCurrentTimestamp()))));
 	}
 	PG_CATCH();

@@ -44,6 +44,123 @@ GpuselCacheDeviceLayout(GpuselCacheEntry *e)
 	return Max(at, GPUSEL_CACHE_DEVICE_ALIGN);
 }
 
+/*
+ * Starts a device copy that the build's processes write while they read
+ * (GpuselCacheStreamRows), laid out for capacity rows, under the service's
+ * key 'key'; false (and no copy) where the device budget or the service
+ * cannot hold it, and the copy is made after the read instead.
+ */
+bool
+GpuselCacheStreamBegin(GpuselCacheEntry *e, int key, int64 capacity, GpuselCacheDeviceStream *ds)
+{
+	Size		at = 0;
+	Size		in_use;
+	char		errbuf[256];
+
+	memset(ds, 0, sizeof(*ds));
+	pg_atomic_init_u32(&ds->stopped, 0);
+	for (int k = 0; k < e->ncols; k++)
+	{
+		ds->values_off[k] = at;
+		at = TYPEALIGN(GPUSEL_CACHE_DEVICE_ALIGN, at + (Size) capacity * gs_coltype_width(e->coltypes[k]));
+		ds->nulls_off[k] = at;
+		at = TYPEALIGN(GPUSEL_CACHE_DEVICE_ALIGN, at + (Size) capacity);
+	}
+	at = Max(at, GPUSEL_CACHE_DEVICE_ALIGN);
+	if (!GpuselCacheReserveDevice(e, at, &in_use))
+		return false;
+	errbuf[0] = '\0';
+	if (GpuselDev->resident_create(&ds->resident, key, at, errbuf, sizeof(errbuf)) != GS_OK)
+	{
+		ereport(DEBUG1, (errmsg_internal("gpusel: no device copy while reading: %s", errbuf)));
+		ds->resident = 0;
+		GpuselCacheReleaseDevice(e);
+		return false;
+	}
+	/* the entry owns it now: an error in the build frees it with the entry's other parts */
+	e->resident = ds->resident;
+	ds->capacity = capacity;
+	ds->bytes = at;
+	return true;
+}
+
+/*
+ * Writes a chunk's n rows, cache rows first.., to the copy being made
+ * while reading.  A failure (or rows past its capacity) stops the copy for
+ * every process, without an error: the build copies after the read.
+ */
+void
+GpuselCacheStreamRows(GpuselCacheDeviceStream *ds, const GpuselCacheEntry *e,
+					  const GpuselStaging *rows, const uint8 *has_nulls, int64 n, int64 first)
+{
+	char		errbuf[256];
+	gs_status	st = GS_OK;
+
+	if (ds->resident == 0 || n == 0 || pg_atomic_read_u32(&ds->stopped) != 0)
+		return;
+	if (first + n > ds->capacity)
+	{
+		pg_atomic_write_u32(&ds->stopped, 1);
+		return;
+	}
+	errbuf[0] = '\0';
+	for (int c = 0; c < e->ncols && st == GS_OK; c++)
+	{
+		Size		w = gs_coltype_width(e->coltypes[c]);
+
+		st = GpuselDev->resident_write(ds->resident, ds->values_off[c] + first * w,
+									   rows->values[c], n * w, errbuf, sizeof(errbuf));
+		if (st == GS_OK && has_nulls[c])
+			st = GpuselDev->resident_write(ds->resident, ds->nulls_off[c] + first,
+										   rows->nulls[c], n, errbuf, sizeof(errbuf));
+	}
+	if (st != GS_OK)
+	{
+		ereport(DEBUG1, (errmsg_internal("gpusel: device copy while reading stopped: %s", errbuf)));
+		pg_atomic_write_u32(&ds->stopped, 1);
+	}
+}
+
+/*
+ * After a read whose copy was written whole: moves it into the entry's own
+ * layout for its rows (GpuselCacheDeviceLayout), in device memory, or,
+ * where the device has no room for the move, keeps it where it was
+ * written.  Returns the copy's bytes.
+ */
+Size
+GpuselCacheStreamFinish(GpuselCacheEntry *e, GpuselCacheDeviceStream *ds)
+{
+	int64		moves[GS_MAX_PROGRAM_LENGTH * 2 * 3];
+	int			nmoves = 0;
+	Size		bytes = GpuselCacheDeviceLayout(e);
+	char		errbuf[256];
+
+	for (int k = 0; k < e->ncols; k++)
+	{
+		moves[3 * nmoves] = ds->values_off[k];
+		moves[3 * nmoves + 1] = e->dev_values_off[k];
+		moves[3 * nmoves + 2] = e->nrows * gs_coltype_width(e->coltypes[k]);
+		nmoves++;
+		if (e->dev_nulls_off[k] >= 0)
+		{
+			moves[3 * nmoves] = ds->nulls_off[k];
+			moves[3 * nmoves + 1] = e->dev_nulls_off[k];
+			moves[3 * nmoves + 2] = e->nrows;
+			nmoves++;
+		}
+	}
+	errbuf[0] = '\0';
+	if (GpuselDev->resident_repack(ds->resident, bytes, nmoves, moves, errbuf, sizeof(errbuf)) == GS_OK)
+		return bytes;
+	ereport(DEBUG1, (errmsg_internal("gpusel: device copy kept as written: %s", errbuf)));
+	for (int k = 0; k < e->ncols; k++)
+	{
+		e->dev_values_off[k] = ds->values_off[k];
+		e->dev_nulls_off[k] = e->has_nulls[k] ? ds->nulls_off[k] : -1;
+	}
+	return ds->bytes;
+}
+
 /* Copies every segment's columns to their places in the device copy. */
 static gs_status
 copy_segments(GpuselCacheEntry *e, dsa_area *area, char *errbuf, size_t errlen)

@@ -114,6 +114,22 @@ typedef struct GpuselCacheShared
 	GpuselCacheEntry entries[GPUSEL_CACHE_MAX_TABLES];
 } GpuselCacheShared;
 
+/*
+ * A device copy written while the table is read (cache_read.c), before its
+ * rows are counted: room for 'capacity' rows, each column's values then
+ * null bytes, zeroed so that only chunks with NULLs write null bytes.  It
+ * lies in the build's shared state, for every process of the build.
+ */
+typedef struct GpuselCacheDeviceStream
+{
+	uint64		resident;		/* 0: none; the copy is made after the read */
+	int64		capacity;		/* rows it has room for */
+	Size		bytes;
+	int64		values_off[GS_MAX_PROGRAM_LENGTH];
+	int64		nulls_off[GS_MAX_PROGRAM_LENGTH];
+	pg_atomic_uint32 stopped;	/* a write failed, or the rows passed capacity */
+} GpuselCacheDeviceStream;
+
 /* cache_registry.c */
 extern GpuselCacheShared *GpuselCacheRegistry(void);
 extern dsa_area *GpuselCacheArea(void);
@@ -136,7 +152,8 @@ extern void GpuselCacheRefreshInit(void);
 
 /* cache_read.c */
 extern int64 GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
-								  GpuselCacheEntry *entry, const GpuselProgram *prog);
+								  GpuselCacheEntry *entry, const GpuselProgram *prog,
+								  GpuselCacheDeviceStream *stream);
 extern void GpuselCacheFreeParts(GpuselCacheEntry *entry);
 extern void GpuselCacheMarkChanged(Oid relid, BlockNumber blk);
 extern void GpuselCacheMarkTruncated(Oid relid);
@@ -153,8 +170,15 @@ extern bool GpuselCacheReserve(GpuselCacheEntry *entry, Size bytes, Size *in_use
 extern bool GpuselCacheReserveDevice(GpuselCacheEntry *entry, Size bytes, Size *in_use);
 extern void GpuselCacheReleaseDevice(GpuselCacheEntry *entry);
 
+
 /* cache_device.c */
 extern Size GpuselCacheDeviceLayout(GpuselCacheEntry *entry);
+extern bool GpuselCacheStreamBegin(GpuselCacheEntry *entry, int key, int64 capacity,
+								   GpuselCacheDeviceStream *stream);
+extern void GpuselCacheStreamRows(GpuselCacheDeviceStream *stream, const GpuselCacheEntry *entry,
+								  const GpuselStaging *rows, const uint8 *has_nulls,
+								  int64 n, int64 first);
+extern Size GpuselCacheStreamFinish(GpuselCacheEntry *entry, GpuselCacheDeviceStream *stream);
 extern gs_status GpuselCacheCopyToDevice(GpuselCacheEntry *entry, int key, dsa_area *area,
 										 Size bytes, char *errbuf, size_t errlen);
 extern void GpuselCacheDropDevice(GpuselCacheEntry *entry);

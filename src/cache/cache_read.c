@@ -57,6 +57,8 @@ typedef struct CacheReadShared
 	uint32		placed;			/* chunks that took their rows: chunk 'placed' is next */
 	int64		rows;			/* rows taken */
 	ConditionVariable turn;		/* signalled when placed grows */
+
+	GpuselCacheDeviceStream stream; /* the device copy written while reading */
 } CacheReadShared;
 
 /* One process's rows of its current chunk, before they go into place. */
@@ -260,6 +262,7 @@ read_chunks(CacheReadShared *shared, Relation rel, Snapshot snapshot, GpuselCach
 			if (cr.has_nulls[c])
 				entry->has_nulls[c] = 1;
 		copy_into_place(entry, &cr, n, first, bases);
+		GpuselCacheStreamRows(&shared->stream, entry, &cr.staging, cr.has_nulls, n, first);
 	}
 	ExecDropSingleTupleTableSlot(slot);
 	GpuselPagesEnd(reader);
@@ -291,10 +294,13 @@ workers_for(Relation rel, uint32 nchunks)
  * Reads the table's rows visible to snapshot into the entry's segments, with
  * parallel workers where the table is large enough; notes where each block's
  * rows begin; returns the rows.  lockmode is the lock the caller holds.
+ * Where stream holds a device copy begun, every process writes its rows
+ * there too; stream->stopped tells afterwards whether the copy is whole.
  */
 int64
 GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
-					 GpuselCacheEntry *entry, const GpuselProgram *prog)
+					 GpuselCacheEntry *entry, const GpuselProgram *prog,
+					 GpuselCacheDeviceStream *stream)
 {
 	dsa_area   *a = GpuselCacheArea();
 	uint32		nchunks = (entry->nblocks + GPUSEL_CACHE_CHUNK_BLOCKS - 1) / GPUSEL_CACHE_CHUNK_BLOCKS;
@@ -336,6 +342,8 @@ GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 		pg_atomic_init_u32(&shared->next_chunk, 0);
 		SpinLockInit(&shared->mutex);
 		ConditionVariableInit(&shared->turn);
+		memcpy(&shared->stream, stream, sizeof(GpuselCacheDeviceStream));
+		pg_atomic_init_u32(&shared->stream.stopped, pg_atomic_read_u32(&stream->stopped));
 		if (pcxt != NULL)
 		{
 			LaunchParallelWorkers(pcxt);
@@ -349,6 +357,7 @@ GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 		if (pcxt != NULL)
 			WaitForParallelWorkersToFinish(pcxt);
 		nrows = shared->rows;
+		pg_atomic_write_u32(&stream->stopped, pg_atomic_read_u32(&shared->stream.stopped));
 		if (pcxt != NULL)
 		{
 			DestroyParallelContext(pcxt);

@@ -493,6 +493,28 @@ svc_resident_write(uint64_t handle, uint64_t offset, const void *src, uint64_t b
 	return GS_OK;
 }
 
+static gs_status
+svc_resident_repack(uint64_t handle, uint64_t bytes, int nmoves, const int64_t *moves,
+					char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	if (!GpuselClientBegin(&req, GSVC_RESIDENT_REPACK))
+		return GpuselClientNoService(errbuf, errlen);
+	GpuselClientArenaBegin();
+	req.h[0] = handle;
+	req.a[0] = (int64) bytes;
+	req.a[1] = nmoves;
+	req.p[0] = GpuselClientArenaInput(moves, sizeof(int64) * 3 * Max(nmoves, 1));
+	if (req.p[0] == 0)
+		return GpuselClientNoRoom(errbuf, errlen);
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	GpuselClientArenaEnd();
+	return st;
+}
+
 /* Gives a copy up: its key no longer wants it, and the service frees it at its next sweep. */
 static void
 svc_resident_destroy(uint64_t handle)
@@ -701,6 +723,7 @@ static const GpuselDeviceCalls service_calls = {
 	.filter_positions = svc_filter_positions,
 	.resident_create = svc_resident_create,
 	.resident_write = svc_resident_write,
+	.resident_repack = svc_resident_repack,
 	.resident_destroy = svc_resident_destroy,
 	.groups_create = svc_groups_create,
 	.groups_find = svc_groups_find,

@@ -441,6 +441,13 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 			return GpuselResidentWrite(req->h[0], req->a[0], PTR(req->p[0]), req->a[1], conn->device,
 									   errbuf, errlen);
 
+		case GSVC_RESIDENT_REPACK:
+			if (req->a[1] < 0 || req->a[1] > 1024 ||
+				!in_region(req->p[0], sizeof(int64) * 3 * Max(req->a[1], 1)))
+				return invalid(rep, "cached column moves outside the staging region");
+			return GpuselResidentRepack(req->h[0], req->a[0], (int) req->a[1], PTR(req->p[0]),
+										conn->device, errbuf, errlen);
+
 		case GSVC_FILTER_WAIT:
 			{
 				const uint32_t *positions = NULL;

@@ -114,6 +114,9 @@ GpuselResidentCreate(int key, uint64 bytes, int home_device, uint64 *id,
 		st = gs_use_device(d, errbuf, errlen);
 		if (st == GS_OK)
 			st = gs_device_alloc(&r->ptr[d], bytes, errbuf, errlen);
+		/* zeros where no write comes: a parallel build writes null bytes only where there are NULLs */
+		if (st == GS_OK)
+			st = gs_device_zero(r->ptr[d], bytes, errbuf, errlen);
 	}
 	r->key = key;
 	r->bytes = bytes;
@@ -152,6 +155,73 @@ GpuselResidentWrite(uint64 id, uint64 offset, const void *src, uint64 bytes, int
 		if (st == GS_OK)
 			st = gs_device_write((char *) r->ptr[d] + offset, src, bytes, errbuf, errlen);
 	}
+	(void) gs_use_device(home_device, NULL, 0);
+	pthread_mutex_unlock(&resident_lock);
+	return st;
+}
+
+/*
+ * Moves copy id into new memory of new_bytes on every device: move i copies
+ * moves[3i + 2] bytes at offset moves[3i] of the old memory to offset
+ * moves[3i + 1] of the new; then the old memory is freed.  On failure the
+ * copy keeps its old memory and layout.
+ */
+gs_status
+GpuselResidentRepack(uint64 id, uint64 new_bytes, int nmoves, const int64 *moves,
+					 int home_device, char *errbuf, size_t errlen)
+{
+	Resident   *r;
+	void	   *fresh[GPUSEL_SERVICE_MAX_DEVICES] = {0};
+	gs_status	st = GS_OK;
+
+	pthread_mutex_lock(&resident_lock);
+	r = find_resident(id);
+	if (r == NULL || new_bytes == 0 || nmoves < 0)
+	{
+		pthread_mutex_unlock(&resident_lock);
+		snprintf(errbuf, errlen, "the GPU service refused a request: no such cached device memory");
+		return GS_INVALID_ARGUMENT;
+	}
+	for (int i = 0; i < nmoves; i++)
+	{
+		int64		from = moves[3 * i];
+		int64		to = moves[3 * i + 1];
+		int64		bytes = moves[3 * i + 2];
+
+		if (from < 0 || to < 0 || bytes < 0 ||
+			(uint64) from > r->bytes || (uint64) bytes > r->bytes - (uint64) from ||
+			(uint64) to > new_bytes || (uint64) bytes > new_bytes - (uint64) to)
+		{
+			pthread_mutex_unlock(&resident_lock);
+			snprintf(errbuf, errlen, "the GPU service refused a request: a move outside cached device memory");
+			return GS_INVALID_ARGUMENT;
+		}
+	}
+	for (int d = 0; d < resident_devices && st == GS_OK; d++)
+	{
+		st = gs_use_device(d, errbuf, errlen);
+		if (st == GS_OK)
+			st = gs_device_alloc(&fresh[d], new_bytes, errbuf, errlen);
+		if (st == GS_OK)
+			st = gs_device_zero(fresh[d], new_bytes, errbuf, errlen);
+		for (int i = 0; i < nmoves && st == GS_OK; i++)
+			st = gs_device_copy((char *) fresh[d] + moves[3 * i + 1],
+								(const char *) r->ptr[d] + moves[3 * i], (size_t) moves[3 * i + 2],
+								errbuf, errlen);
+	}
+	for (int d = 0; d < resident_devices; d++)
+	{
+		void	   *unused = st == GS_OK ? r->ptr[d] : fresh[d];
+
+		if (unused == NULL)
+			continue;
+		(void) gs_use_device(d, NULL, 0);
+		gs_device_free(unused);
+		if (st == GS_OK)
+			r->ptr[d] = fresh[d];
+	}
+	if (st == GS_OK)
+		r->bytes = new_bytes;
 	(void) gs_use_device(home_device, NULL, 0);
 	pthread_mutex_unlock(&resident_lock);
 	return st;

@@ -14,6 +14,8 @@ extern gs_status GpuselResidentCreate(int key, uint64 bytes, int home_device, ui
 									  char *errbuf, size_t errlen);
 extern gs_status GpuselResidentWrite(uint64 id, uint64 offset, const void *src, uint64 bytes,
 									 int home_device, char *errbuf, size_t errlen);
+extern gs_status GpuselResidentRepack(uint64 id, uint64 new_bytes, int nmoves, const int64 *moves,
+									  int home_device, char *errbuf, size_t errlen);
 extern void GpuselResidentSweep(int home_device);
 extern gs_status GpuselResidentColumns(uint64 id, int device, int64 nrows, int ncols,
 									   const gs_coltype *coltypes, const int64 *offsets,

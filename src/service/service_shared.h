@@ -141,6 +141,7 @@ typedef enum GpuselServiceOp
 	GSVC_RESIDENT_WRITE,		/* h0 id, a0 offset, a1 bytes, p0 source */
 	GSVC_FILTER_SUBMIT_RESIDENT,	/* h0 filter, h1 id, a0 slot, a1 rows, p0 offsets */
 	GSVC_FILTER_POSITIONS,		/* h0 filter, a0 slot -> p0 the positions */
+	GSVC_RESIDENT_REPACK,		/* h0 id, a0 new bytes, a1 moves, p0 them (from, to, bytes) */
 	GSVC_OP_COUNT
 } GpuselServiceOp;
 
