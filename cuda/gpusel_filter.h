@@ -253,6 +253,23 @@ typedef struct gs_batch_key
 	uint32_t	isnull;			/* bit c: key column c is NULL */
 } gs_batch_key;
 
+/*
+ * How a key column's values become a group key: as they are, or as
+ * <value> <op> <constant> of int4 or int8 computes it in PostgreSQL (the
+ * integer operators of gs_arith.h).  A row whose operator raises an error
+ * there (overflow, a zero divisor) gets a key of its own with
+ * GS_BATCH_KEY_ERROR in its isnull: the host computes that batch itself.
+ */
+typedef struct gs_key_transform
+{
+	int32_t		op;				/* a binary gs_arith_op, or -1: the value as it is */
+	int32_t		is_int8;		/* int8 operand, constant and result, else int4 */
+	int64_t		constant;
+} gs_key_transform;
+
+/* In a gs_batch_key's isnull: some row's key transform raised an error. */
+#define GS_BATCH_KEY_ERROR	0x80000000u
+
 /* What one distinct key's rows added to the pairs. */
 typedef struct gs_batch_tally
 {
@@ -286,6 +303,14 @@ gs_status	gs_batch_groups_find(gs_batch_groups *groups, gs_filter *filter, int s
 								 int64_t from, int nkey_cols, const int *key_cols,
 								 int64_t *nkeys, const gs_batch_key **keys,
 								 char *errbuf, size_t errlen);
+
+/*
+ * Sets how the key columns of later finds become keys: transforms[c] for
+ * key column c (NULL, or nkey_cols 0: every value as it is).
+ */
+gs_status	gs_batch_groups_set_transforms(gs_batch_groups *groups, int nkey_cols,
+										   const gs_key_transform *transforms,
+										   char *errbuf, size_t errlen);
 
 /*
  * After gs_batch_groups_find: appends the pair (group_of_key[key], value's

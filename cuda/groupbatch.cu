@@ -17,6 +17,7 @@
  */
 #include <cuda_runtime.h>
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ struct KeyColumns
 	const void *col[GS_GROUP_MAX_KEYS];
 	const uint8_t *nulls[GS_GROUP_MAX_KEYS];
 	int			width[GS_GROUP_MAX_KEYS];
+	gs_key_transform transform[GS_GROUP_MAX_KEYS];
 };
 
 /* Bits of the table's capacity. */
@@ -76,6 +78,55 @@ __device__ unsigned long long load_bits(const void *col, int width, uint32_t pos
 		default:
 			return static_cast<const unsigned long long *>(col)[pos];
 	}
+}
+
+/*
+ * a op c as int4 or int8's operators compute it (gs_arith.h); false where
+ * PostgreSQL raises an error: overflow, a zero divisor, MIN / -1.
+ */
+__device__ bool transform_key(const gs_key_transform &t, long long a, long long *r)
+{
+	long long	c = t.constant;
+	long long	lo = t.is_int8 ? LLONG_MIN : INT_MIN;
+	long long	hi = t.is_int8 ? LLONG_MAX : INT_MAX;
+
+	switch (t.op)
+	{
+		case GS_ARITH_ADD:
+			*r = (long long) ((unsigned long long) a + (unsigned long long) c);
+			if (t.is_int8 && ((a ^ *r) & (c ^ *r)) < 0)
+				return false;
+			break;
+		case GS_ARITH_SUB:
+			*r = (long long) ((unsigned long long) a - (unsigned long long) c);
+			if (t.is_int8 && ((a ^ c) & (a ^ *r)) < 0)
+				return false;
+			break;
+		case GS_ARITH_MUL:
+			{
+				__int128	p = (__int128) a * c;
+
+				if (p < lo || p > hi)
+					return false;
+				*r = (long long) p;
+				return true;
+			}
+		case GS_ARITH_DIV:
+			if (c == 0 || (c == -1 && a == lo))
+				return false;
+			*r = a / c;
+			return true;
+		case GS_ARITH_MOD:
+			if (c == 0)
+				return false;
+			*r = c == -1 ? 0 : a % c;
+			return true;
+		default:
+			*r = a;
+			return true;
+	}
+	/* int4 + - * in 64 bits: the result must fit int4 */
+	return *r >= lo && *r <= hi;
 }
 
 /* A composite key's hash: each column's bytes and the NULL flags mixed. */
@@ -181,6 +232,23 @@ __global__ void find_keys(BatchTable t, int tbits, const uint32_t *positions, in
 		}
 		else
 			bits[c] = load_bits(kc.col[c], kc.width[c], pos);
+		if (kc.transform[c].op >= 0 && !(isnull & (1u << c)))
+		{
+			long long	a = kc.width[c] == 4 ? (long long) (int32_t) (uint32_t) bits[c] :
+				(long long) bits[c];
+			long long	r;
+
+			if (!transform_key(kc.transform[c], a, &r))
+			{
+				/* every such row shares one key the host refuses */
+				isnull = GS_BATCH_KEY_ERROR;
+				for (int z = 0; z < kc.n; z++)
+					bits[z] = 0;
+				break;
+			}
+			bits[c] = kc.width[c] == 4 ? (unsigned long long) (uint32_t) (int32_t) r :
+				(unsigned long long) r;
+		}
 	}
 	k = find_or_insert(t, mask, bits, kc.n, isnull, kc.n == 0 ? 0 : key_hash(bits, kc.n, isnull),
 					   tbits, (uint32_t) i);
@@ -343,6 +411,8 @@ gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf,
 		return GS_OUT_OF_MEMORY;
 	}
 	g->max_rows = max_rows;
+	for (int c = 0; c < GS_GROUP_MAX_KEYS; c++)
+		g->transforms[c].op = -1;
 	g->tbits = table_bits(max_rows);
 	g->slot = -1;
 	cap = (size_t) 1 << g->tbits;
@@ -421,6 +491,14 @@ gs_batch_groups_find(gs_batch_groups *g, gs_filter *filter, int slot, int64_t fr
 		kc.col[c] = b.values[col];
 		kc.nulls[c] = b.nulls[col];
 		kc.width[c] = (int) gs_coltype_width(b.coltypes[col]);
+		kc.transform[c] = g->transforms[c];
+		/* int4 and int8 columns only: the value is read signed at its width */
+		if (kc.transform[c].op >= 0 &&
+			kc.width[c] != (kc.transform[c].is_int8 ? 8 : 4))
+		{
+			gs_format_error(errbuf, errlen, "a key transform of another width than its column");
+			return GS_INVALID_ARGUMENT;
+		}
 	}
 	if (from < 0 || from > b.npositions || b.npositions > g->max_rows)
 	{
@@ -457,6 +535,31 @@ gs_batch_groups_find(gs_batch_groups *g, gs_filter *filter, int slot, int64_t fr
 	g->nkeys = (int64_t) g->h_counters[0];
 	*nkeys = g->nkeys;
 	*keys = g->h_keys;
+	return GS_OK;
+}
+
+gs_status
+gs_batch_groups_set_transforms(gs_batch_groups *g, int nkey_cols,
+							   const gs_key_transform *transforms, char *errbuf, size_t errlen)
+{
+	if (g == NULL || nkey_cols < 0 || nkey_cols > GS_GROUP_MAX_KEYS)
+	{
+		gs_format_error(errbuf, errlen, "invalid arguments to gs_batch_groups_set_transforms");
+		return GS_INVALID_ARGUMENT;
+	}
+	for (int c = 0; c < GS_GROUP_MAX_KEYS; c++)
+	{
+		gs_key_transform t = {-1, 0, 0};
+
+		if (transforms != NULL && c < nkey_cols)
+			t = transforms[c];
+		if (t.op >= 0 && !GS_ARITH_IS_BINARY(t.op))
+		{
+			gs_format_error(errbuf, errlen, "invalid key transform %d", (int) t.op);
+			return GS_INVALID_ARGUMENT;
+		}
+		g->transforms[c] = t.op >= 0 ? t : gs_key_transform{-1, 0, 0};
+	}
 	return GS_OK;
 }
 

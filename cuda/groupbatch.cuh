@@ -38,6 +38,7 @@ struct gs_batch_groups
 	gs_batch_tally *h_tally;	/* pinned, max_rows + 1 */
 	unsigned long long *h_counters;	/* pinned, 2 */
 	GroupSumBuffers *sums;
+	gs_key_transform transforms[GS_GROUP_MAX_KEYS];	/* op -1: none */
 	/* the batch found last */
 	int			slot;
 	unsigned long long batch;

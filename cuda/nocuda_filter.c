@@ -194,6 +194,16 @@ gs_batch_groups_sum(gs_batch_groups *groups, gs_filter *filter, int nexprs,
 	return gs_filter_no_device(errbuf, errlen);
 }
 
+gs_status
+gs_batch_groups_set_transforms(gs_batch_groups *groups, int nkey_cols,
+							   const gs_key_transform *transforms, char *errbuf, size_t errlen)
+{
+	(void) groups;
+	(void) nkey_cols;
+	(void) transforms;
+	return gs_filter_no_device(errbuf, errlen);
+}
+
 void
 gs_batch_groups_destroy(gs_batch_groups *groups)
 {

@@ -72,6 +72,7 @@ const GpuselDeviceCalls GpuselLocalDeviceCalls = {
 	.filter_destroy = gs_filter_destroy,
 	.groups_create = gs_batch_groups_create,
 	.groups_find = gs_batch_groups_find,
+	.groups_set_transforms = gs_batch_groups_set_transforms,
 	.groups_add = gs_batch_groups_add,
 	.groups_sum = gs_batch_groups_sum,
 	.groups_destroy = gs_batch_groups_destroy,

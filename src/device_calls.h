@@ -69,6 +69,9 @@ typedef struct GpuselDeviceCalls
 								int64_t from, int nkey_cols, const int *key_cols,
 								int64_t *nkeys, const gs_batch_key **keys,
 								char *errbuf, size_t errlen);
+	gs_status	(*groups_set_transforms) (gs_batch_groups *groups, int nkey_cols,
+										  const gs_key_transform *transforms,
+										  char *errbuf, size_t errlen);
 	gs_status	(*groups_add) (gs_batch_groups *groups, gs_filter *filter,
 							   const uint32_t *group_of_key, int val_col, int key_kind,
 							   gs_pairs *pairs, const gs_batch_tally **tally,

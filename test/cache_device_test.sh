@@ -78,6 +78,20 @@ grouped_shapes=(
   "SELECT rf, ls, percentile_disc(0.5) WITHIN GROUP (ORDER BY m), count(*), sum(m) FROM cache_dev_t WHERE v < 0.9 GROUP BY rf, ls ORDER BY 1, 2"
   "SELECT grp, rf, percentile_cont(ARRAY[0.1, 0.5]) WITHIN GROUP (ORDER BY v), avg(m) FROM cache_dev_t WHERE k > 10 GROUP BY grp, rf ORDER BY 1, 2"
   "SELECT k, count(*), sum(m) FROM cache_dev_t WHERE v < 0.5 GROUP BY k ORDER BY 1"
+  "SELECT k % 100, percentile_cont(0.5) WITHIN GROUP (ORDER BY v), count(*) FROM cache_dev_t GROUP BY 1 ORDER BY 1"
+  "SELECT id % 10000 g, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM cache_dev_t GROUP BY 1 ORDER BY 1"
+  "SELECT big % 1000 g, count(*), sum(m) FROM cache_dev_t WHERE v < 0.7 AND id NOT IN (777777, 888888) GROUP BY 1 ORDER BY 1"
+  "SELECT k / 10, rf, count(*), avg(k) FROM cache_dev_t GROUP BY 1, 2 ORDER BY 1, 2"
+  "SELECT k * -3, percentile_disc(0.9) WITHIN GROUP (ORDER BY d) FROM cache_dev_t WHERE v > 0.5 GROUP BY 1 ORDER BY 1"
+  "SELECT k - 2147483000 g, count(*) FROM cache_dev_t WHERE k < 20 GROUP BY 1 ORDER BY 1"
+)
+# key expressions whose rows raise PostgreSQL's error: the device hands the
+# batch to the host, which raises it
+error_shapes=(
+  "SELECT k % 0, count(*) FROM cache_dev_t GROUP BY 1"
+  "SELECT big * 100000 g, count(*) FROM cache_dev_t GROUP BY 1"
+  "SELECT k + 2147483000 g, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM cache_dev_t GROUP BY 1"
+  "SELECT big - 10, count(*) FROM cache_dev_t GROUP BY 1"
 )
 compare_all() {
   local when=$1
@@ -94,6 +108,12 @@ compare_all() {
   done
 }
 compare_all "cached" device
+for shape in "${error_shapes[@]}"; do
+  want=$(PGOPTIONS="$pg_off" psql -X -At -d "$db" -c "$shape" 2>&1)
+  got=$(PGOPTIONS="$on_gpu" psql -X -At -d "$db" -c "$shape" 2>&1)
+  [ "$want" = "$got" ] && echo "$got" | grep -Eq "ERROR:  .*(out of range|division by zero)" \
+    && ok "a key expression's error is PostgreSQL's: $got" || fail "$shape: PostgreSQL '$want', gpusel '$got'"
+done
 if [ "$gpu" = t ]; then
   for shape in "${grouped_shapes[@]}"; do
     plan=$(PGOPTIONS="$on_gpu" psql -X -At -d "$db" -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF) $shape")

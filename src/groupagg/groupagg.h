@@ -75,6 +75,10 @@ extern void GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel,
 /* groupagg_numeric.c */
 extern bool GroupAggNumericInputBounded(Expr *input);
 
+/* groupagg_native.c */
+extern bool GroupAggNativeExprParse(Node *expr, Var **var, int *op, bool *is_int8,
+									int64 *constant);
+
 /* groupagg_bigkeys.c */
 extern bool GroupAggBigKeyScale(Oid typid, int32 typmod, int *scale);
 

@@ -10,7 +10,8 @@
  *	  +0 seen per key) to the groups.  No row is touched on the host.
  *
  * It takes the shapes of the percentile dashboards and of TPC-H Q1: at most
- * GS_GROUP_MAX_KEYS group keys, plain columns; at most one percentile
+ * GS_GROUP_MAX_KEYS group keys, plain columns or <integer column> <op>
+ * <constant> (k % 10000), which the device computes; at most one percentile
  * collection over a plain column; beside them count(*) and the sums and
  * averages the device's programs take (groupagg_devsum.c); at least a key
  * or a collection (whole-batch sums alone are groupagg_devsum.c's).
@@ -62,10 +63,36 @@ device_key_input(GroupInput *in)
 }
 
 /*
+ * Whether key k is one the device computes from a batch column:
+ * <int4 or int8 column> <op> <constant>, computed natively on the host too
+ * (groupagg_native.c); sets its column, type and transform.
+ */
+static bool
+device_key_expr(GroupAggSink *sink, int k)
+{
+	GroupInput *in = &sink->inputs[k];
+	GroupNativeExpr *ne = in->native;
+	gs_coltype	want;
+
+	if (ne == NULL || in->colstate == NULL || sink->exprcol_columns[ne->exprcol] < 0)
+		return false;
+	want = ne->is_int8 ? GS_COL_INT8 : GS_COL_INT4;
+	if (sink->exprcol_types[ne->exprcol] != want || sink->exprcol_numeric_scale[ne->exprcol] >= 0)
+		return false;
+	sink->key_columns[k] = sink->exprcol_columns[ne->exprcol];
+	sink->key_coltypes[k] = want;
+	sink->key_transforms[k].op = ne->op;
+	sink->key_transforms[k].is_int8 = ne->is_int8;
+	sink->key_transforms[k].constant = ne->constant;
+	sink->key_transformed = true;
+	return true;
+}
+
+/*
  * Whether the device can group this sink's rows, decided once: at most
- * GS_GROUP_MAX_KEYS plain column keys, at most one collection over a plain
- * column the device maps, and beside them only count(*) and sums the
- * device's programs take.
+ * GS_GROUP_MAX_KEYS keys, plain columns or <integer column> <op>
+ * <constant>, at most one collection over a plain column the device maps,
+ * and beside them only count(*) and sums the device's programs take.
  */
 static bool
 device_groups_fit(GroupAggSink *sink)
@@ -76,11 +103,17 @@ device_groups_fit(GroupAggSink *sink)
 	if (!gpusel_group_on_device || sink->nkeys > GS_GROUP_MAX_KEYS || sink->ncollections > 1 ||
 		sink->count_only || (sink->nkeys == 0 && sink->ncollections == 0))
 		return false;
+	sink->key_transformed = false;
 	for (int k = 0; k < sink->nkeys; k++)
 	{
-		if (!device_key_input(&sink->inputs[k]))
+		sink->key_transforms[k].op = -1;
+		if (device_key_input(&sink->inputs[k]))
+		{
+			sink->key_columns[k] = sink->inputs[k].column;
+			sink->key_coltypes[k] = sink->inputs[k].coltype;
+		}
+		else if (!device_key_expr(sink, k))
 			return false;
-		sink->key_columns[k] = sink->inputs[k].column;
 	}
 	if (!GroupAggDeviceSumPrograms(sink))
 		return false;
@@ -168,6 +201,12 @@ batch_groups(GroupAggSink *sink, int64 max_rows)
 		return NULL;
 	}
 	GpuselCheckStatus(status, errbuf, "grouping rows on the GPU");
+	if (sink->key_transformed)
+	{
+		status = GpuselDev->groups_set_transforms(sink->batch_groups, sink->nkeys,
+												  sink->key_transforms, errbuf, sizeof(errbuf));
+		GpuselCheckStatus(status, errbuf, "grouping rows on the GPU");
+	}
 	return sink->batch_groups;
 }
 
@@ -184,12 +223,19 @@ batch_key_cmp(const void *a, const void *b)
 /*
  * The group of each distinct key, found or created in the order of the
  * keys' first rows: the groups' order is the one the rows would give.
+ * NULL, with no group made, when some row's key expression raised an
+ * error on the device: the host computes the batch and raises it.
  */
 static uint32 *
 groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 {
-	uint32	   *groups = palloc(sizeof(uint32) * Max(nkeys, 1));
+	uint32	   *groups;
 	const gs_batch_key **order;
+
+	for (int64 k = 0; k < nkeys; k++)
+		if (keys[k].isnull & GS_BATCH_KEY_ERROR)
+			return NULL;
+	groups = palloc(sizeof(uint32) * Max(nkeys, 1));
 
 	if (sink->nkeys == 0)
 	{
@@ -209,7 +255,7 @@ groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 		{
 			sink->nulls[c] = (key->isnull & (1u << c)) != 0;
 			sink->values[c] = sink->nulls[c] ? (Datum) 0 :
-				GpuselLoadValue(&key->bits[c], 0, sink->inputs[c].coltype);
+				GpuselLoadValue(&key->bits[c], 0, sink->key_coltypes[c]);
 		}
 		g = GroupAggFindGroup(sink);
 		if (g > (int64) PG_UINT32_MAX)
@@ -356,6 +402,8 @@ GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int6
 		return false;
 	}
 	groups = groups_of_keys(sink, keys, nkeys);
+	if (groups == NULL)
+		return false;
 	if (need_sums)
 	{
 		sums = sums_by_key(sink, bg, filter, nkeys, &sum_rows);

@@ -222,6 +222,9 @@ struct GroupAggSink
 	int			device_groups;	/* 0: not decided yet; 1: it can; -1: it cannot */
 	int			device_key_kind;	/* gs_key_kind of the collection's column */
 	int			key_columns[GS_GROUP_MAX_KEYS];	/* the group keys' batch columns */
+	gs_coltype	key_coltypes[GS_GROUP_MAX_KEYS];	/* and their types */
+	gs_key_transform key_transforms[GS_GROUP_MAX_KEYS];	/* <column> <op> <constant> keys */
+	bool		key_transformed;	/* some key is such an expression */
 	int			device_wide_batches;	/* batches with more keys than the device sums for */
 	gs_batch_groups *batch_groups;	/* its device tables, made at the first batch */
 	/* sums over a device batch's rows on the device (groupagg_devsum.c) */

@@ -34,6 +34,44 @@ native_op_of(Oid funcid, gs_arith_op *op, bool *is_int8)
 }
 
 /*
+ * Whether expr is <column> <op> <non-NULL constant> of one integer type
+ * (int4 or int8) with + - * / %: its parts, where the caller wants them.
+ */
+bool
+GroupAggNativeExprParse(Node *expr, Var **var, int *op, bool *is_int8, int64 *constant)
+{
+	OpExpr	   *opexpr;
+	Var		   *v;
+	Const	   *cst;
+	gs_arith_op o;
+	bool		wide;
+	Oid			type;
+
+	if (!IsA(expr, OpExpr))
+		return false;
+	opexpr = (OpExpr *) expr;
+	if (list_length(opexpr->args) != 2 ||
+		!native_op_of(opexpr->opfuncid, &o, &wide) ||
+		!IsA(linitial(opexpr->args), Var) || !IsA(lsecond(opexpr->args), Const))
+		return false;
+	v = linitial_node(Var, opexpr->args);
+	cst = lsecond_node(Const, opexpr->args);
+	type = wide ? INT8OID : INT4OID;
+	if (v->vartype != type || cst->consttype != type || cst->constisnull ||
+		exprType((Node *) opexpr) != type)
+		return false;
+	if (var != NULL)
+		*var = v;
+	if (op != NULL)
+		*op = (int) o;
+	if (is_int8 != NULL)
+		*is_int8 = wide;
+	if (constant != NULL)
+		*constant = wide ? DatumGetInt64(cst->constvalue) : (int64) DatumGetInt32(cst->constvalue);
+	return true;
+}
+
+/*
  * Notes input 'in' as native when its expression is <column> <op>
  * <non-NULL constant> of one integer type (int4 or int8) and the column
  * is one of the sink's expression columns.
@@ -41,26 +79,13 @@ native_op_of(Oid funcid, gs_arith_op *op, bool *is_int8)
 void
 GroupAggNativeExprInit(GroupAggSink *sink, GroupInput *in)
 {
-	OpExpr	   *opexpr;
 	Var		   *var;
-	Const	   *cst;
-	gs_arith_op op;
+	int			op;
 	bool		is_int8;
-	Oid			type;
+	int64		constant;
 
 	in->native = NULL;
-	if (!IsA(in->expr, OpExpr))
-		return;
-	opexpr = (OpExpr *) in->expr;
-	if (list_length(opexpr->args) != 2 ||
-		!native_op_of(opexpr->opfuncid, &op, &is_int8) ||
-		!IsA(linitial(opexpr->args), Var) || !IsA(lsecond(opexpr->args), Const))
-		return;
-	var = linitial_node(Var, opexpr->args);
-	cst = lsecond_node(Const, opexpr->args);
-	type = is_int8 ? INT8OID : INT4OID;
-	if (var->vartype != type || cst->consttype != type || cst->constisnull ||
-		exprType((Node *) opexpr) != type)
+	if (!GroupAggNativeExprParse((Node *) in->expr, &var, &op, &is_int8, &constant))
 		return;
 	for (int e = 0; e < sink->nexprcols; e++)
 	{
@@ -68,10 +93,9 @@ GroupAggNativeExprInit(GroupAggSink *sink, GroupInput *in)
 			continue;
 		in->native = palloc(sizeof(GroupNativeExpr));
 		in->native->exprcol = e;
-		in->native->op = (int) op;
+		in->native->op = op;
 		in->native->is_int8 = is_int8;
-		in->native->constant = is_int8 ? DatumGetInt64(cst->constvalue) :
-			(int64) DatumGetInt32(cst->constvalue);
+		in->native->constant = constant;
 		return;
 	}
 }

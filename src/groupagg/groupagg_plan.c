@@ -402,7 +402,8 @@ summed_on_device(Aggref *agg, GroupAggKind kind)
 /*
  * Whether the device aggregates the shape's rows where they lie, so
  * reading the table's columns in device memory moves nothing to the host
- * per row: count(*) alone; or at most GS_GROUP_MAX_KEYS column keys with
+ * per row: count(*) alone; or at most GS_GROUP_MAX_KEYS keys (columns, or
+ * <integer column> <op> <constant>) with
  * count(*), sums the device takes (at most GS_SUM_MAX_EXPRS) and
  * percentiles of one column of a type the device maps
  * (groupagg_devsum.c, groupagg_batch.c).
@@ -420,8 +421,10 @@ aggregates_on_device(GroupAggShape *shape)
 		return false;
 	if (list_length(shape->keys) > GS_GROUP_MAX_KEYS)
 		return false;
+	/* a key is a column, or <integer column> <op> <constant>, which the device computes */
 	foreach(lc, shape->keys)
-		if (!IsA(lfirst(lc), Var))
+		if (!IsA(lfirst(lc), Var) &&
+			!GroupAggNativeExprParse(lfirst(lc), NULL, NULL, NULL, NULL))
 			return false;
 	foreach(lc, shape->aggs)
 	{

@@ -582,6 +582,25 @@ svc_groups_find(gs_batch_groups *groups, gs_filter *filter, int slot, int64_t fr
 }
 
 static gs_status
+svc_groups_set_transforms(gs_batch_groups *groups, int nkey_cols,
+						  const gs_key_transform *transforms, char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+
+	if (!GpuselClientBeginOn(&req, GSVC_GROUPS_TRANSFORMS, (RemoteObject *) groups, errbuf, errlen))
+		return GS_CUDA_ERROR;
+	req.a[0] = transforms == NULL ? 0 : nkey_cols;
+	for (int c = 0; c < req.a[0] && c < GS_GROUP_MAX_KEYS; c++)
+	{
+		/* op and width in one argument, the constant in the next */
+		req.a[1 + 2 * c] = ((int64) transforms[c].op << 1) | (transforms[c].is_int8 ? 1 : 0);
+		req.a[2 + 2 * c] = transforms[c].constant;
+	}
+	return GpuselClientCall(&req, &rep, errbuf, errlen);
+}
+
+static gs_status
 svc_groups_add(gs_batch_groups *groups, gs_filter *filter, const uint32_t *group_of_key,
 			   int val_col, int key_kind, gs_pairs *pairs, const gs_batch_tally **tally,
 			   char *errbuf, size_t errlen)
@@ -727,6 +746,7 @@ static const GpuselDeviceCalls service_calls = {
 	.resident_destroy = svc_resident_destroy,
 	.groups_create = svc_groups_create,
 	.groups_find = svc_groups_find,
+	.groups_set_transforms = svc_groups_set_transforms,
 	.groups_add = svc_groups_add,
 	.groups_sum = svc_groups_sum,
 	.groups_destroy = svc_groups_destroy,

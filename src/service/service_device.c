@@ -517,6 +517,25 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 				return st;
 			}
 
+		case GSVC_GROUPS_TRANSFORMS:
+			{
+				gs_key_transform transforms[GS_GROUP_MAX_KEYS];
+
+				if ((h = find_handle(conn, HANDLE_GROUPS, req->h[0])) == NULL)
+					return invalid(rep, "no such groups");
+				if (req->a[0] < 0 || req->a[0] > GS_GROUP_MAX_KEYS)
+					return invalid(rep, "too many key columns");
+				for (int c = 0; c < req->a[0]; c++)
+				{
+					/* an arithmetic shift keeps -1, no transform */
+					transforms[c].op = (int32) (req->a[1 + 2 * c] >> 1);
+					transforms[c].is_int8 = (int32) (req->a[1 + 2 * c] & 1);
+					transforms[c].constant = req->a[2 + 2 * c];
+				}
+				return gs_batch_groups_set_transforms(h->ptr, (int) req->a[0], transforms,
+													  errbuf, errlen);
+			}
+
 		case GSVC_GROUPS_ADD:
 			{
 				const gs_batch_tally *tally = NULL;

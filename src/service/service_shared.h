@@ -131,6 +131,7 @@ typedef enum GpuselServiceOp
 	GSVC_FILTER_DESTROY,
 	GSVC_GROUPS_CREATE,
 	GSVC_GROUPS_FIND,			/* h0 groups, h1 filter, a0 slot, a1 from, a2 key columns, a3.. them */
+	GSVC_GROUPS_TRANSFORMS,		/* h0 groups, a0 key columns, a1.. (op << 1 | int8, constant) each */
 	GSVC_GROUPS_ADD,
 	GSVC_GROUPS_SUM,			/* h0 groups, h1 filter, a0 sums, p0 their programs -> p0 rows, p1 sums */
 	GSVC_GROUPS_DESTROY,

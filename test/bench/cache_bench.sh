@@ -54,6 +54,7 @@ shapes=(
   "sum + count under a 5-term filter|SELECT sum(j), count(*) FROM cache_bench_t WHERE x > 0.1 AND y < 400 AND k > 1000 AND f < 0.95 AND d > date '2001-01-01'"
   "WHERE + GROUP BY 101 groups, 3 fractions|SELECT grp, percentile_disc(ARRAY[0.5,0.9,0.99]) WITHIN GROUP (ORDER BY x) FROM cache_bench_t WHERE d >= date '2010-01-01' GROUP BY grp ORDER BY grp"
   "a median beside count and avg|SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x), count(*), avg(k) FROM cache_bench_t WHERE k > 1000"
+  "GROUP BY 10,000 groups (k % 10000), percentile_cont|SELECT k % 10000 g, percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM cache_bench_t GROUP BY 1 ORDER BY 1"
   "GROUP BY 101 groups: count, sum, min, max|SELECT grp, count(*), sum(k), min(x), max(d) FROM cache_bench_t WHERE f < 0.9 GROUP BY grp ORDER BY grp"
 )
 off="SET gpusel.enable_scan = off; SET gpusel.enable_groupagg = off; SET gpusel.replace_builtin_percentiles = off;"
