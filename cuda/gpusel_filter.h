@@ -254,18 +254,25 @@ typedef struct gs_batch_key
 } gs_batch_key;
 
 /*
- * How a key column's values become a group key: as they are, or as
+ * How a key column's values become a group key: as they are, as
  * <value> <op> <constant> of int4 or int8 computes it in PostgreSQL (the
- * integer operators of gs_arith.h).  A row whose operator raises an error
+ * integer operators of gs_arith.h), or floored (GS_KEY_FLOOR).  A row whose operator raises an error
  * there (overflow, a zero divisor) gets a key of its own with
  * GS_BATCH_KEY_ERROR in its isnull: the host computes that batch itself.
  */
 typedef struct gs_key_transform
 {
-	int32_t		op;				/* a binary gs_arith_op, or -1: the value as it is */
+	int32_t		op;				/* a binary gs_arith_op, GS_KEY_FLOOR, or -1: the value as it is */
 	int32_t		is_int8;		/* int8 operand, constant and result, else int4 */
 	int64_t		constant;
 } gs_key_transform;
+
+/*
+ * A transform's op: the int8 value floored to a multiple of the constant
+ * (> 0), its least and greatest values (a timestamp's -infinity and
+ * infinity) kept: date_trunc of a timestamp to a unit up to a day.
+ */
+#define GS_KEY_FLOOR		64
 
 /* In a gs_batch_key's isnull: some row's key transform raised an error. */
 #define GS_BATCH_KEY_ERROR	0x80000000u

@@ -121,6 +121,12 @@ __device__ bool transform_key(const gs_key_transform &t, long long a, long long 
 				return false;
 			*r = c == -1 ? 0 : a % c;
 			return true;
+		case GS_KEY_FLOOR:
+			if (a == LLONG_MIN || a == LLONG_MAX || c <= 0)
+				*r = a;
+			else
+				*r = (a / c - (a % c < 0 ? 1 : 0)) * c;
+			return true;
 		default:
 			*r = a;
 			return true;
@@ -553,7 +559,8 @@ gs_batch_groups_set_transforms(gs_batch_groups *g, int nkey_cols,
 
 		if (transforms != NULL && c < nkey_cols)
 			t = transforms[c];
-		if (t.op >= 0 && !GS_ARITH_IS_BINARY(t.op))
+		if (t.op >= 0 && !GS_ARITH_IS_BINARY(t.op) &&
+			!(t.op == GS_KEY_FLOOR && t.is_int8 && t.constant > 0))
 		{
 			gs_format_error(errbuf, errlen, "invalid key transform %d", (int) t.op);
 			return GS_INVALID_ARGUMENT;

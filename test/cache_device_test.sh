@@ -37,7 +37,10 @@ q "CREATE TABLE cache_dev_t AS
                WHEN g = 888888 THEN 9223372036854775807
                ELSE g::int8 * 1000003 - 500000000000 END AS big,
           (ARRAY['A', 'N', 'R'])[g % 3 + 1]::char(1) AS rf,
-          CASE WHEN g % 11 = 0 THEN NULL ELSE (ARRAY['O', 'F'])[g % 2 + 1] END::char(1) AS ls
+          CASE WHEN g % 11 = 0 THEN NULL ELSE (ARRAY['O', 'F'])[g % 2 + 1] END::char(1) AS ls,
+          CASE WHEN g % 19 = 0 THEN NULL WHEN g = 500001 THEN 'infinity'::timestamp
+               WHEN g = 500002 THEN '-infinity'::timestamp
+               ELSE timestamp '1999-12-31 20:00' + (g * 37) * interval '1 second' END AS ts
    FROM generate_series(1, 1000003) g" >/dev/null
 q "ANALYZE cache_dev_t" >/dev/null
 q "SELECT gpusel_cache('cache_dev_t')" >/dev/null
@@ -62,6 +65,7 @@ shapes=(
   "SELECT id, k, v FROM cache_dev_t WHERE v BETWEEN 0.5 AND 0.5005 AND k <> 3 ORDER BY id"
   "SELECT id, sum(m), count(*) FROM cache_dev_t WHERE v < 0.05 GROUP BY id ORDER BY 1"
   "SELECT sum(k), avg(grp), count(*) FROM cache_dev_t WHERE v > 0.5"
+  "SELECT date_trunc('week', ts), count(*) FROM cache_dev_t GROUP BY 1 ORDER BY 1"
 )
 # shapes the device groups itself (EXPLAIN: Rows Grouped on Device): TPC-H Q1's
 # two char(1) keys (one with NULLs) with numeric sums, averages and count(*);
@@ -84,14 +88,18 @@ grouped_shapes=(
   "SELECT k / 10, rf, count(*), avg(k) FROM cache_dev_t GROUP BY 1, 2 ORDER BY 1, 2"
   "SELECT k * -3, percentile_disc(0.9) WITHIN GROUP (ORDER BY d) FROM cache_dev_t WHERE v > 0.5 GROUP BY 1 ORDER BY 1"
   "SELECT k - 2147483000 g, count(*) FROM cache_dev_t WHERE k < 20 GROUP BY 1 ORDER BY 1"
+  "SELECT date_trunc('hour', ts) h, percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY v) FROM cache_dev_t GROUP BY 1 ORDER BY 1"
+  "SELECT rf, date_trunc('day', ts), count(*), avg(k) FROM cache_dev_t WHERE v < 0.5 GROUP BY 1, 2 ORDER BY 1, 2"
+  "SELECT date_trunc('Minutes', ts) mi, count(*), sum(m) FROM cache_dev_t WHERE k < 3 GROUP BY 1 ORDER BY 1"
+  "SELECT date_trunc('milliseconds', ts), percentile_disc(0.5) WITHIN GROUP (ORDER BY k) FROM cache_dev_t WHERE k = 7 GROUP BY 1 ORDER BY 1"
 )
 # key expressions whose rows raise PostgreSQL's error: the device hands the
 # batch to the host, which raises it
 error_shapes=(
   "SELECT k % 0, count(*) FROM cache_dev_t GROUP BY 1"
-  "SELECT big * 100000 g, count(*) FROM cache_dev_t GROUP BY 1"
+  "SELECT big * 100000000 g, count(*) FROM cache_dev_t GROUP BY 1"
   "SELECT k + 2147483000 g, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM cache_dev_t GROUP BY 1"
-  "SELECT big - 10, count(*) FROM cache_dev_t GROUP BY 1"
+  "SELECT big - 9223372036854775000, count(*) FROM cache_dev_t GROUP BY 1"
 )
 compare_all() {
   local when=$1

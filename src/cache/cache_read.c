@@ -102,19 +102,38 @@ chunk_rows_init(ChunkRows *cr, const GpuselCacheEntry *entry)
 }
 
 /*
- * Clears the first n rows the last chunk wrote: a NULL's value and the
- * null bytes of a column without NULLs are left unwritten by the reader,
- * and the cache holds zeros there.
+ * Clears the null bytes the last chunk's n rows left in columns that had
+ * NULLs: the reader writes none in a column until its first NULL.
  */
 static void
 chunk_rows_clear(ChunkRows *cr, int64 n)
 {
 	for (int c = 0; c < cr->ncols; c++)
 	{
-		memset(cr->staging.values[c], 0, n * cr->widths[c]);
 		if (cr->has_nulls[c])
 			memset(cr->staging.nulls[c], 0, n);
 		cr->has_nulls[c] = 0;
+	}
+}
+
+/*
+ * Zeroes the values under the chunk's NULLs, which the reader leaves as
+ * they were: the cache holds zeros there.
+ */
+static void
+chunk_rows_zero_nulls(ChunkRows *cr, int64 n)
+{
+	for (int c = 0; c < cr->ncols; c++)
+	{
+		const uint8 *nulls = cr->staging.nulls[c];
+		char	   *values = cr->staging.values[c];
+		int			w = cr->widths[c];
+
+		if (!cr->has_nulls[c])
+			continue;
+		for (int64 r = 0; r < n; r++)
+			if (nulls[r])
+				memset(values + r * w, 0, w);
 	}
 }
 
@@ -249,6 +268,7 @@ read_chunks(CacheReadShared *shared, Relation rel, Snapshot snapshot, GpuselCach
 		GpuselPagesSetRange(reader, b0, b1);
 		n = GpuselPagesFill(reader, &cr.staging, cr.capacity, slot);
 		ExecClearTuple(slot);
+		chunk_rows_zero_nulls(&cr, n);
 		Assert(n < cr.capacity);
 		last_n = n;
 

@@ -78,6 +78,7 @@ extern bool GroupAggNumericInputBounded(Expr *input);
 /* groupagg_native.c */
 extern bool GroupAggNativeExprParse(Node *expr, Var **var, int *op, bool *is_int8,
 									int64 *constant);
+extern bool GroupAggDeviceKeyParse(Node *expr, Var **var, struct gs_key_transform *transform);
 
 /* groupagg_bigkeys.c */
 extern bool GroupAggBigKeyScale(Oid typid, int32 typmod, int *scale);

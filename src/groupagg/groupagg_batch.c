@@ -10,8 +10,8 @@
  *	  +0 seen per key) to the groups.  No row is touched on the host.
  *
  * It takes the shapes of the percentile dashboards and of TPC-H Q1: at most
- * GS_GROUP_MAX_KEYS group keys, plain columns or <integer column> <op>
- * <constant> (k % 10000), which the device computes; at most one percentile
+ * GS_GROUP_MAX_KEYS group keys, plain columns or expressions of one the
+ * device computes (k % 10000, date_trunc('hour', ts)); at most one percentile
  * collection over a plain column; beside them count(*) and the sums and
  * averages the device's programs take (groupagg_devsum.c); at least a key
  * or a collection (whole-batch sums alone are groupagg_devsum.c's).
@@ -63,35 +63,39 @@ device_key_input(GroupInput *in)
 }
 
 /*
- * Whether key k is one the device computes from a batch column:
- * <int4 or int8 column> <op> <constant>, computed natively on the host too
- * (groupagg_native.c); sets its column, type and transform.
+ * Whether key k is an expression the device computes from one batch
+ * column (GroupAggDeviceKeyParse: k % 10000, date_trunc('hour', ts)), as
+ * the host computes it; sets its column, type and transform.
  */
 static bool
 device_key_expr(GroupAggSink *sink, int k)
 {
 	GroupInput *in = &sink->inputs[k];
-	GroupNativeExpr *ne = in->native;
+	gs_key_transform transform;
+	Var		   *var;
 	gs_coltype	want;
 
-	if (ne == NULL || in->colstate == NULL || sink->exprcol_columns[ne->exprcol] < 0)
+	if (in->colstate == NULL || !GroupAggDeviceKeyParse((Node *) in->expr, &var, &transform))
 		return false;
-	want = ne->is_int8 ? GS_COL_INT8 : GS_COL_INT4;
-	if (sink->exprcol_types[ne->exprcol] != want || sink->exprcol_numeric_scale[ne->exprcol] >= 0)
-		return false;
-	sink->key_columns[k] = sink->exprcol_columns[ne->exprcol];
-	sink->key_coltypes[k] = want;
-	sink->key_transforms[k].op = ne->op;
-	sink->key_transforms[k].is_int8 = ne->is_int8;
-	sink->key_transforms[k].constant = ne->constant;
-	sink->key_transformed = true;
-	return true;
+	want = transform.is_int8 ? GS_COL_INT8 : GS_COL_INT4;
+	for (int e = 0; e < sink->nexprcols; e++)
+	{
+		if (sink->exprcol_attnos[e] != var->varattno || sink->exprcol_columns[e] < 0 ||
+			sink->exprcol_types[e] != want || sink->exprcol_forms[e] != GPUSEL_FORM_PLAIN)
+			continue;
+		sink->key_columns[k] = sink->exprcol_columns[e];
+		sink->key_coltypes[k] = want;
+		sink->key_transforms[k] = transform;
+		sink->key_transformed = true;
+		return true;
+	}
+	return false;
 }
 
 /*
  * Whether the device can group this sink's rows, decided once: at most
- * GS_GROUP_MAX_KEYS keys, plain columns or <integer column> <op>
- * <constant>, at most one collection over a plain column the device maps,
+ * GS_GROUP_MAX_KEYS keys, plain columns or expressions of one the device
+ * computes, at most one collection over a plain column the device maps,
  * and beside them only count(*) and sums the device's programs take.
  */
 static bool
@@ -220,43 +224,62 @@ batch_key_cmp(const void *a, const void *b)
 	return fa < fb ? -1 : fa > fb ? 1 : 0;
 }
 
+/* Puts a batch's distinct key into the sink's current row, as the rows would give it. */
+static inline void
+load_batch_key(GroupAggSink *sink, const gs_batch_key *key)
+{
+	for (int c = 0; c < sink->nkeys; c++)
+	{
+		sink->nulls[c] = (key->isnull & (1u << c)) != 0;
+		sink->values[c] = sink->nulls[c] ? (Datum) 0 :
+			GpuselLoadValue(&key->bits[c], 0, sink->key_coltypes[c]);
+	}
+}
+
 /*
- * The group of each distinct key, found or created in the order of the
- * keys' first rows: the groups' order is the one the rows would give.
- * NULL, with no group made, when some row's key expression raised an
- * error on the device: the host computes the batch and raises it.
+ * The group of each distinct key: the known ones looked up, the new ones
+ * created in the order of their first rows, so that the groups' order is
+ * the one the rows would give.  After the first batches every key is
+ * known, and nothing is sorted.  NULL, with no group made, when some
+ * row's key expression raised an error on the device: the host computes
+ * the batch and raises it.
  */
 static uint32 *
 groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 {
 	uint32	   *groups;
-	const gs_batch_key **order;
+	const gs_batch_key **fresh;
+	int64		nfresh = 0;
 
 	for (int64 k = 0; k < nkeys; k++)
 		if (keys[k].isnull & GS_BATCH_KEY_ERROR)
 			return NULL;
 	groups = palloc(sizeof(uint32) * Max(nkeys, 1));
-
 	if (sink->nkeys == 0)
 	{
 		memset(groups, 0, sizeof(uint32) * Max(nkeys, 1));
 		return groups;
 	}
-	order = palloc(sizeof(gs_batch_key *) * Max(nkeys, 1));
-	for (int64 k = 0; k < nkeys; k++)
-		order[k] = &keys[k];
-	qsort(order, nkeys, sizeof(gs_batch_key *), batch_key_cmp);
+	fresh = palloc(sizeof(gs_batch_key *) * Max(nkeys, 1));
 	for (int64 k = 0; k < nkeys; k++)
 	{
-		const gs_batch_key *key = order[k];
 		int64		g;
 
-		for (int c = 0; c < sink->nkeys; c++)
-		{
-			sink->nulls[c] = (key->isnull & (1u << c)) != 0;
-			sink->values[c] = sink->nulls[c] ? (Datum) 0 :
-				GpuselLoadValue(&key->bits[c], 0, sink->key_coltypes[c]);
-		}
+		load_batch_key(sink, &keys[k]);
+		g = GroupAggLookupGroup(sink);
+		if (g < 0)
+			fresh[nfresh++] = &keys[k];
+		else
+			groups[k] = (uint32) g;
+	}
+	if (nfresh > 1)
+		qsort(fresh, nfresh, sizeof(gs_batch_key *), batch_key_cmp);
+	for (int64 k = 0; k < nfresh; k++)
+	{
+		const gs_batch_key *key = fresh[k];
+		int64		g;
+
+		load_batch_key(sink, key);
 		g = GroupAggFindGroup(sink);
 		if (g > (int64) PG_UINT32_MAX)
 			ereport(ERROR,
@@ -265,7 +288,7 @@ groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 					 errdetail("Group numbers are 32-bit on the device.")));
 		groups[key - keys] = (uint32) g;
 	}
-	pfree(order);
+	pfree(fresh);
 	return groups;
 }
 

@@ -725,14 +725,16 @@ GroupAggFindGroup(GroupAggSink *sink)
 	return find_group_hashed(sink);
 }
 
-/* The group of the current row's keys through the hash table, created when new. */
+/*
+ * The group of the current row's keys in the hash table, or -1 with *hash
+ * and *bucket where a new group goes; sink->bits gets the keys' bits.
+ */
 static int64
-find_group_hashed(GroupAggSink *sink)
+probe_groups(GroupAggSink *sink, uint64 *hash, uint64 *bucket)
 {
 	int			nk = sink->nkeys;
 	uint64		h = UINT64CONST(0x9e3779b97f4a7c15);
 	uint64		i;
-	int64		g;
 
 	for (int k = 0; k < nk; k++)
 	{
@@ -751,9 +753,9 @@ find_group_hashed(GroupAggSink *sink)
 
 	for (i = h & sink->bucket_mask; sink->buckets[i] != 0; i = (i + 1) & sink->bucket_mask)
 	{
+		int64		g = sink->buckets[i] - 1;
 		bool		same;
 
-		g = sink->buckets[i] - 1;
 		if (sink->hashes[g] != h)
 			continue;
 		same = true;
@@ -763,6 +765,44 @@ find_group_hashed(GroupAggSink *sink)
 		if (same)
 			return g;
 	}
+	*hash = h;
+	*bucket = i;
+	return -1;
+}
+
+/* The group of the current row's keys, or -1 when it has none yet (nothing is created). */
+int64
+GroupAggLookupGroup(GroupAggSink *sink)
+{
+	uint64		h;
+	uint64		i;
+
+	if (sink->nkeys == 0)
+		return 0;
+	if (sink->nkeys == 1 && !sink->nulls[0] && sink->inputs[0].keytype != NULL)
+	{
+		uint64		b = sink->inputs[0].keytype->to_key(sink->values[0]);
+
+		for (i = keyslot_of(sink, b); sink->keyslots[i].group != 0;
+			 i = (i + 1) & sink->keyslot_mask)
+			if (sink->keyslots[i].bits == b)
+				return sink->keyslots[i].group - 1;
+	}
+	return probe_groups(sink, &h, &i);
+}
+
+/* The group of the current row's keys through the hash table, created when new. */
+static int64
+find_group_hashed(GroupAggSink *sink)
+{
+	int			nk = sink->nkeys;
+	uint64		h;
+	uint64		i;
+	int64		g;
+
+	g = probe_groups(sink, &h, &i);
+	if (g >= 0)
+		return g;
 
 	/* a new group, keeping its first row's key values */
 	g = sink->ngroups++;

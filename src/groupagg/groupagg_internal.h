@@ -382,6 +382,7 @@ extern int	GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *con
 
 /* groupagg_exec.c, for groupagg_partial.c */
 extern int64 GroupAggFindGroup(GroupAggSink *sink);
+extern int64 GroupAggLookupGroup(GroupAggSink *sink);
 
 /* groupagg_textkeys.c */
 extern void GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc);

@@ -12,7 +12,11 @@
 
 #include "catalog/pg_type_d.h"
 #include "common/int.h"
+#include "datatype/timestamp.h"
 #include "nodes/nodeFuncs.h"
+#include "parser/scansup.h"
+#include "utils/datetime.h"
+#include "utils/fmgroids.h"
 
 #include "groupagg_internal.h"
 #include "qual_compile.h"
@@ -69,6 +73,87 @@ GroupAggNativeExprParse(Node *expr, Var **var, int *op, bool *is_int8, int64 *co
 	if (constant != NULL)
 		*constant = wide ? DatumGetInt64(cst->constvalue) : (int64) DatumGetInt32(cst->constvalue);
 	return true;
+}
+
+/*
+ * The microseconds a unit of date_trunc(unit, timestamp) floors to, for
+ * the units a timestamp floors to alone (a day at most: weeks, months and
+ * years depend on the calendar); 0 for the others.
+ */
+static int64
+trunc_unit_usecs(Const *unit)
+{
+	char	   *lowunits;
+	int			val;
+	int			type;
+
+	if (unit->constisnull || unit->consttype != TEXTOID)
+		return 0;
+	/* as timestamp_trunc reads it */
+	lowunits = downcase_truncate_identifier(VARDATA_ANY(DatumGetTextPP(unit->constvalue)),
+											VARSIZE_ANY_EXHDR(DatumGetTextPP(unit->constvalue)),
+											false);
+	type = DecodeUnits(0, lowunits, &val);
+	if (type != UNITS)
+		return 0;
+	switch (val)
+	{
+		case DTK_DAY:
+			return USECS_PER_DAY;
+		case DTK_HOUR:
+			return USECS_PER_HOUR;
+		case DTK_MINUTE:
+			return USECS_PER_MINUTE;
+		case DTK_SECOND:
+			return USECS_PER_SEC;
+		case DTK_MILLISEC:
+			return 1000;
+		case DTK_MICROSEC:
+			return 1;
+		default:
+			return 0;
+	}
+}
+
+/*
+ * Whether expr is a group key the device computes from one column (as the
+ * host computes it: the same values, the same errors): <int4 or int8
+ * column> <op> <constant>, or date_trunc(unit, <timestamp column>) for a
+ * unit of a day or less.  Sets the column and the transform.
+ */
+bool
+GroupAggDeviceKeyParse(Node *expr, Var **var, gs_key_transform *transform)
+{
+	int			op;
+	bool		is_int8;
+	int64		constant;
+
+	if (GroupAggNativeExprParse(expr, var, &op, &is_int8, &constant))
+	{
+		transform->op = op;
+		transform->is_int8 = is_int8;
+		transform->constant = constant;
+		return true;
+	}
+	if (IsA(expr, FuncExpr) && ((FuncExpr *) expr)->funcid == F_DATE_TRUNC_TEXT_TIMESTAMP &&
+		list_length(((FuncExpr *) expr)->args) == 2)
+	{
+		Node	   *unit = linitial(((FuncExpr *) expr)->args);
+		Node	   *column = lsecond(((FuncExpr *) expr)->args);
+		int64		usecs;
+
+		if (!IsA(unit, Const) || !IsA(column, Var) || ((Var *) column)->vartype != TIMESTAMPOID)
+			return false;
+		usecs = trunc_unit_usecs((Const *) unit);
+		if (usecs == 0)
+			return false;
+		*var = (Var *) column;
+		transform->op = GS_KEY_FLOOR;
+		transform->is_int8 = 1;
+		transform->constant = usecs;
+		return true;
+	}
+	return false;
 }
 
 /*

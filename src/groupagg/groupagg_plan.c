@@ -403,7 +403,7 @@ summed_on_device(Aggref *agg, GroupAggKind kind)
  * Whether the device aggregates the shape's rows where they lie, so
  * reading the table's columns in device memory moves nothing to the host
  * per row: count(*) alone; or at most GS_GROUP_MAX_KEYS keys (columns, or
- * <integer column> <op> <constant>) with
+ * expressions of one the device computes: GroupAggDeviceKeyParse) with
  * count(*), sums the device takes (at most GS_SUM_MAX_EXPRS) and
  * percentiles of one column of a type the device maps
  * (groupagg_devsum.c, groupagg_batch.c).
@@ -421,11 +421,15 @@ aggregates_on_device(GroupAggShape *shape)
 		return false;
 	if (list_length(shape->keys) > GS_GROUP_MAX_KEYS)
 		return false;
-	/* a key is a column, or <integer column> <op> <constant>, which the device computes */
+	/* a key is a column, or an expression of one the device computes (k % 10000, date_trunc) */
 	foreach(lc, shape->keys)
-		if (!IsA(lfirst(lc), Var) &&
-			!GroupAggNativeExprParse(lfirst(lc), NULL, NULL, NULL, NULL))
+	{
+		Var		   *var;
+		gs_key_transform transform;
+
+		if (!IsA(lfirst(lc), Var) && !GroupAggDeviceKeyParse(lfirst(lc), &var, &transform))
 			return false;
+	}
 	foreach(lc, shape->aggs)
 	{
 		Aggref	   *agg = lfirst_node(Aggref, lc);
