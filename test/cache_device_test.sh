@@ -65,7 +65,6 @@ shapes=(
   "SELECT id, k, v FROM cache_dev_t WHERE v BETWEEN 0.5 AND 0.5005 AND k <> 3 ORDER BY id"
   "SELECT id, sum(m), count(*) FROM cache_dev_t WHERE v < 0.05 GROUP BY id ORDER BY 1"
   "SELECT sum(k), avg(grp), count(*) FROM cache_dev_t WHERE v > 0.5"
-  "SELECT date_trunc('week', ts), count(*) FROM cache_dev_t GROUP BY 1 ORDER BY 1"
 )
 # shapes the device groups itself (EXPLAIN: Rows Grouped on Device): TPC-H Q1's
 # two char(1) keys (one with NULLs) with numeric sums, averages and count(*);
@@ -116,6 +115,12 @@ compare_all() {
   done
 }
 compare_all "cached" device
+# a key the device does not compute (weeks depend on the calendar): the host's answer
+for shape in "SELECT date_trunc('week', ts), count(*) FROM cache_dev_t GROUP BY 1 ORDER BY 1"; do
+  want=$(PGOPTIONS="$pg_off" psql -X -At -d "$db" -c "$shape" 2>&1)
+  got=$(PGOPTIONS="$on_gpu" psql -X -At -d "$db" -c "$shape" 2>&1)
+  [ -n "$want" ] && [ "$want" = "$got" ] && ok "${shape:0:60}... as PostgreSQL" || fail "$shape differs from PostgreSQL"
+done
 for shape in "${error_shapes[@]}"; do
   want=$(PGOPTIONS="$pg_off" psql -X -At -d "$db" -c "$shape" 2>&1)
   got=$(PGOPTIONS="$on_gpu" psql -X -At -d "$db" -c "$shape" 2>&1)
