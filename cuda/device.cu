@@ -330,6 +330,32 @@ gs_device_write(void *dptr, const void *src, size_t bytes, char *errbuf, size_t 
 	return GS_OK;
 }
 
+/*
+ * Copies n pieces of host memory (page-locked, for the copies to overlap)
+ * to offsets of the device memory at dbase, all queued on the calling
+ * thread's stream and waited for once.
+ */
+extern "C" gs_status
+gs_device_write_many(void *dbase, int n, const uint64_t *offsets, const void *const *srcs,
+					 const uint64_t *bytes, char *errbuf, size_t errlen)
+{
+	cudaError_t err = cudaSuccess;
+
+	if (dbase == NULL || n < 0 || (n > 0 && (offsets == NULL || srcs == NULL || bytes == NULL)))
+		return GS_INVALID_ARGUMENT;
+	for (int i = 0; i < n && err == cudaSuccess; i++)
+		if (bytes[i] > 0)
+			err = cudaMemcpyAsync(static_cast<char *>(dbase) + offsets[i], srcs[i], bytes[i],
+								  cudaMemcpyHostToDevice, cudaStreamPerThread);
+	if (err == cudaSuccess)
+		err = cudaStreamSynchronize(cudaStreamPerThread);
+	else
+		(void) cudaStreamSynchronize(cudaStreamPerThread);
+	if (err != cudaSuccess)
+		return gs_status_from_cuda(err, "copying cached columns to the device", errbuf, errlen);
+	return GS_OK;
+}
+
 /* Sets bytes of device memory at dptr to zero, synchronously. */
 extern "C" gs_status
 gs_device_zero(void *dptr, size_t bytes, char *errbuf, size_t errlen)

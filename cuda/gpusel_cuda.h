@@ -94,6 +94,11 @@ gs_status	gs_use_device(int ordinal, char *errbuf, size_t errlen);
 gs_status	gs_device_alloc(void **dptr, size_t bytes, char *errbuf, size_t errlen);
 gs_status	gs_device_write(void *dptr, const void *src, size_t bytes,
 							char *errbuf, size_t errlen);
+/* Copies n pieces of host memory to dbase + offsets[i], waiting once for all. */
+gs_status	gs_device_write_many(void *dbase, int n, const uint64_t *offsets,
+								 const void *const *srcs, const uint64_t *bytes,
+								 char *errbuf, size_t errlen);
+
 /* Sets device memory to zero; copies device memory to device memory (both synchronous). */
 gs_status	gs_device_zero(void *dptr, size_t bytes, char *errbuf, size_t errlen);
 gs_status	gs_device_copy(void *dst, const void *src, size_t bytes,

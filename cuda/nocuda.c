@@ -225,6 +225,18 @@ gs_device_write(void *dptr, const void *src, size_t bytes, char *errbuf, size_t 
 }
 
 gs_status
+gs_device_write_many(void *dbase, int n, const uint64_t *offsets, const void *const *srcs,
+					 const uint64_t *bytes, char *errbuf, size_t errlen)
+{
+	(void) dbase;
+	(void) n;
+	(void) offsets;
+	(void) srcs;
+	(void) bytes;
+	return no_cuda(errbuf, errlen);
+}
+
+gs_status
 gs_device_zero(void *dptr, size_t bytes, char *errbuf, size_t errlen)
 {
 	(void) dptr;

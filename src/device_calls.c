@@ -26,6 +26,15 @@ local_resident_write(uint64_t handle, uint64_t offset, const void *src, uint64_t
 }
 
 static gs_status
+local_resident_write_pieces(uint64_t handle, int n, const uint64_t *offsets,
+							const void *const *srcs, const uint64_t *bytes,
+							char *errbuf, size_t errlen)
+{
+	snprintf(errbuf, errlen, "device-resident columns need the GPU service");
+	return GS_NO_DEVICE;
+}
+
+static gs_status
 local_resident_repack(uint64_t handle, uint64_t bytes, int nmoves, const int64_t *moves,
 					  char *errbuf, size_t errlen)
 {
@@ -81,6 +90,7 @@ const GpuselDeviceCalls GpuselLocalDeviceCalls = {
 	.sums_destroy = gs_batch_sums_destroy,
 	.resident_create = local_resident_create,
 	.resident_write = local_resident_write,
+	.resident_write_pieces = local_resident_write_pieces,
 	.resident_repack = local_resident_repack,
 	.resident_destroy = local_resident_destroy,
 	.filter_submit_resident = local_filter_submit_resident,

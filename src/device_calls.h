@@ -90,7 +90,8 @@ typedef struct GpuselDeviceCalls
 	 * Device memory kept across queries and connections for the column
 	 * cache (only the GPU service has it: a process's own context dies
 	 * with it).  A copy is created for key (a new copy of a key frees the
-	 * old one), zeroed, written piece by piece, moved into new memory of
+	 * old one), zeroed, written piece by piece (or many pieces a call),
+	 * moved into new memory of
 	 * another size (repack: nmoves (from, to, bytes) triples), read by
 	 * filter_submit_resident (offsets: values then null bytes of each
 	 * column, bytes into the copy; -1: none), and destroyed.
@@ -99,6 +100,9 @@ typedef struct GpuselDeviceCalls
 									char *errbuf, size_t errlen);
 	gs_status	(*resident_write) (uint64_t handle, uint64_t offset, const void *src,
 								   uint64_t bytes, char *errbuf, size_t errlen);
+	gs_status	(*resident_write_pieces) (uint64_t handle, int n, const uint64_t *offsets,
+										  const void *const *srcs, const uint64_t *bytes,
+										  char *errbuf, size_t errlen);
 	gs_status	(*resident_repack) (uint64_t handle, uint64_t bytes, int nmoves,
 									const int64_t *moves, char *errbuf, size_t errlen);
 	void		(*resident_destroy) (uint64_t handle);

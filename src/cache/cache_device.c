@@ -94,7 +94,11 @@ GpuselCacheStreamRows(GpuselCacheDeviceStream *ds, const GpuselCacheEntry *e,
 					  const GpuselStaging *rows, const uint8 *has_nulls, int64 n, int64 first)
 {
 	char		errbuf[256];
-	gs_status	st = GS_OK;
+	gs_status	st;
+	uint64		offsets[2 * GS_MAX_PROGRAM_LENGTH];
+	uint64		bytes[2 * GS_MAX_PROGRAM_LENGTH];
+	const void *srcs[2 * GS_MAX_PROGRAM_LENGTH];
+	int			npieces = 0;
 
 	if (ds->resident == 0 || n == 0 || pg_atomic_read_u32(&ds->stopped) != 0)
 		return;
@@ -103,17 +107,24 @@ GpuselCacheStreamRows(GpuselCacheDeviceStream *ds, const GpuselCacheEntry *e,
 		pg_atomic_write_u32(&ds->stopped, 1);
 		return;
 	}
+	/* every column's values, and null bytes where there are NULLs, in one call */
 	errbuf[0] = '\0';
-	for (int c = 0; c < e->ncols && st == GS_OK; c++)
+	for (int c = 0; c < e->ncols; c++)
 	{
 		Size		w = gs_coltype_width(e->coltypes[c]);
 
-		st = GpuselDev->resident_write(ds->resident, ds->values_off[c] + first * w,
-									   rows->values[c], n * w, errbuf, sizeof(errbuf));
-		if (st == GS_OK && has_nulls[c])
-			st = GpuselDev->resident_write(ds->resident, ds->nulls_off[c] + first,
-										   rows->nulls[c], n, errbuf, sizeof(errbuf));
+		offsets[npieces] = ds->values_off[c] + first * w;
+		srcs[npieces] = rows->values[c];
+		bytes[npieces++] = n * w;
+		if (has_nulls[c])
+		{
+			offsets[npieces] = ds->nulls_off[c] + first;
+			srcs[npieces] = rows->nulls[c];
+			bytes[npieces++] = n;
+		}
 	}
+	st = GpuselDev->resident_write_pieces(ds->resident, npieces, offsets, srcs, bytes,
+										  errbuf, sizeof(errbuf));
 	if (st != GS_OK)
 	{
 		ereport(DEBUG1, (errmsg_internal("gpusel: device copy while reading stopped: %s", errbuf)));

@@ -32,6 +32,7 @@
 
 #include "cache_internal.h"
 #include "column_form.h"
+#include "device_calls.h"
 #include "guc.h"
 #include "scan_pages.h"
 
@@ -69,34 +70,92 @@ typedef struct ChunkRows
 	int64		capacity;
 	GpuselStaging staging;
 	uint8		has_nulls[GS_MAX_PROGRAM_LENGTH];
+	void	  **pinned;			/* the values and null bytes in the GPU service's region, or NULL */
 } ChunkRows;
 
 PGDLLEXPORT void gpusel_cache_read_worker(dsm_segment *seg, shm_toc *toc);
+
+/* Gives a chunk's page-locked block back when its memory context goes (after an error). */
+static void
+free_pinned_chunk(void *arg)
+{
+	void	  **pinned = (void **) arg;
+
+	if (*pinned != NULL)
+		GpuselDev->host_free(*pinned);
+	*pinned = NULL;
+}
 
 /* Gives back the chunk's memory: a refresh runs many builds in one statement. */
 static void
 chunk_rows_free(ChunkRows *cr)
 {
-	for (int c = 0; c < cr->ncols; c++)
+	if (cr->pinned != NULL)
 	{
-		pfree(cr->staging.values[c]);
-		pfree(cr->staging.nulls[c]);
+		GpuselDev->host_free(*cr->pinned);
+		*cr->pinned = NULL;
 	}
+	else
+		for (int c = 0; c < cr->ncols; c++)
+		{
+			pfree(cr->staging.values[c]);
+			pfree(cr->staging.nulls[c]);
+		}
 	pfree(cr->staging.tids);
 }
 
-/* Memory of this process for one chunk's rows, zeroed. */
+/*
+ * Memory of this process for one chunk's rows, zeroed: where the build
+ * writes the device copy as it reads, page-locked memory the GPU service
+ * copies from where it lies (one block, if the service has room).
+ */
 static void
-chunk_rows_init(ChunkRows *cr, const GpuselCacheEntry *entry)
+chunk_rows_init(ChunkRows *cr, const GpuselCacheEntry *entry, bool to_device)
 {
+	Size		bytes = 0;
+
 	cr->ncols = entry->ncols;
 	cr->capacity = (int64) GPUSEL_CACHE_CHUNK_BLOCKS * MaxHeapTuplesPerPage + 1;
+	cr->pinned = NULL;
 	for (int c = 0; c < entry->ncols; c++)
 	{
 		cr->widths[c] = GpuselColumnWidth(entry->coltypes[c]);
-		cr->staging.values[c] = palloc_extended(cr->capacity * cr->widths[c], MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
-		cr->staging.nulls[c] = palloc_extended(cr->capacity, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		bytes += MAXALIGN(cr->capacity * cr->widths[c]) + MAXALIGN(cr->capacity);
 	}
+	if (to_device)
+	{
+		/* an error frees the block with the memory context */
+		MemoryContextCallback *cb = palloc0(sizeof(MemoryContextCallback));
+
+		cr->pinned = palloc0(sizeof(void *));
+		if (GpuselDev->host_alloc(cr->pinned, bytes) != GS_OK || *cr->pinned == NULL)
+			cr->pinned = NULL;
+		else
+		{
+			cb->func = free_pinned_chunk;
+			cb->arg = cr->pinned;
+			MemoryContextRegisterResetCallback(CurrentMemoryContext, cb);
+		}
+	}
+	if (cr->pinned != NULL)
+	{
+		char	   *at = *cr->pinned;
+
+		memset(at, 0, bytes);
+		for (int c = 0; c < entry->ncols; c++)
+		{
+			cr->staging.values[c] = at;
+			at += MAXALIGN(cr->capacity * cr->widths[c]);
+			cr->staging.nulls[c] = (uint8 *) at;
+			at += MAXALIGN(cr->capacity);
+		}
+	}
+	else
+		for (int c = 0; c < entry->ncols; c++)
+		{
+			cr->staging.values[c] = palloc_extended(cr->capacity * cr->widths[c], MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+			cr->staging.nulls[c] = palloc_extended(cr->capacity, MCXT_ALLOC_HUGE | MCXT_ALLOC_ZERO);
+		}
 	cr->staging.tids = palloc_extended(cr->capacity * sizeof(ItemPointerData), MCXT_ALLOC_HUGE);
 	cr->staging.has_nulls = cr->has_nulls;
 }
@@ -248,7 +307,7 @@ read_chunks(CacheReadShared *shared, Relation rel, Snapshot snapshot, GpuselCach
 	ChunkRows	cr;
 	int64		last_n = 0;
 
-	chunk_rows_init(&cr, entry);
+	chunk_rows_init(&cr, entry, shared->stream.resident != 0);
 	GpuselPagesSetColumns(reader, &shared->prog);
 	for (;;)
 	{

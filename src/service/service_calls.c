@@ -493,6 +493,70 @@ svc_resident_write(uint64_t handle, uint64_t offset, const void *src, uint64_t b
 	return GS_OK;
 }
 
+/* Sends pieces [from, to) of a gathered write; their sources already lie in the region. */
+static gs_status
+send_pieces(uint64_t handle, const int64 *desc, int from, int to, char *errbuf, size_t errlen)
+{
+	GpuselServiceRequest req;
+	GpuselServiceReply rep;
+	gs_status	st;
+
+	if (!GpuselClientBegin(&req, GSVC_RESIDENT_WRITE_PIECES))
+		return GpuselClientNoService(errbuf, errlen);
+	req.h[0] = handle;
+	req.a[0] = to - from;
+	req.p[0] = GpuselClientArenaInput(desc + 3 * from, sizeof(int64) * 3 * Max(to - from, 1));
+	if (req.p[0] == 0)
+		return GpuselClientNoRoom(errbuf, errlen);
+	st = GpuselClientCall(&req, &rep, errbuf, errlen);
+	return st;
+}
+
+/*
+ * Writes n pieces to copy handle in as few requests as the staging region
+ * allows: a piece already in the region is sent where it lies, others are
+ * copied into the call's scratch space first.
+ */
+static gs_status
+svc_resident_write_pieces(uint64_t handle, int n, const uint64_t *offsets,
+						  const void *const *srcs, const uint64_t *bytes,
+						  char *errbuf, size_t errlen)
+{
+	int64	   *desc = palloc(sizeof(int64) * 3 * Max(n, 1));
+	int			first = 0;
+	gs_status	st = GS_OK;
+
+	GpuselClientArenaBegin();
+	for (int i = 0; i < n && st == GS_OK;)
+	{
+		uint64		src = GpuselClientArenaInput(srcs[i], bytes[i]);
+
+		if (src == 0 && bytes[i] > 0)
+		{
+			/* the scratch space is full: send what it holds, then start again */
+			if (i == first)
+			{
+				st = GpuselClientNoRoom(errbuf, errlen);
+				break;
+			}
+			st = send_pieces(handle, desc, first, i, errbuf, errlen);
+			GpuselClientArenaEnd();
+			GpuselClientArenaBegin();
+			first = i;
+			continue;
+		}
+		desc[3 * i] = (int64) offsets[i];
+		desc[3 * i + 1] = (int64) bytes[i];
+		desc[3 * i + 2] = (int64) src;
+		i++;
+	}
+	if (st == GS_OK && first < n)
+		st = send_pieces(handle, desc, first, n, errbuf, errlen);
+	GpuselClientArenaEnd();
+	pfree(desc);
+	return st;
+}
+
 static gs_status
 svc_resident_repack(uint64_t handle, uint64_t bytes, int nmoves, const int64_t *moves,
 					char *errbuf, size_t errlen)
@@ -742,6 +806,7 @@ static const GpuselDeviceCalls service_calls = {
 	.filter_positions = svc_filter_positions,
 	.resident_create = svc_resident_create,
 	.resident_write = svc_resident_write,
+	.resident_write_pieces = svc_resident_write_pieces,
 	.resident_repack = svc_resident_repack,
 	.resident_destroy = svc_resident_destroy,
 	.groups_create = svc_groups_create,

@@ -441,6 +441,20 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 			return GpuselResidentWrite(req->h[0], req->a[0], PTR(req->p[0]), req->a[1], conn->device,
 									   errbuf, errlen);
 
+		case GSVC_RESIDENT_WRITE_PIECES:
+			{
+				const int64 *desc = PTR(req->p[0]);
+
+				if (req->a[0] < 0 || req->a[0] > GPUSEL_RESIDENT_MAX_PIECES ||
+					!in_region(req->p[0], sizeof(int64) * 3 * Max(req->a[0], 1)))
+					return invalid(rep, "cached column pieces outside the staging region");
+				for (int i = 0; i < req->a[0]; i++)
+					if (desc[3 * i + 1] < 0 || !in_region((uint64) desc[3 * i + 2], (uint64) desc[3 * i + 1]))
+						return invalid(rep, "cached columns outside the staging region");
+				return GpuselResidentWritePieces(req->h[0], (int) req->a[0], desc, conn->device,
+												 errbuf, errlen);
+			}
+
 		case GSVC_RESIDENT_REPACK:
 			if (req->a[1] < 0 || req->a[1] > 1024 ||
 				!in_region(req->p[0], sizeof(int64) * 3 * Max(req->a[1], 1)))

@@ -161,6 +161,54 @@ GpuselResidentWrite(uint64 id, uint64 offset, const void *src, uint64 bytes, int
 }
 
 /*
+ * Copies n pieces (desc: offset, bytes, source address in the staging
+ * region, for each) into copy id, on every device, queued together.
+ */
+gs_status
+GpuselResidentWritePieces(uint64 id, int n, const int64 *desc, int home_device,
+						  char *errbuf, size_t errlen)
+{
+	Resident   *r;
+	gs_status	st = GS_OK;
+	/* a thread of the device process: no palloc */
+	uint64		offsets[GPUSEL_RESIDENT_MAX_PIECES];
+	uint64		bytes[GPUSEL_RESIDENT_MAX_PIECES];
+	const void *srcs[GPUSEL_RESIDENT_MAX_PIECES];
+
+	if (n < 0 || n > GPUSEL_RESIDENT_MAX_PIECES)
+	{
+		snprintf(errbuf, errlen, "the GPU service refused a request: %d pieces", n);
+		return GS_INVALID_ARGUMENT;
+	}
+	pthread_mutex_lock(&resident_lock);
+	r = find_resident(id);
+	for (int i = 0; i < n && r != NULL; i++)
+	{
+		offsets[i] = (uint64) desc[3 * i];
+		bytes[i] = (uint64) desc[3 * i + 1];
+		srcs[i] = (const void *) (uintptr_t) desc[3 * i + 2];
+		if (desc[3 * i] < 0 || desc[3 * i + 1] < 0 || offsets[i] > r->bytes ||
+			bytes[i] > r->bytes - offsets[i])
+			r = NULL;
+	}
+	if (r == NULL)
+	{
+		pthread_mutex_unlock(&resident_lock);
+		snprintf(errbuf, errlen, "the GPU service refused a request: a write outside cached device memory");
+		return GS_INVALID_ARGUMENT;
+	}
+	for (int d = 0; d < resident_devices && st == GS_OK; d++)
+	{
+		st = gs_use_device(d, errbuf, errlen);
+		if (st == GS_OK)
+			st = gs_device_write_many(r->ptr[d], n, offsets, srcs, bytes, errbuf, errlen);
+	}
+	(void) gs_use_device(home_device, NULL, 0);
+	pthread_mutex_unlock(&resident_lock);
+	return st;
+}
+
+/*
  * Moves copy id into new memory of new_bytes on every device: move i copies
  * moves[3i + 2] bytes at offset moves[3i] of the old memory to offset
  * moves[3i + 1] of the new; then the old memory is freed.  On failure the

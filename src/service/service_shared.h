@@ -143,6 +143,7 @@ typedef enum GpuselServiceOp
 	GSVC_FILTER_SUBMIT_RESIDENT,	/* h0 filter, h1 id, a0 slot, a1 rows, p0 offsets */
 	GSVC_FILTER_POSITIONS,		/* h0 filter, a0 slot -> p0 the positions */
 	GSVC_RESIDENT_REPACK,		/* h0 id, a0 new bytes, a1 moves, p0 them (from, to, bytes) */
+	GSVC_RESIDENT_WRITE_PIECES,	/* h0 id, a0 pieces, p0 them (offset, bytes, source) */
 	GSVC_OP_COUNT
 } GpuselServiceOp;
 
