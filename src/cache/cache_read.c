@@ -25,6 +25,7 @@
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "portability/instr_time.h"
 #include "storage/condition_variable.h"
 #include "storage/spin.h"
 #include "utils/rel.h"
@@ -36,8 +37,13 @@
 #include "guc.h"
 #include "scan_pages.h"
 
-/* Tuning: blocks a process reads at a time; fewer chunks than this many per worker read alone. */
+/*
+ * Tuning: blocks a process reads at a time; chunks a process holds read
+ * and waiting for their turns at most; fewer chunks than this many per
+ * worker read alone.
+ */
 #define GPUSEL_CACHE_CHUNK_BLOCKS		256
+#define GPUSEL_CACHE_CHUNKS_AHEAD		3
 #define GPUSEL_CACHE_CHUNKS_PER_WORKER	4
 
 /* The key of the build's shared state in the parallel context's table of contents. */
@@ -60,6 +66,12 @@ typedef struct CacheReadShared
 	ConditionVariable turn;		/* signalled when placed grows */
 
 	GpuselCacheDeviceStream stream; /* the device copy written while reading */
+
+	/* where the processes' time went, summed over them, for DEBUG1 (microseconds) */
+	pg_atomic_uint64 reading_us;
+	pg_atomic_uint64 waiting_us;
+	pg_atomic_uint64 placing_us;
+	pg_atomic_uint64 device_us;
 } CacheReadShared;
 
 /* One process's rows of its current chunk, before they go into place. */
@@ -296,56 +308,160 @@ copy_into_place(GpuselCacheEntry *entry, ChunkRows *cr, int64 n, int64 first, ch
 	}
 }
 
-/* Reads chunks until none is left: this process's part of the build. */
+/* One process's state while it reads: its chunks read and not placed yet, oldest first. */
+typedef struct ChunkReader
+{
+	CacheReadShared *shared;
+	Relation	rel;
+	GpuselCacheEntry *entry;
+	int64	   *block_first;
+	ChunkRows	bufs[GPUSEL_CACHE_CHUNKS_AHEAD];
+	uint32		chunk[GPUSEL_CACHE_CHUNKS_AHEAD];	/* each buffer's chunk */
+	int64		nrows[GPUSEL_CACHE_CHUNKS_AHEAD];	/* and its rows */
+	int			oldest;			/* the buffer of the oldest chunk not placed */
+	int			npending;
+	instr_time	waiting;
+	instr_time	placing;
+	instr_time	device;
+} ChunkReader;
+
+/* The first row of chunk 'chunk' when its turn has come, else -1. */
+static int64
+try_turn(CacheReadShared *shared, uint32 chunk)
+{
+	int64		first = -1;
+
+	SpinLockAcquire(&shared->mutex);
+	if (shared->placed == chunk)
+		first = shared->rows;
+	SpinLockRelease(&shared->mutex);
+	return first;
+}
+
+/* Places the oldest chunk read, whose turn starts at row 'first' (-1: wait for it). */
+static void
+place_oldest(ChunkReader *r, int64 first)
+{
+	CacheReadShared *shared = r->shared;
+	ChunkRows  *cr = &r->bufs[r->oldest];
+	uint32		chunk = r->chunk[r->oldest];
+	int64		n = r->nrows[r->oldest];
+	BlockNumber b0 = chunk * GPUSEL_CACHE_CHUNK_BLOCKS;
+	BlockNumber b1 = Min(b0 + GPUSEL_CACHE_CHUNK_BLOCKS, shared->nblocks);
+	char	   *bases[GPUSEL_CACHE_CHUNK_BLOCKS * MaxHeapTuplesPerPage / GPUSEL_CACHE_SEGMENT_ROWS + 2];
+	instr_time	t0;
+	instr_time	t1;
+
+	INSTR_TIME_SET_CURRENT(t0);
+	if (first < 0)
+		first = wait_for_turn(shared, chunk);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_ACCUM_DIFF(r->waiting, t1, t0);
+	if (n > 0)
+		(void) take_segments(r->rel, r->entry, GpuselCacheArea(), first, n, bases);
+	note_block_starts(r->block_first, b0, b1, cr->staging.tids, n, first);
+	pass_turn(shared, n);
+
+	for (int c = 0; c < cr->ncols; c++)
+		if (cr->has_nulls[c])
+			r->entry->has_nulls[c] = 1;
+	copy_into_place(r->entry, cr, n, first, bases);
+	INSTR_TIME_SET_CURRENT(t0);
+	INSTR_TIME_ACCUM_DIFF(r->placing, t0, t1);
+	GpuselCacheStreamRows(&shared->stream, r->entry, &cr->staging, cr->has_nulls, n, first);
+	INSTR_TIME_SET_CURRENT(t1);
+	INSTR_TIME_ACCUM_DIFF(r->device, t1, t0);
+	r->oldest = (r->oldest + 1) % GPUSEL_CACHE_CHUNKS_AHEAD;
+	r->npending--;
+}
+
+/* Places the chunks read whose turns have come, oldest first, without waiting. */
+static void
+place_ready(ChunkReader *r)
+{
+	int64		first;
+
+	while (r->npending > 0 && (first = try_turn(r->shared, r->chunk[r->oldest])) >= 0)
+		place_oldest(r, first);
+}
+
+/*
+ * Reads chunks until none is left: this process's part of the build.  A
+ * process keeps up to GPUSEL_CACHE_CHUNKS_AHEAD chunks read and waiting
+ * for their turns, placing each as its turn comes, so that it reads on
+ * while an earlier chunk of another process is still being read; it waits
+ * only when all of them wait.  It never waits for a chunk of its own but
+ * its oldest, and the process holding the oldest chunk not placed always
+ * gets its turn: no process waits for ever.
+ */
 static void
 read_chunks(CacheReadShared *shared, Relation rel, Snapshot snapshot, GpuselCacheEntry *entry)
 {
-	dsa_area   *a = GpuselCacheArea();
 	GpuselPageReader *reader = GpuselPagesBegin(rel, snapshot);
 	TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsBufferHeapTuple);
-	int64	   *block_first = dsa_get_address(a, entry->block_first);
-	ChunkRows	cr;
-	int64		last_n = 0;
+	ChunkReader *r = palloc0(sizeof(ChunkReader));
+	int64		last_n[GPUSEL_CACHE_CHUNKS_AHEAD] = {0};
+	instr_time	reading;
+	instr_time	t0;
+	instr_time	t1;
 
-	chunk_rows_init(&cr, entry, shared->stream.resident != 0);
+	r->shared = shared;
+	r->rel = rel;
+	r->entry = entry;
+	r->block_first = dsa_get_address(GpuselCacheArea(), entry->block_first);
+	INSTR_TIME_SET_ZERO(reading);
+	INSTR_TIME_SET_ZERO(r->waiting);
+	INSTR_TIME_SET_ZERO(r->placing);
+	INSTR_TIME_SET_ZERO(r->device);
+	for (int i = 0; i < GPUSEL_CACHE_CHUNKS_AHEAD; i++)
+		chunk_rows_init(&r->bufs[i], entry, shared->stream.resident != 0);
 	GpuselPagesSetColumns(reader, &shared->prog);
 	for (;;)
 	{
-		uint32		chunk = pg_atomic_fetch_add_u32(&shared->next_chunk, 1);
+		uint32		chunk;
+		int			b;
+		ChunkRows  *cr;
 		BlockNumber b0;
-		BlockNumber b1;
 		int64		n;
-		int64		first;
-		char	   *bases[GPUSEL_CACHE_CHUNK_BLOCKS * MaxHeapTuplesPerPage / GPUSEL_CACHE_SEGMENT_ROWS + 2];
 
+		place_ready(r);
+		if (r->npending == GPUSEL_CACHE_CHUNKS_AHEAD)
+		{
+			place_oldest(r, -1);
+			continue;
+		}
+		chunk = pg_atomic_fetch_add_u32(&shared->next_chunk, 1);
 		if (chunk >= shared->nchunks)
 			break;
 		CHECK_FOR_INTERRUPTS();
+		b = (r->oldest + r->npending) % GPUSEL_CACHE_CHUNKS_AHEAD;
+		cr = &r->bufs[b];
 		b0 = chunk * GPUSEL_CACHE_CHUNK_BLOCKS;
-		b1 = Min(b0 + GPUSEL_CACHE_CHUNK_BLOCKS, shared->nblocks);
-		chunk_rows_clear(&cr, last_n);
-		GpuselPagesSetRange(reader, b0, b1);
-		n = GpuselPagesFill(reader, &cr.staging, cr.capacity, slot);
+		INSTR_TIME_SET_CURRENT(t0);
+		chunk_rows_clear(cr, last_n[b]);
+		GpuselPagesSetRange(reader, b0, Min(b0 + GPUSEL_CACHE_CHUNK_BLOCKS, shared->nblocks));
+		n = GpuselPagesFill(reader, &cr->staging, cr->capacity, slot);
 		ExecClearTuple(slot);
-		chunk_rows_zero_nulls(&cr, n);
-		Assert(n < cr.capacity);
-		last_n = n;
-
-		first = wait_for_turn(shared, chunk);
-		if (n > 0)
-			(void) take_segments(rel, entry, a, first, n, bases);
-		note_block_starts(block_first, b0, b1, cr.staging.tids, n, first);
-		pass_turn(shared, n);
-
-		for (int c = 0; c < cr.ncols; c++)
-			if (cr.has_nulls[c])
-				entry->has_nulls[c] = 1;
-		copy_into_place(entry, &cr, n, first, bases);
-		GpuselCacheStreamRows(&shared->stream, entry, &cr.staging, cr.has_nulls, n, first);
+		chunk_rows_zero_nulls(cr, n);
+		Assert(n < cr->capacity);
+		last_n[b] = n;
+		INSTR_TIME_SET_CURRENT(t1);
+		INSTR_TIME_ACCUM_DIFF(reading, t1, t0);
+		r->chunk[b] = chunk;
+		r->nrows[b] = n;
+		r->npending++;
 	}
+	while (r->npending > 0)
+		place_oldest(r, -1);
+	pg_atomic_fetch_add_u64(&shared->reading_us, INSTR_TIME_GET_MICROSEC(reading));
+	pg_atomic_fetch_add_u64(&shared->waiting_us, INSTR_TIME_GET_MICROSEC(r->waiting));
+	pg_atomic_fetch_add_u64(&shared->placing_us, INSTR_TIME_GET_MICROSEC(r->placing));
+	pg_atomic_fetch_add_u64(&shared->device_us, INSTR_TIME_GET_MICROSEC(r->device));
 	ExecDropSingleTupleTableSlot(slot);
 	GpuselPagesEnd(reader);
-	chunk_rows_free(&cr);
+	for (int i = 0; i < GPUSEL_CACHE_CHUNKS_AHEAD; i++)
+		chunk_rows_free(&r->bufs[i]);
+	pfree(r);
 }
 
 /* A parallel worker's part of a build. */
@@ -421,6 +537,10 @@ GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 		pg_atomic_init_u32(&shared->next_chunk, 0);
 		SpinLockInit(&shared->mutex);
 		ConditionVariableInit(&shared->turn);
+		pg_atomic_init_u64(&shared->reading_us, 0);
+		pg_atomic_init_u64(&shared->waiting_us, 0);
+		pg_atomic_init_u64(&shared->placing_us, 0);
+		pg_atomic_init_u64(&shared->device_us, 0);
 		memcpy(&shared->stream, stream, sizeof(GpuselCacheDeviceStream));
 		pg_atomic_init_u32(&shared->stream.stopped, pg_atomic_read_u32(&stream->stopped));
 		if (pcxt != NULL)
@@ -437,6 +557,13 @@ GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 			WaitForParallelWorkersToFinish(pcxt);
 		nrows = shared->rows;
 		pg_atomic_write_u32(&stream->stopped, pg_atomic_read_u32(&shared->stream.stopped));
+		ereport(DEBUG1,
+				(errmsg_internal("gpusel: the build's %d processes read for %.0f ms, waited for their turns %.0f ms, placed rows %.0f ms, wrote the device copy %.0f ms (in all)",
+								 1 + (pcxt != NULL ? pcxt->nworkers_launched : 0),
+								 pg_atomic_read_u64(&shared->reading_us) / 1000.0,
+								 pg_atomic_read_u64(&shared->waiting_us) / 1000.0,
+								 pg_atomic_read_u64(&shared->placing_us) / 1000.0,
+								 pg_atomic_read_u64(&shared->device_us) / 1000.0)));
 		if (pcxt != NULL)
 		{
 			DestroyParallelContext(pcxt);

@@ -229,12 +229,12 @@ fi
 if [ -n "$cached" ]; then
   { grep -v '^Time:' "$tmp/err" | grep -v '^DEBUG' || true; } | sed 's/^/  /'
   echo "cache: built in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$tmp/out") ms, $(head -1 "$tmp/out") rows, $workers parallel workers at most"
-  grep -h 'gpusel: cached\|gpusel: reading' "$tmp/err" | sed 's/^DEBUG: */  /'
+  grep -h "gpusel: cached\|gpusel: reading\|gpusel: the build's" "$tmp/err" | sed 's/^DEBUG: */  /'
   cp "$tmp/out" "$tmp/out.build"
   # built again over the first build's memory, as a refresh does
   if cache_build "$(psql_q -At -c "SELECT CASE WHEN array_length(columns, 1) = (SELECT count(*) FROM pg_attribute WHERE attrelid = 'lineitem'::regclass AND attnum > 0 AND NOT attisdropped) THEN '' ELSE ', ARRAY[' || string_agg(quote_literal(c), ', ') || ']' END FROM gpusel_cached_tables, unnest(columns) c WHERE relation = 'lineitem'::regclass GROUP BY columns")"; then
     echo "cache: built again in $(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$tmp/out") ms"
-    grep -h 'gpusel: cached' "$tmp/err" | sed 's/^DEBUG: */  /'
+    grep -h "gpusel: cached\|gpusel: the build's" "$tmp/err" | sed 's/^DEBUG: */  /'
   fi
   # the queries' columns the cache lacks: a scan that reads one reads the heap
   psql_q -c "SELECT array_length(columns, 1) AS columns, rows, bytes, pg_size_pretty(bytes) AS size,
