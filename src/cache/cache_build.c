@@ -308,21 +308,38 @@ wants_device_copy(void)
  * page over the blocks there are now, with room to spare); a table without
  * statistics, or one whose rows outgrow the bound, is copied after the read.
  */
-static void
-begin_device_copy(Relation rel, GpuselCacheEntry *entry, BlockNumber nblocks,
-				  GpuselCacheDeviceStream *stream)
+/*
+ * The rows the table's statistics promise at most (reltuples per page
+ * over the blocks there are now, with room to spare); 0 without them.
+ */
+static int64
+expected_rows(Relation rel, BlockNumber nblocks)
 {
 	double		reltuples = rel->rd_rel->reltuples;
 	BlockNumber relpages = rel->rd_rel->relpages;
-	double		capacity;
+	double		rows;
 
+	if (reltuples < 0 || relpages == 0 || nblocks == 0)
+		return 0;
+	rows = reltuples / relpages * nblocks * 1.05 + GPUSEL_CACHE_SEGMENT_ROWS;
+	return (int64) Min(rows, (double) PG_INT32_MAX * 16);
+}
+
+/*
+ * Before the read: begins a device copy that the build's processes write
+ * as they read, with room for the rows the statistics promise; a table
+ * without statistics, or one whose rows outgrow them, is copied after the
+ * read.
+ */
+static void
+begin_device_copy(GpuselCacheEntry *entry, int64 capacity, GpuselCacheDeviceStream *stream)
+{
 	memset(stream, 0, sizeof(*stream));
 	pg_atomic_init_u32(&stream->stopped, 0);
-	if (!wants_device_copy() || reltuples < 0 || relpages == 0 || nblocks == 0)
+	if (!wants_device_copy() || capacity <= 0)
 		return;
-	capacity = reltuples / relpages * nblocks * 1.05 + GPUSEL_CACHE_SEGMENT_ROWS;
 	(void) GpuselCacheStreamBegin(entry, (int) (entry - GpuselCacheRegistry()->entries),
-								  (int64) Min(capacity, (double) PG_INT32_MAX * 16), stream);
+								  capacity, stream);
 }
 
 /*
@@ -455,9 +472,9 @@ gpusel_cache(PG_FUNCTION_ARGS)
 		if (entry->build_xcnt > 0)
 			memcpy(entry->build_xip, snapshot->xip, sizeof(TransactionId) * entry->build_xcnt);
 		started = GetCurrentTimestamp();
-		begin_device_copy(rel, entry, nblocks, &stream);
+		begin_device_copy(entry, expected_rows(rel, nblocks), &stream);
 		nrows = GpuselCacheReadTable(rel, refresh ? ShareUpdateExclusiveLock : ShareRowExclusiveLock,
-									 snapshot, entry, prog, &stream);
+									 snapshot, entry, prog, expected_rows(rel, nblocks), &stream);
 		UnregisterSnapshot(snapshot);
 		entry->nrows = nrows;
 		read_done = GetCurrentTimestamp();

@@ -144,6 +144,7 @@ extern void GpuselCacheStartMarking(GpuselCacheEntry *entry, BlockNumber nblocks
 extern void GpuselCachePublish(GpuselCacheEntry *entry);
 extern void GpuselCacheDiscardBuild(GpuselCacheEntry *entry, uint64 generation);
 extern void GpuselCacheAddSegment(GpuselCacheEntry *entry, dsa_pointer segment);
+extern void GpuselCacheTrimSegments(GpuselCacheEntry *entry, int keep);
 extern void GpuselCacheReserveOrFail(Relation rel, GpuselCacheEntry *entry, Size bytes);
 extern dsa_pointer GpuselCacheAreaAlloc(Size bytes);
 
@@ -153,7 +154,7 @@ extern void GpuselCacheRefreshInit(void);
 /* cache_read.c */
 extern int64 GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 								  GpuselCacheEntry *entry, const GpuselProgram *prog,
-								  GpuselCacheDeviceStream *stream);
+								  int64 expected_rows, GpuselCacheDeviceStream *stream);
 extern void GpuselCacheFreeParts(GpuselCacheEntry *entry);
 extern void GpuselCacheMarkChanged(Oid relid, BlockNumber blk);
 extern void GpuselCacheMarkTruncated(Oid relid);

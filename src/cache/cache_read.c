@@ -19,6 +19,9 @@
  */
 #include "postgres.h"
 
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "access/parallel.h"
 #include "access/table.h"
 #include "access/xact.h"
@@ -60,6 +63,7 @@ typedef struct CacheReadShared
 	GpuselProgram prog;			/* the cached columns (no program) */
 	pg_atomic_uint32 next_chunk;	/* the next chunk to read */
 
+	LWLock		segments_lock;	/* the entry's segments: made by the leader ahead, or in a turn */
 	slock_t		mutex;			/* protects placed and rows */
 	uint32		placed;			/* chunks that took their rows: chunk 'placed' is next */
 	int64		rows;			/* rows taken */
@@ -246,13 +250,14 @@ pass_turn(CacheReadShared *shared, int64 n)
  * segments may grow, and move, once the turn has passed).
  */
 static int
-take_segments(Relation rel, GpuselCacheEntry *entry, dsa_area *a, int64 first, int64 n,
-			  char **bases)
+take_segments(Relation rel, GpuselCacheEntry *entry, dsa_area *a, LWLock *lock, int64 first,
+			  int64 n, char **bases)
 {
 	int			s0 = (int) (first / GPUSEL_CACHE_SEGMENT_ROWS);
 	int			s1 = (int) ((first + n - 1) / GPUSEL_CACHE_SEGMENT_ROWS);
 	dsa_pointer *segs;
 
+	LWLockAcquire(lock, LW_EXCLUSIVE);
 	while (entry->nsegments <= s1)
 	{
 		dsa_pointer segment;
@@ -265,7 +270,64 @@ take_segments(Relation rel, GpuselCacheEntry *entry, dsa_area *a, int64 first, i
 	segs = dsa_get_address(a, entry->segments);
 	for (int s = s0; s <= s1; s++)
 		bases[s - s0] = dsa_get_address(a, segs[s]);
+	LWLockRelease(lock);
 	return s1 - s0 + 1;
+}
+
+/*
+ * The leader's first work while the workers start reading: makes the
+ * segments the expected rows need, so that a chunk's turn seldom waits
+ * for new shared memory (made and cleared by the kernel, a few GB a
+ * second).  Stops quietly where gpusel.cache_memory would be passed: the
+ * turns then make what is missing, or raise the error.
+ */
+static void
+make_segments_ahead(LWLock *lock, GpuselCacheEntry *entry, int64 expected_rows)
+{
+	dsa_area   *a = GpuselCacheArea();
+	int			want = (int) Min((expected_rows + GPUSEL_CACHE_SEGMENT_ROWS - 1) / GPUSEL_CACHE_SEGMENT_ROWS,
+								 (int64) INT_MAX / 2);
+
+	for (;;)
+	{
+		Size		in_use;
+		bool		made = false;
+
+		CHECK_FOR_INTERRUPTS();
+		LWLockAcquire(lock, LW_EXCLUSIVE);
+		if (entry->nsegments < want &&
+			GpuselCacheReserve(entry, entry->segment_bytes + sizeof(dsa_pointer), &in_use))
+		{
+			GpuselCacheAddSegment(entry, dsa_allocate_extended(a, entry->segment_bytes, DSA_ALLOC_HUGE));
+			made = true;
+		}
+		LWLockRelease(lock);
+		if (!made)
+			break;
+	}
+}
+
+/*
+ * Maps the pages of [p, p + bytes) into this process writable before they
+ * are written: one call instead of a page fault per page of shared memory.
+ * A kernel without MADV_POPULATE_WRITE (5.14) faults them in as before.
+ */
+static inline void
+populate_for_writing(void *p, Size bytes)
+{
+#ifdef MADV_POPULATE_WRITE
+	static uintptr_t page = 0;
+	uintptr_t	start;
+	uintptr_t	end;
+
+	if (page == 0)
+		page = (uintptr_t) sysconf(_SC_PAGESIZE);
+	start = TYPEALIGN_DOWN(page, (uintptr_t) p);
+	end = TYPEALIGN(page, (uintptr_t) p + bytes);
+
+	if (bytes > 0)
+		(void) madvise((void *) start, end - start, MADV_POPULATE_WRITE);
+#endif
 }
 
 /* Where each block of the chunk [b0, b1) begins among the cache's rows. */
@@ -296,6 +358,13 @@ copy_into_place(GpuselCacheEntry *entry, ChunkRows *cr, int64 n, int64 first, ch
 		int64		at = row % GPUSEL_CACHE_SEGMENT_ROWS;
 		int64		k = Min(n - done, GPUSEL_CACHE_SEGMENT_ROWS - at);
 
+		for (int c = 0; c < cr->ncols; c++)
+		{
+			populate_for_writing(base + entry->values_off[c] + at * cr->widths[c], k * cr->widths[c]);
+			populate_for_writing(base + entry->nulls_off[c] + at, k);
+		}
+		populate_for_writing(base + entry->tids_off + at * sizeof(ItemPointerData),
+							 k * sizeof(ItemPointerData));
 		for (int c = 0; c < cr->ncols; c++)
 		{
 			memcpy(base + entry->values_off[c] + at * cr->widths[c],
@@ -358,7 +427,8 @@ place_oldest(ChunkReader *r, int64 first)
 	INSTR_TIME_SET_CURRENT(t1);
 	INSTR_TIME_ACCUM_DIFF(r->waiting, t1, t0);
 	if (n > 0)
-		(void) take_segments(r->rel, r->entry, GpuselCacheArea(), first, n, bases);
+		(void) take_segments(r->rel, r->entry, GpuselCacheArea(), &shared->segments_lock, first, n,
+							 bases);
 	note_block_starts(r->block_first, b0, b1, cr->staging.tids, n, first);
 	pass_turn(shared, n);
 
@@ -494,7 +564,7 @@ workers_for(Relation rel, uint32 nchunks)
  */
 int64
 GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
-					 GpuselCacheEntry *entry, const GpuselProgram *prog,
+					 GpuselCacheEntry *entry, const GpuselProgram *prog, int64 expected_rows,
 					 GpuselCacheDeviceStream *stream)
 {
 	dsa_area   *a = GpuselCacheArea();
@@ -535,6 +605,7 @@ GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 		memcpy(shared->prog.form, prog->form, sizeof(prog->form));
 		memcpy(shared->prog.form_arg, prog->form_arg, sizeof(prog->form_arg));
 		pg_atomic_init_u32(&shared->next_chunk, 0);
+		LWLockInitialize(&shared->segments_lock, GpuselCacheRegistry()->area_tranche);
 		SpinLockInit(&shared->mutex);
 		ConditionVariableInit(&shared->turn);
 		pg_atomic_init_u64(&shared->reading_us, 0);
@@ -551,11 +622,15 @@ GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 									 RelationGetRelationName(rel), pcxt->nworkers_launched)));
 		}
 
+		if (pcxt != NULL && pcxt->nworkers_launched > 0)
+			make_segments_ahead(&shared->segments_lock, entry, expected_rows);
 		read_chunks(shared, rel, snapshot, entry);
 
 		if (pcxt != NULL)
 			WaitForParallelWorkersToFinish(pcxt);
 		nrows = shared->rows;
+		/* segments made ahead for rows that did not come */
+		GpuselCacheTrimSegments(entry, (int) ((nrows + GPUSEL_CACHE_SEGMENT_ROWS - 1) / GPUSEL_CACHE_SEGMENT_ROWS));
 		pg_atomic_write_u32(&stream->stopped, pg_atomic_read_u32(&shared->stream.stopped));
 		ereport(DEBUG1,
 				(errmsg_internal("gpusel: the build's %d processes read for %.0f ms, waited for their turns %.0f ms, placed rows %.0f ms, wrote the device copy %.0f ms (in all)",

@@ -255,6 +255,29 @@ GpuselCacheAddSegment(GpuselCacheEntry *entry, dsa_pointer segment)
 	((dsa_pointer *) dsa_get_address(a, entry->segments))[entry->nsegments++] = segment;
 }
 
+/* Frees the entry's segments past the first 'keep' and gives their bytes back to gpusel.cache_memory. */
+void
+GpuselCacheTrimSegments(GpuselCacheEntry *entry, int keep)
+{
+	dsa_area   *a = attach_area(false);
+	dsa_pointer *segs;
+	Size		freed = 0;
+
+	if (keep >= entry->nsegments)
+		return;
+	segs = dsa_get_address(a, entry->segments);
+	for (int s = keep; s < entry->nsegments; s++)
+	{
+		dsa_free(a, segs[s]);
+		freed += entry->segment_bytes + sizeof(dsa_pointer);
+	}
+	entry->nsegments = keep;
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	registry->bytes_in_use -= freed;
+	entry->bytes -= freed;
+	LWLockRelease(registry->lock);
+}
+
 /*
  * Undoes a build of an aborted transaction, if the entry is still that
  * build (the generation says): frees it while building, retires it once
