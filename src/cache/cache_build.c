@@ -303,12 +303,6 @@ wants_device_copy(void)
 }
 
 /*
- * Before the read: begins a device copy that the build's processes write
- * as they read, where the table's statistics bound its rows (reltuples per
- * page over the blocks there are now, with room to spare); a table without
- * statistics, or one whose rows outgrow the bound, is copied after the read.
- */
-/*
  * The rows the table's statistics promise at most (reltuples per page
  * over the blocks there are now, with room to spare); 0 without them.
  */
@@ -480,11 +474,12 @@ gpusel_cache(PG_FUNCTION_ARGS)
 		read_done = GetCurrentTimestamp();
 		streamed = to_device(entry, &stream);
 		ereport(DEBUG1,
-				(errmsg_internal("gpusel: cached \"%s\": %lld rows read in %ld ms%s, the device copy finished in %ld ms",
+				(errmsg_internal("gpusel: cached \"%s\": %lld rows read in %ld ms%s, then %ld ms %s",
 								 RelationGetRelationName(rel), (long long) nrows,
 								 TimestampDifferenceMilliseconds(started, read_done),
 								 streamed ? " (the device copy written while reading)" : "",
-								 TimestampDifferenceMilliseconds(read_done, GetCurrentTimestamp()))));
+								 TimestampDifferenceMilliseconds(read_done, GetCurrentTimestamp()),
+								 entry->resident != 0 ? "to finish the device copy" : "without a device copy")));
 	}
 	PG_CATCH();
 	{

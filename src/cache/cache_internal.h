@@ -167,6 +167,7 @@ extern void GpuselCacheShmemInit(void);
 extern HeapTuple GpuselCacheFindTrigger(Oid relid, const char *name);
 extern bool GpuselCacheTriggerCurrent(GpuselCacheEntry *entry);
 extern bool GpuselCacheReserve(GpuselCacheEntry *entry, Size bytes, Size *in_use);
+extern void GpuselCacheUnreserve(GpuselCacheEntry *entry, Size bytes);
 
 extern bool GpuselCacheReserveDevice(GpuselCacheEntry *entry, Size bytes, Size *in_use);
 extern void GpuselCacheReleaseDevice(GpuselCacheEntry *entry);

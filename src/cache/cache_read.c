@@ -3,19 +3,24 @@
  *	  Reading a table into its cache entry's segments: the building backend
  *	  and up to max_parallel_maintenance_workers parallel workers together.
  *
- * Each process takes the next chunk of GPUSEL_CACHE_CHUNK_BLOCKS blocks,
- * stages its visible rows in memory of its own, then waits for its turn:
- * chunks are placed in block order, so a chunk's turn comes when every
- * earlier chunk has taken its rows.  In its turn a process takes the next
- * rows of the cache for its chunk, makes the segments they need, notes
- * where each of its blocks' rows begin, and hands the turn on; it copies
- * its rows into place afterwards, while others read.  Rows stay in heap
- * order, as a scan of the cache expects, whichever process read them.
+ * Each process takes the next chunk of GPUSEL_CACHE_CHUNK_BLOCKS blocks and
+ * stages its visible rows in memory of its own.  Chunks are placed in
+ * block order: a chunk's turn comes when every earlier chunk has taken its
+ * rows.  In its turn a process takes the next rows of the cache for the
+ * chunk, notes where each of its blocks' rows begin, and hands the turn
+ * on; it copies the rows into place (and to the device copy, where the
+ * build makes one as it reads) afterwards, while others read.  Rows stay
+ * in heap order, as a scan of the cache expects, whichever process read
+ * them.  A process holds up to GPUSEL_CACHE_CHUNKS_AHEAD chunks read and
+ * waiting for their turns, so it reads on while an earlier chunk is still
+ * being read elsewhere.
  *
- * A process waits for its turn only as long as the earlier chunks take to
- * be read, which began before its own: the chunks are handed out in order.
- * An error in any process ends the build: the leader destroys the parallel
- * context (its workers exit) before the entry's segments are freed.
+ * The segments the rows go into are made under a lock of the build: the
+ * leader makes those the table's statistics promise while the workers
+ * start reading, a turn makes what is still missing, and those no row
+ * filled are freed after the read.  An error in any process ends the
+ * build: the leader destroys the parallel context (its workers exit)
+ * before the entry's segments are freed.
  */
 #include "postgres.h"
 
@@ -138,7 +143,8 @@ chunk_rows_init(ChunkRows *cr, const GpuselCacheEntry *entry, bool to_device)
 		cr->widths[c] = GpuselColumnWidth(entry->coltypes[c]);
 		bytes += MAXALIGN(cr->capacity * cr->widths[c]) + MAXALIGN(cr->capacity);
 	}
-	if (to_device)
+	/* at most a 64th of the staging region a process, so that queries beside the build find room */
+	if (to_device && (Size) GPUSEL_CACHE_CHUNKS_AHEAD * bytes <= (Size) gpusel_service_staging_mb * 1024 * 1024 / 64)
 	{
 		/* an error frees the block with the memory context */
 		MemoryContextCallback *cb = palloc0(sizeof(MemoryContextCallback));
@@ -246,8 +252,9 @@ pass_turn(CacheReadShared *shared, int64 n)
 
 /*
  * In the chunk's turn: makes the segments rows first..first+n-1 need and
- * returns their addresses from the one holding row first (the array of
- * segments may grow, and move, once the turn has passed).
+ * returns their addresses from the one holding row first, under the
+ * build's segments lock (the leader may be adding segments, and the
+ * array of them moves as it grows).
  */
 static int
 take_segments(Relation rel, GpuselCacheEntry *entry, dsa_area *a, LWLock *lock, int64 first,
@@ -291,19 +298,25 @@ make_segments_ahead(LWLock *lock, GpuselCacheEntry *entry, int64 expected_rows)
 	for (;;)
 	{
 		Size		in_use;
-		bool		made = false;
+		dsa_pointer segment;
+		bool		wanted;
 
 		CHECK_FOR_INTERRUPTS();
-		LWLockAcquire(lock, LW_EXCLUSIVE);
-		if (entry->nsegments < want &&
-			GpuselCacheReserve(entry, entry->segment_bytes + sizeof(dsa_pointer), &in_use))
-		{
-			GpuselCacheAddSegment(entry, dsa_allocate_extended(a, entry->segment_bytes, DSA_ALLOC_HUGE));
-			made = true;
-		}
+		LWLockAcquire(lock, LW_SHARED);
+		wanted = entry->nsegments < want;
 		LWLockRelease(lock);
-		if (!made)
+		if (!wanted || !GpuselCacheReserve(entry, entry->segment_bytes + sizeof(dsa_pointer), &in_use))
 			break;
+		/* made outside the lock: the kernel's clearing of new shared memory holds up no turn */
+		segment = dsa_allocate_extended(a, entry->segment_bytes, DSA_ALLOC_HUGE | DSA_ALLOC_NO_OOM);
+		if (!DsaPointerIsValid(segment))
+		{
+			GpuselCacheUnreserve(entry, entry->segment_bytes + sizeof(dsa_pointer));
+			break;
+		}
+		LWLockAcquire(lock, LW_EXCLUSIVE);
+		GpuselCacheAddSegment(entry, segment);
+		LWLockRelease(lock);
 	}
 }
 
@@ -571,7 +584,7 @@ GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 	uint32		nchunks = (entry->nblocks + GPUSEL_CACHE_CHUNK_BLOCKS - 1) / GPUSEL_CACHE_CHUNK_BLOCKS;
 	int			nworkers = workers_for(rel, nchunks);
 	ParallelContext *pcxt = NULL;
-	CacheReadShared *shared;
+	CacheReadShared *volatile shared = NULL;
 	int64	   *block_first;
 	int64		nrows;
 
@@ -652,6 +665,9 @@ GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 	{
 		/* the turn's condition variable goes with the context: stop waiting on it first */
 		ConditionVariableCancelSleep();
+		/* a worker waiting for the segments' lock must get it, to see the error and exit */
+		if (shared != NULL && LWLockHeldByMe(&shared->segments_lock))
+			LWLockRelease(&shared->segments_lock);
 		/* no worker may write into the segments the caller frees next */
 		if (pcxt != NULL)
 			DestroyParallelContext(pcxt);

@@ -272,10 +272,7 @@ GpuselCacheTrimSegments(GpuselCacheEntry *entry, int keep)
 		freed += entry->segment_bytes + sizeof(dsa_pointer);
 	}
 	entry->nsegments = keep;
-	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
-	registry->bytes_in_use -= freed;
-	entry->bytes -= freed;
-	LWLockRelease(registry->lock);
+	GpuselCacheUnreserve(entry, freed);
 }
 
 /*
@@ -450,6 +447,16 @@ GpuselCacheReserve(GpuselCacheEntry *entry, Size bytes, Size *in_use)
 	}
 	LWLockRelease(registry->lock);
 	return fits;
+}
+
+/* Gives back bytes a build counted and did not use. */
+void
+GpuselCacheUnreserve(GpuselCacheEntry *entry, Size bytes)
+{
+	LWLockAcquire(registry->lock, LW_EXCLUSIVE);
+	registry->bytes_in_use -= bytes;
+	entry->bytes -= bytes;
+	LWLockRelease(registry->lock);
 }
 
 /* Counts bytes against gpusel.cache_memory, or ends the build with the error. */

@@ -5,8 +5,12 @@
  *	  first step) computed a block of rows at a time in C, with
  *	  PostgreSQL's results, instead of through the executor one row at a
  *	  time.  A row whose operator would raise an error is handed back to
- *	  the executor, which raises it (and any earlier row's) in row order.  The grouped scan's block path (groupagg_rows.c) asks
- *	  for them; every other expression keeps its ExprState.
+ *	  the executor, which raises it (and any earlier row's) in row order.
+ *	  The grouped scan's block path (groupagg_rows.c) asks for them; every
+ *	  other expression keeps its ExprState.  Also the test of which key
+ *	  expressions the device computes while it groups a batch
+ *	  (GroupAggDeviceKeyParse: these and date_trunc of a timestamp), which
+ *	  the planner and the device grouping (groupagg_batch.c) share.
  */
 #include "postgres.h"
 

@@ -362,7 +362,16 @@ GpuselClientHostFree(void *ptr)
 		if (held_blocks[i] == ptr)
 		{
 			held_blocks[i] = held_blocks[--nheld];
-			free_block(ptr);
+			/* a cleanup, maybe during an abort, must not fail: a lost service freed it already */
+			PG_TRY();
+			{
+				free_block(ptr);
+			}
+			PG_CATCH();
+			{
+				FlushErrorState();
+			}
+			PG_END_TRY();
 			return;
 		}
 }

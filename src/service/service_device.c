@@ -443,11 +443,13 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 
 		case GSVC_RESIDENT_WRITE_PIECES:
 			{
-				const int64 *desc = PTR(req->p[0]);
+				/* copied out of the region first: the backend cannot change what was checked */
+				int64		desc[3 * GPUSEL_RESIDENT_MAX_PIECES];
 
 				if (req->a[0] < 0 || req->a[0] > GPUSEL_RESIDENT_MAX_PIECES ||
 					!in_region(req->p[0], sizeof(int64) * 3 * Max(req->a[0], 1)))
 					return invalid(rep, "cached column pieces outside the staging region");
+				memcpy(desc, PTR(req->p[0]), sizeof(int64) * 3 * req->a[0]);
 				for (int i = 0; i < req->a[0]; i++)
 					if (desc[3 * i + 1] < 0 || !in_region((uint64) desc[3 * i + 2], (uint64) desc[3 * i + 1]))
 						return invalid(rep, "cached columns outside the staging region");
@@ -456,11 +458,16 @@ dispatch(Connection *conn, const GpuselServiceRequest *req, GpuselServiceReply *
 			}
 
 		case GSVC_RESIDENT_REPACK:
-			if (req->a[1] < 0 || req->a[1] > 1024 ||
-				!in_region(req->p[0], sizeof(int64) * 3 * Max(req->a[1], 1)))
-				return invalid(rep, "cached column moves outside the staging region");
-			return GpuselResidentRepack(req->h[0], req->a[0], (int) req->a[1], PTR(req->p[0]),
-										conn->device, errbuf, errlen);
+			{
+				int64		moves[3 * GPUSEL_RESIDENT_MAX_PIECES];
+
+				if (req->a[1] < 0 || req->a[1] > GPUSEL_RESIDENT_MAX_PIECES ||
+					!in_region(req->p[0], sizeof(int64) * 3 * Max(req->a[1], 1)))
+					return invalid(rep, "cached column moves outside the staging region");
+				memcpy(moves, PTR(req->p[0]), sizeof(int64) * 3 * req->a[1]);
+				return GpuselResidentRepack(req->h[0], req->a[0], (int) req->a[1], moves,
+											conn->device, errbuf, errlen);
+			}
 
 		case GSVC_FILTER_WAIT:
 			{
