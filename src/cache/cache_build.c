@@ -328,12 +328,16 @@ expected_rows(Relation rel, BlockNumber nblocks)
 static void
 begin_device_copy(GpuselCacheEntry *entry, int64 capacity, GpuselCacheDeviceStream *stream)
 {
+	Size		in_use;
+
 	memset(stream, 0, sizeof(*stream));
 	pg_atomic_init_u32(&stream->stopped, 0);
 	if (!wants_device_copy() || capacity <= 0)
 		return;
-	(void) GpuselCacheStreamBegin(entry, (int) (entry - GpuselCacheRegistry()->entries),
-								  capacity, stream);
+	if (!GpuselCacheReserveDevice(entry, GpuselCacheStreamLayout(entry, capacity, stream), &in_use))
+		stream->resident = 0;
+	else if (!GpuselCacheStreamBegin(entry, (int) (entry - GpuselCacheRegistry()->entries), stream))
+		GpuselCacheReleaseDevice(entry);
 }
 
 /*

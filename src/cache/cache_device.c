@@ -45,17 +45,15 @@ GpuselCacheDeviceLayout(GpuselCacheEntry *e)
 }
 
 /*
- * Starts a device copy that the build's processes write while they read
- * (GpuselCacheStreamRows), laid out for capacity rows, under the service's
- * key 'key'; false (and no copy) where the device budget or the service
- * cannot hold it, and the copy is made after the read instead.
+ * Lays out a device copy that the build's processes write while they read
+ * (GpuselCacheStreamRows), with room for capacity rows and null bytes for
+ * every column; returns its bytes, for the build to count against the
+ * device budget before it begins the copy.
  */
-bool
-GpuselCacheStreamBegin(GpuselCacheEntry *e, int key, int64 capacity, GpuselCacheDeviceStream *ds)
+Size
+GpuselCacheStreamLayout(const GpuselCacheEntry *e, int64 capacity, GpuselCacheDeviceStream *ds)
 {
 	Size		at = 0;
-	Size		in_use;
-	char		errbuf[256];
 
 	memset(ds, 0, sizeof(*ds));
 	pg_atomic_init_u32(&ds->stopped, 0);
@@ -66,21 +64,30 @@ GpuselCacheStreamBegin(GpuselCacheEntry *e, int key, int64 capacity, GpuselCache
 		ds->nulls_off[k] = at;
 		at = TYPEALIGN(GPUSEL_CACHE_DEVICE_ALIGN, at + (Size) capacity);
 	}
-	at = Max(at, GPUSEL_CACHE_DEVICE_ALIGN);
-	if (!GpuselCacheReserveDevice(e, at, &in_use))
-		return false;
+	ds->capacity = capacity;
+	ds->bytes = Max(at, GPUSEL_CACHE_DEVICE_ALIGN);
+	return ds->bytes;
+}
+
+/*
+ * Has the GPU service make the copy laid out, zeroed, under its key 'key'
+ * (the entry's registry slot), and gives it to the entry; false, and no
+ * copy, where the service cannot.
+ */
+bool
+GpuselCacheStreamBegin(GpuselCacheEntry *e, int key, GpuselCacheDeviceStream *ds)
+{
+	char		errbuf[256];
+
 	errbuf[0] = '\0';
-	if (GpuselDev->resident_create(&ds->resident, key, at, errbuf, sizeof(errbuf)) != GS_OK)
+	if (GpuselDev->resident_create(&ds->resident, key, ds->bytes, errbuf, sizeof(errbuf)) != GS_OK)
 	{
 		ereport(DEBUG1, (errmsg_internal("gpusel: no device copy while reading: %s", errbuf)));
 		ds->resident = 0;
-		GpuselCacheReleaseDevice(e);
 		return false;
 	}
 	/* the entry owns it now: an error in the build frees it with the entry's other parts */
 	e->resident = ds->resident;
-	ds->capacity = capacity;
-	ds->bytes = at;
 	return true;
 }
 

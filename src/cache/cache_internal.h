@@ -175,8 +175,9 @@ extern void GpuselCacheReleaseDevice(GpuselCacheEntry *entry);
 
 /* cache_device.c */
 extern Size GpuselCacheDeviceLayout(GpuselCacheEntry *entry);
-extern bool GpuselCacheStreamBegin(GpuselCacheEntry *entry, int key, int64 capacity,
-								   GpuselCacheDeviceStream *stream);
+extern Size GpuselCacheStreamLayout(const GpuselCacheEntry *entry, int64 capacity,
+									GpuselCacheDeviceStream *stream);
+extern bool GpuselCacheStreamBegin(GpuselCacheEntry *entry, int key, GpuselCacheDeviceStream *stream);
 extern void GpuselCacheStreamRows(GpuselCacheDeviceStream *stream, const GpuselCacheEntry *entry,
 								  const GpuselStaging *rows, const uint8 *has_nulls,
 								  int64 n, int64 first);
