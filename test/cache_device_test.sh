@@ -198,6 +198,14 @@ if [ "$gpu" = t ]; then
   [ "$(q "SELECT device_bytes FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = 0 ] \
     && ok "after the device process died the view shows no device copy" || fail "device_bytes after the restart: $(q 'SELECT * FROM gpusel_cached_tables')"
   compare_all "after the restart, from shared memory"
+  # a lost device copy makes the table stale: the refresh rebuilds it, with no block written
+  refreshed=$(q "SELECT string_agg(t::text, ',') FROM gpusel_cache_refresh() t")
+  echo "$refreshed" | grep -q "cache_dev_t" && echo "$refreshed" | grep -q "cache_kill_t" \
+    && [ "$(q "SELECT device_bytes > 0 FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = t ] \
+    && ok "gpusel_cache_refresh() rebuilt the tables whose device copies were lost ($refreshed)" \
+    || fail "refresh after the device copy was lost: '$refreshed', $(q 'SELECT relation, device_bytes FROM gpusel_cached_tables')"
+  [ -z "$(q "SELECT string_agg(t::text, ',') FROM gpusel_cache_refresh() t")" ] \
+    && ok "a second refresh finds nothing stale" || fail "a second refresh rebuilt again"
   q "SELECT gpusel_cache('cache_dev_t')" >/dev/null
   [ "$(q "SELECT device_bytes > 0 FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = t ] \
     && ok "gpusel_cache() made a new device copy" || fail "no device copy after the rebuild"

@@ -6,8 +6,9 @@
  *	  a cache, every gpusel.cache_refresh_naptime.
  *
  * A table is stale when its cache cannot serve scans (TRUNCATE, a rewrite,
- * its triggers changed) or when at least gpusel.cache_refresh_threshold of
- * its blocks were written since the build.  A rebuild is gpusel_cache on
+ * its triggers changed), when its device copy was lost with the GPU
+ * service's device process, or when at least gpusel.cache_refresh_threshold
+ * of its blocks were written since the build.  A rebuild is gpusel_cache on
  * the same columns: it takes SHARE UPDATE EXCLUSIVE, so writers go on, and
  * the old cache serves scans until the new one replaces it.  Each rebuild
  * runs in a subtransaction of its own: one that fails (the table no longer
@@ -47,6 +48,7 @@
 #include "utils/tuplestore.h"
 
 #include "cache_internal.h"
+#include "device.h"
 #include "guc.h"
 
 PG_FUNCTION_INFO_V1(gpusel_cache_refresh);
@@ -63,6 +65,7 @@ typedef struct StaleTable
 	BlockNumber nblocks;
 	uint32		changed;
 	bool		truncated;
+	bool		lost_device;	/* it had a device copy that the GPU service no longer holds */
 	int			ncols;
 	AttrNumber	attnos[GS_MAX_PROGRAM_LENGTH];
 } StaleTable;
@@ -82,8 +85,9 @@ entry_unchanged(const StaleTable *t)
 }
 
 /*
- * Whether a ready table is stale: unusable for scans, or with at least
- * min_changed of its blocks written since the build.
+ * Whether a ready table is stale: unusable for scans, without the device
+ * copy it had, or with at least min_changed of its blocks written since
+ * the build.
  */
 static bool
 table_is_stale(const StaleTable *t, double min_changed)
@@ -93,6 +97,9 @@ table_is_stale(const StaleTable *t, double min_changed)
 	bool		rewritten;
 
 	if (t->truncated || !GpuselCacheTriggerCurrent(e))
+		return true;
+	/* its device process restarted since the build, and the service could hold a copy again */
+	if (t->lost_device && GpuselDeviceKeepsResident())
 		return true;
 	rel = try_relation_open(t->relid, AccessShareLock);
 	if (rel == NULL)
@@ -131,6 +138,7 @@ stale_tables(double min_changed)
 		t->nblocks = e->nblocks;
 		t->changed = pg_atomic_read_u32(&e->changed_blocks);
 		t->truncated = pg_atomic_read_u32(&e->truncated) != 0;
+		t->lost_device = e->resident != 0 && !GpuselCacheOnDevice(e);
 		t->ncols = e->ncols;
 		memcpy(t->attnos, e->attnos, sizeof(t->attnos));
 		ready = lappend(ready, t);
