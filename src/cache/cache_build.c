@@ -410,6 +410,7 @@ gpusel_cache(PG_FUNCTION_ARGS)
 	TimestampTz read_done;
 	GpuselCacheDeviceStream stream;
 	bool		streamed;
+	int64		expected;
 
 	require_registry();
 	GpuselCacheForgetDropped();
@@ -470,9 +471,10 @@ gpusel_cache(PG_FUNCTION_ARGS)
 		if (entry->build_xcnt > 0)
 			memcpy(entry->build_xip, snapshot->xip, sizeof(TransactionId) * entry->build_xcnt);
 		started = GetCurrentTimestamp();
-		begin_device_copy(entry, expected_rows(rel, nblocks), &stream);
+		expected = expected_rows(rel, nblocks);
+		begin_device_copy(entry, expected, &stream);
 		nrows = GpuselCacheReadTable(rel, refresh ? ShareUpdateExclusiveLock : ShareRowExclusiveLock,
-									 snapshot, entry, prog, expected_rows(rel, nblocks), &stream);
+									 snapshot, entry, prog, expected, &stream);
 		UnregisterSnapshot(snapshot);
 		entry->nrows = nrows;
 		read_done = GetCurrentTimestamp();

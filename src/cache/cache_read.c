@@ -218,23 +218,28 @@ chunk_rows_zero_nulls(ChunkRows *cr, int64 n)
 	}
 }
 
+/* The first row of chunk 'chunk' when its turn has come, else -1. */
+static int64
+try_turn(CacheReadShared *shared, uint32 chunk)
+{
+	int64		first = -1;
+
+	SpinLockAcquire(&shared->mutex);
+	if (shared->placed == chunk)
+		first = shared->rows;
+	SpinLockRelease(&shared->mutex);
+	return first;
+}
+
 /* Waits until chunk 'chunk' may take rows; returns the first of them. */
 static int64
 wait_for_turn(CacheReadShared *shared, uint32 chunk)
 {
-	int64		first = -1;
+	int64		first;
 
 	ConditionVariablePrepareToSleep(&shared->turn);
-	for (;;)
-	{
-		SpinLockAcquire(&shared->mutex);
-		if (shared->placed == chunk)
-			first = shared->rows;
-		SpinLockRelease(&shared->mutex);
-		if (first >= 0)
-			break;
+	while ((first = try_turn(shared, chunk)) < 0)
 		ConditionVariableSleep(&shared->turn, PG_WAIT_EXTENSION);
-	}
 	ConditionVariableCancelSleep();
 	return first;
 }
@@ -406,19 +411,6 @@ typedef struct ChunkReader
 	instr_time	placing;
 	instr_time	device;
 } ChunkReader;
-
-/* The first row of chunk 'chunk' when its turn has come, else -1. */
-static int64
-try_turn(CacheReadShared *shared, uint32 chunk)
-{
-	int64		first = -1;
-
-	SpinLockAcquire(&shared->mutex);
-	if (shared->placed == chunk)
-		first = shared->rows;
-	SpinLockRelease(&shared->mutex);
-	return first;
-}
 
 /* Places the oldest chunk read, whose turn starts at row 'first' (-1: wait for it). */
 static void

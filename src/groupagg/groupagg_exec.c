@@ -175,6 +175,17 @@ keyslot_of(GroupAggSink *sink, uint64 bits)
 	return (bits * UINT64CONST(0x9e3779b97f4a7c15)) >> sink->keyslot_shift;
 }
 
+/* The group of a non-NULL key in the one-key table, or -1 when it has none there. */
+static inline int64
+keyslot_lookup(GroupAggSink *sink, uint64 bits)
+{
+	for (uint64 i = keyslot_of(sink, bits); sink->keyslots[i].group != 0;
+		 i = (i + 1) & sink->keyslot_mask)
+		if (sink->keyslots[i].bits == bits)
+			return sink->keyslots[i].group - 1;
+	return -1;
+}
+
 /* Enters a non-NULL key's group into the one-key table. */
 static inline void
 keyslot_insert(GroupAggSink *sink, uint64 bits, int64 g)
@@ -702,22 +713,11 @@ GroupAggFindGroup(GroupAggSink *sink)
 		uint64		b = sink->inputs[0].keytype->to_key(sink->values[0]);
 		int			slot = (int) (b & (GROUPAGG_RECENT - 1));
 
-		uint64		i;
-
 		if (sink->recent_group[slot] >= 0 && sink->recent_bits[slot] == b)
 			return sink->recent_group[slot];
-		for (i = keyslot_of(sink, b); sink->keyslots[i].group != 0;
-			 i = (i + 1) & sink->keyslot_mask)
-		{
-			if (sink->keyslots[i].bits == b)
-			{
-				g = sink->keyslots[i].group - 1;
-				sink->recent_bits[slot] = b;
-				sink->recent_group[slot] = g;
-				return g;
-			}
-		}
-		g = find_group_hashed(sink);
+		g = keyslot_lookup(sink, b);
+		if (g < 0)
+			g = find_group_hashed(sink);
 		sink->recent_bits[slot] = b;
 		sink->recent_group[slot] = g;
 		return g;
@@ -781,12 +781,10 @@ GroupAggLookupGroup(GroupAggSink *sink)
 		return 0;
 	if (sink->nkeys == 1 && !sink->nulls[0] && sink->inputs[0].keytype != NULL)
 	{
-		uint64		b = sink->inputs[0].keytype->to_key(sink->values[0]);
+		int64		g = keyslot_lookup(sink, sink->inputs[0].keytype->to_key(sink->values[0]));
 
-		for (i = keyslot_of(sink, b); sink->keyslots[i].group != 0;
-			 i = (i + 1) & sink->keyslot_mask)
-			if (sink->keyslots[i].bits == b)
-				return sink->keyslots[i].group - 1;
+		if (g >= 0)
+			return g;
 	}
 	return probe_groups(sink, &h, &i);
 }
