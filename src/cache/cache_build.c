@@ -206,12 +206,14 @@ ensure_triggers(Relation rel, Oid ext_namespace, GpuselCacheEntry *entry)
 /*
  * The form a column is cached in: one batch column chosen by its type
  * alone, the same in every process: the form quals read, else (char(n),
- * which quals compare by collation) the one group keys read.  False for a
- * type the cache does not hold (text and uuid keys are numbers of a scan's
- * own dictionary; wide numerics take two batch columns).
+ * which quals compare by collation; text and uuid keys) the one group keys
+ * read.  False for a type the cache does not hold (wide numerics take two
+ * batch columns), and for text and uuid columns not named: their codes
+ * take a dictionary, which a column of many distinct values would
+ * outgrow (cache_dict.c).
  */
 static bool
-cacheable_form(Form_pg_attribute att, GpuselFormChoice *choice)
+cacheable_form(Form_pg_attribute att, bool named, GpuselFormChoice *choice)
 {
 	const GpuselFormInfo *info;
 
@@ -221,7 +223,11 @@ cacheable_form(Form_pg_attribute att, GpuselFormChoice *choice)
 						  -1, choice))
 		return false;
 	info = GpuselFormLookup(choice->form);
-	return info->ncolumns == 1 && !info->dictionary && info->crosses == GPUSEL_CROSS_AS_IS;
+	if (info->ncolumns != 1)
+		return false;
+	if (info->dictionary)
+		return named;
+	return info->crosses == GPUSEL_CROSS_AS_IS;
 }
 
 /* Picks the columns to cache: the named ones, or every one the cache can hold. */
@@ -249,14 +255,14 @@ choose_columns(Relation rel, ArrayType *names, GpuselCacheEntry *entry, GpuselPr
 			wanted = !name_nulls[k] && strcmp(TextDatumGetCString(name_elems[k]), NameStr(att->attname)) == 0;
 		if (!wanted)
 			continue;
-		if (!cacheable_form(att, &choice))
+		if (!cacheable_form(att, names != NULL, &choice))
 		{
 			if (names != NULL)
 				ereport(ERROR,
 						(errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
 						 errmsg("column \"%s\" of type %s cannot be cached", NameStr(att->attname),
 								format_type_be(att->atttypid)),
-						 errdetail("The column cache holds fixed-width numbers, dates, times, booleans, short chars and numerics with a declared scale.")));
+						 errdetail("The column cache holds fixed-width numbers, dates, times, booleans, chars, numerics with a declared scale, and text, varchar and uuid columns under a deterministic collation.")));
 			continue;
 		}
 		if (entry->ncols == GS_MAX_PROGRAM_LENGTH)

@@ -74,6 +74,8 @@ typedef struct GpuselCacheEntry
 	dsa_pointer segments;		/* dsa_pointer[segments_capacity], nsegments used */
 	dsa_pointer block_first;	/* int64[nblocks + 1]: block b's rows begin at [b] */
 	dsa_pointer changed;		/* pg_atomic_uint32[]: a bit per block written since */
+	dsa_pointer dicts;			/* GpuselCacheDict[ncols] (cache_dict.c), or none:
+								 * no column holds dictionary codes */
 	Size		bytes;
 
 	/* the build's snapshot: a scan whose snapshot is older may not use the cache */
@@ -103,6 +105,21 @@ typedef struct GpuselCacheEntry
 	pg_atomic_uint32 changed_blocks;
 	pg_atomic_uint64 hits;
 } GpuselCacheEntry;
+
+/*
+ * The dictionary of a cached column that holds codes (a text or uuid
+ * column): its distinct values in code order, as a stream of value_dict.c.
+ */
+typedef struct GpuselCacheDict
+{
+	dsa_pointer stream;			/* in the cache's area; invalid while empty */
+	Size		bytes;			/* used */
+	Size		capacity;
+	int64		nvalues;
+} GpuselCacheDict;
+
+/* A build process's coder of its dictionary columns (cache_dict.c). */
+typedef struct GpuselCacheDictCoder GpuselCacheDictCoder;
 
 /* The registry in the main shared memory. */
 typedef struct GpuselCacheShared
@@ -147,6 +164,18 @@ extern void GpuselCacheAddSegment(GpuselCacheEntry *entry, dsa_pointer segment);
 extern void GpuselCacheTrimSegments(GpuselCacheEntry *entry, int keep);
 extern void GpuselCacheReserveOrFail(Relation rel, GpuselCacheEntry *entry, Size bytes);
 extern dsa_pointer GpuselCacheAreaAlloc(Size bytes);
+
+/* cache_dict.c */
+extern void GpuselCacheDictsCreate(Relation rel, GpuselCacheEntry *entry);
+extern void GpuselCacheDictsFree(dsa_area *area, GpuselCacheEntry *entry);
+extern GpuselCacheDictCoder *GpuselCacheDictCoderBegin(const GpuselCacheEntry *entry,
+													   GpuselProgram *prog);
+extern void GpuselCacheDictCoderEnd(GpuselCacheDictCoder *coder);
+extern void GpuselCacheDictTakeCodes(GpuselCacheDictCoder *coder, Relation rel,
+									 GpuselCacheEntry *entry);
+extern void GpuselCacheDictRecode(GpuselCacheDictCoder *coder, GpuselStaging *rows,
+								  const uint8 *has_nulls, int64 n);
+extern bool GpuselCacheDictPreset(const GpuselCacheEntry *entry, int c, int slot);
 
 /* cache_refresh.c */
 extern void GpuselCacheRefreshInit(void);

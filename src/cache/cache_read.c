@@ -402,6 +402,7 @@ typedef struct ChunkReader
 	Relation	rel;
 	GpuselCacheEntry *entry;
 	int64	   *block_first;
+	GpuselCacheDictCoder *coder;	/* NULL: no column holds dictionary codes */
 	ChunkRows	bufs[GPUSEL_CACHE_CHUNKS_AHEAD];
 	uint32		chunk[GPUSEL_CACHE_CHUNKS_AHEAD];	/* each buffer's chunk */
 	int64		nrows[GPUSEL_CACHE_CHUNKS_AHEAD];	/* and its rows */
@@ -435,7 +436,11 @@ place_oldest(ChunkReader *r, int64 first)
 		(void) take_segments(r->rel, r->entry, GpuselCacheArea(), &shared->segments_lock, first, n,
 							 bases);
 	note_block_starts(r->block_first, b0, b1, cr->staging.tids, n, first);
+	if (r->coder != NULL)
+		GpuselCacheDictTakeCodes(r->coder, r->rel, r->entry);
 	pass_turn(shared, n);
+	if (r->coder != NULL)
+		GpuselCacheDictRecode(r->coder, &cr->staging, cr->has_nulls, n);
 
 	for (int c = 0; c < cr->ncols; c++)
 		if (cr->has_nulls[c])
@@ -475,6 +480,7 @@ read_chunks(CacheReadShared *shared, Relation rel, Snapshot snapshot, GpuselCach
 	GpuselPageReader *reader = GpuselPagesBegin(rel, snapshot);
 	TupleTableSlot *slot = MakeSingleTupleTableSlot(RelationGetDescr(rel), &TTSOpsBufferHeapTuple);
 	ChunkReader *r = palloc0(sizeof(ChunkReader));
+	GpuselProgram *prog = palloc(sizeof(GpuselProgram));
 	int64		last_n[GPUSEL_CACHE_CHUNKS_AHEAD] = {0};
 	instr_time	reading;
 	instr_time	t0;
@@ -490,7 +496,10 @@ read_chunks(CacheReadShared *shared, Relation rel, Snapshot snapshot, GpuselCach
 	INSTR_TIME_SET_ZERO(r->device);
 	for (int i = 0; i < GPUSEL_CACHE_CHUNKS_AHEAD; i++)
 		chunk_rows_init(&r->bufs[i], entry, shared->stream.resident != 0);
-	GpuselPagesSetColumns(reader, &shared->prog);
+	/* this process's dictionaries number the text columns' values as they are read */
+	memcpy(prog, &shared->prog, sizeof(GpuselProgram));
+	r->coder = GpuselCacheDictCoderBegin(entry, prog);
+	GpuselPagesSetColumns(reader, prog);
 	for (;;)
 	{
 		uint32		chunk;
@@ -536,6 +545,9 @@ read_chunks(CacheReadShared *shared, Relation rel, Snapshot snapshot, GpuselCach
 	GpuselPagesEnd(reader);
 	for (int i = 0; i < GPUSEL_CACHE_CHUNKS_AHEAD; i++)
 		chunk_rows_free(&r->bufs[i]);
+	if (r->coder != NULL)
+		GpuselCacheDictCoderEnd(r->coder);
+	pfree(prog);
 	pfree(r);
 }
 
@@ -582,6 +594,7 @@ GpuselCacheReadTable(Relation rel, LOCKMODE lockmode, Snapshot snapshot,
 
 	GpuselCacheReserveOrFail(rel, entry, sizeof(int64) * ((Size) entry->nblocks + 1));
 	entry->block_first = GpuselCacheAreaAlloc(sizeof(int64) * ((Size) entry->nblocks + 1));
+	GpuselCacheDictsCreate(rel, entry);
 
 	PushActiveSnapshot(snapshot);
 	PG_TRY();

@@ -210,10 +210,15 @@ GpuselCacheFreeParts(GpuselCacheEntry *entry)
 			dsa_free(a, entry->block_first);
 		if (DsaPointerIsValid(entry->changed))
 			dsa_free(a, entry->changed);
+		if (DsaPointerIsValid(entry->dicts))
+		{
+			GpuselCacheDictsFree(a, entry);
+			dsa_free(a, entry->dicts);
+		}
 	}
 	registry->bytes_in_use -= Min(registry->bytes_in_use, entry->bytes);
 	release_device_locked(entry);
-	entry->segments = entry->block_first = entry->changed = InvalidDsaPointer;
+	entry->segments = entry->block_first = entry->changed = entry->dicts = InvalidDsaPointer;
 	entry->nsegments = 0;
 	entry->segments_capacity = 0;
 	entry->bytes = 0;
@@ -398,7 +403,7 @@ GpuselCacheClaim(Oid relid)
 		e->state = GPUSEL_CACHE_BUILDING;
 		e->dbid = MyDatabaseId;
 		e->relid = relid;
-		e->segments = e->block_first = e->changed = InvalidDsaPointer;
+		e->segments = e->block_first = e->changed = e->dicts = InvalidDsaPointer;
 		e->nblocks = 0;
 		e->nsegments = 0;
 		e->segments_capacity = 0;

@@ -8,7 +8,9 @@
  * every transaction the build saw as committed it sees as committed too;
  * (2) the table's relfilenode is the build's and no TRUNCATE ran since;
  * (3) the row trigger is the one the build created, unchanged and firing
- * ALWAYS; (4) every column the scan reads is cached in the form it reads.
+ * ALWAYS; (4) every column the scan reads is cached in the form it reads
+ * (a text column's codes become the numbers of the scan's dictionary of
+ * it, which must not number other values first: cache_dict.c).
  * It then reads from the heap every block a write has marked since the
  * build and every block past the build's last, and the rest from the
  * cache.  A block's cached rows are the rows the build's snapshot saw in
@@ -108,12 +110,18 @@ map_columns(CacheSource *cs, Relation rel, const GpuselProgram *prog)
 		{
 			Form_pg_attribute att = TupleDescAttr(desc, e->attnos[k] - 1);
 
+			/* a dictionary form's argument is the scan's dictionary: its kind must match */
 			if (e->attnos[k] == prog->attnos[c] && e->form[k] == prog->form[c] &&
-				e->form_arg[k] == prog->form_arg[c] && e->coltypes[k] == prog->coltypes[c] &&
+				(GpuselFormLookup(e->form[k])->dictionary ||
+				 e->form_arg[k] == prog->form_arg[c]) && e->coltypes[k] == prog->coltypes[c] &&
 				!att->attisdropped && att->atttypid == e->typids[k] && att->atttypmod == e->typmods[k])
 				found = k;
 		}
 		if (found < 0)
+			return false;
+		/* the scan's numbers of the column's values become the cache's codes */
+		if (GpuselFormLookup(e->form[found])->dictionary &&
+			!GpuselCacheDictPreset(e, found, prog->form_arg[c]))
 			return false;
 		cs->cached_col[c] = found;
 		cs->widths[c] = GpuselColumnWidth(prog->coltypes[c]);

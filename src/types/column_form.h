@@ -155,6 +155,9 @@ typedef struct GpuselValueDictReader
 
 extern int	GpuselValueDictOpen(MemoryContext parent, int kind);
 extern void GpuselValueDictReset(int slot);
+extern int64 GpuselValueDictCount(int slot);
+extern int	GpuselValueDictKind(int slot);
+extern bool GpuselValueDictPreset(int slot, const char *stream, Size bytes, int64 nvalues);
 extern int64 GpuselValueDictEncode(int slot, Datum value);
 extern Datum GpuselValueDictDecode(int64 number, int slot);
 extern Size GpuselValueDictWrite(int slot, GpuselValueDictCursor *cursor, char *buf, Size room);

@@ -53,10 +53,15 @@ typedef struct GpuselValueDict
 	int64		capacity;		/* entries allocated */
 	int64	   *slots;			/* open addressing: entry + 1, 0 when empty */
 	uint64		mask;
+	MemoryContext parent;		/* the query's: holds the preset, which resets keep */
+	char	   *preset;			/* values numbered first, as a stream (GpuselValueDictWrite) */
+	Size		preset_bytes;
+	int64		preset_values;
 } GpuselValueDict;
 
 static uint64 GpuselValueDictNumber(GpuselValueDict *dict, Datum value);
 static Datum GpuselValueDictValue(GpuselValueDict *dict, uint64 number);
+static void load_preset(GpuselValueDict *dict);
 
 /* Dictionaries open in this process, by slot (a batch column's form_arg). */
 #define VALUE_DICT_MAX_OPEN	1024
@@ -107,6 +112,7 @@ GpuselValueDictOpen(MemoryContext parent, int kind)
 	dict->cxt = AllocSetContextCreate(parent, "gpusel text keys", ALLOCSET_DEFAULT_SIZES);
 	dict->slot = slot;
 	dict->kind = kind;
+	dict->parent = parent;
 	dict->reset_callback.func = close_dict;
 	dict->reset_callback.arg = dict;
 	MemoryContextRegisterResetCallback(parent, &dict->reset_callback);
@@ -132,6 +138,74 @@ GpuselValueDictReset(int slot)
 
 	MemoryContextReset(dict->cxt);
 	init_dict(dict);
+	load_preset(dict);
+}
+
+/* The number of values a dictionary holds: the next new value's number. */
+int64
+GpuselValueDictCount(int slot)
+{
+	return GpuselValueDictAt(slot)->nentries;
+}
+
+/* The kind of values a dictionary holds (GPUSEL_DICT_VARLENA ...). */
+int
+GpuselValueDictKind(int slot)
+{
+	return GpuselValueDictAt(slot)->kind;
+}
+
+/* Numbers the preset's values, in its order, in an empty dictionary. */
+static void
+load_preset(GpuselValueDict *dict)
+{
+	Size		pos = 0;
+
+	for (int64 i = 0; i < dict->preset_values; i++)
+	{
+		uint32		datalen;
+		char	   *value;
+
+		memcpy(&datalen, dict->preset + pos, sizeof(uint32));
+		pos += sizeof(uint32);
+		if (dict->kind > 0)
+			value = dict->preset + pos;
+		else
+		{
+			value = palloc(VARHDRSZ + datalen);
+			SET_VARSIZE(value, VARHDRSZ + datalen);
+			memcpy(VARDATA(value), dict->preset + pos, datalen);
+		}
+		if (GpuselValueDictNumber(dict, PointerGetDatum(value)) != (uint64) i)
+			elog(ERROR, "gpusel text key dictionary preset holds a value twice");
+		if (dict->kind <= 0)
+			pfree(value);
+		pos += datalen;
+	}
+}
+
+/*
+ * Presets a dictionary with another's values (a stream of GpuselValueDictWrite,
+ * of distinct values): value i gets number i, now and after each reset, and
+ * values not among them get numbers after them.  False, changing nothing,
+ * when the dictionary already numbers other values first.
+ */
+bool
+GpuselValueDictPreset(int slot, const char *stream, Size bytes, int64 nvalues)
+{
+	GpuselValueDict *dict = GpuselValueDictAt(slot);
+
+	if (dict->preset != NULL)
+		return dict->preset_values == nvalues && dict->preset_bytes == bytes &&
+			memcmp(dict->preset, stream, bytes) == 0;
+	if (dict->nentries != 0)
+		return false;
+	dict->preset = MemoryContextAllocExtended(dict->parent, Max(bytes, 1), MCXT_ALLOC_HUGE);
+	memcpy(dict->preset, stream, bytes);
+	dict->preset_bytes = bytes;
+	dict->preset_values = nvalues;
+	load_preset(dict);
+	return true;
 }
 
 /* Doubles the slots and the entries, placing every entry again. */
