@@ -40,12 +40,15 @@ q "CREATE TABLE cache_dev_t AS
           CASE WHEN g % 11 = 0 THEN NULL ELSE (ARRAY['O', 'F'])[g % 2 + 1] END::char(1) AS ls,
           CASE WHEN g % 19 = 0 THEN NULL WHEN g = 500001 THEN 'infinity'::timestamp
                WHEN g = 500002 THEN '-infinity'::timestamp
-               ELSE timestamp '1999-12-31 20:00' + (g * 37) * interval '1 second' END AS ts
+               ELSE timestamp '1999-12-31 20:00' + (g * 37) * interval '1 second' END AS ts,
+          CASE WHEN g % 23 = 0 THEN NULL WHEN g % 29 = 0 THEN '' ELSE '/api/v1/endpoint' || (g % 40) END AS ep
    FROM generate_series(1, 1000003) g" >/dev/null
 q "ANALYZE cache_dev_t" >/dev/null
-q "SELECT gpusel_cache('cache_dev_t')" >/dev/null
-[ "$(q "SELECT columns @> '{rf,ls}' FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = t ] \
-  && ok "char(1) columns are cached" || fail "char(1) columns not cached: $(q "SELECT columns FROM gpusel_cached_tables")"
+# a text column is cached where named: its values' codes
+cols="ARRAY['id', 'k', 'v', 'm', 'd', 'grp', 'big', 'rf', 'ls', 'ts', 'ep']"
+q "SELECT gpusel_cache('cache_dev_t', $cols)" >/dev/null
+[ "$(q "SELECT columns @> '{rf,ls,ep}' FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = t ] \
+  && ok "char(1) and text columns are cached" || fail "char(1) or text columns not cached: $(q "SELECT columns FROM gpusel_cached_tables")"
 device_bytes=$(q "SELECT device_bytes FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")
 if [ "$gpu" = t ]; then
   [ "$device_bytes" -gt 0 ] && ok "the cache's columns are in device memory ($device_bytes bytes)" \
@@ -91,6 +94,9 @@ grouped_shapes=(
   "SELECT rf, date_trunc('day', ts), count(*), avg(k) FROM cache_dev_t WHERE v < 0.5 GROUP BY 1, 2 ORDER BY 1, 2"
   "SELECT date_trunc('Minutes', ts) mi, count(*), sum(m) FROM cache_dev_t WHERE k < 3 GROUP BY 1 ORDER BY 1"
   "SELECT date_trunc('milliseconds', ts), percentile_disc(0.5) WITHIN GROUP (ORDER BY k) FROM cache_dev_t WHERE k = 7 GROUP BY 1 ORDER BY 1"
+  "SELECT ep, count(*), avg(k) FROM cache_dev_t GROUP BY ep ORDER BY 1"
+  "SELECT ep, date_trunc('hour', ts) h, percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY v) FROM cache_dev_t GROUP BY 1, 2 ORDER BY 1, 2"
+  "SELECT ep, rf, percentile_disc(0.5) WITHIN GROUP (ORDER BY m), count(*), sum(m) FROM cache_dev_t WHERE v < 0.5 GROUP BY 1, 2 ORDER BY 1, 2"
 )
 # key expressions whose rows raise PostgreSQL's error: the device hands the
 # batch to the host, which raises it
@@ -140,7 +146,7 @@ if [ "$gpu" = t ]; then
   # the build's processes write the device copy as they read, where the
   # table's statistics bound its rows; statistics that understate them make
   # the build copy after the read instead; both copies answer the same
-  build_log() { psql -X -At -d "$db" -c "SET client_min_messages = debug1" -c "SELECT gpusel_cache('cache_dev_t')" 2>&1 | grep "rows read"; }
+  build_log() { psql -X -At -d "$db" -c "SET client_min_messages = debug1" -c "SELECT gpusel_cache('cache_dev_t', $cols)" 2>&1 | grep "rows read"; }
   log=$(build_log)
   echo "$log" | grep -q "written while reading" && ok "the device copy was written while reading: $log" \
     || fail "the device copy was not written while reading: $log"
@@ -161,7 +167,7 @@ fi
 # writes: their blocks come from the heap, the rest from device memory
 q "UPDATE cache_dev_t SET v = v / 2, k = k + 1 WHERE id % 50000 = 7" >/dev/null
 q "DELETE FROM cache_dev_t WHERE id BETWEEN 400000 AND 400100" >/dev/null
-q "INSERT INTO cache_dev_t SELECT g, g % 1000, 0.5001, 1.5, date '2021-06-01', g % 101, g, 'N', 'F' FROM generate_series(2000000, 2000999) g" >/dev/null
+q "INSERT INTO cache_dev_t SELECT g, g % 1000, 0.5001, 1.5, date '2021-06-01', g % 101, g, 'N', 'F', NULL, CASE WHEN g % 2 = 0 THEN '/api/v1/endpoint3' ELSE '/a new endpoint' END FROM generate_series(2000000, 2000999) g" >/dev/null
 compare_all "after writes" device
 
 # a row the device cannot evaluate: PostgreSQL's error, from the CPU's re-evaluation
@@ -206,7 +212,7 @@ if [ "$gpu" = t ]; then
     || fail "refresh after the device copy was lost: '$refreshed', $(q 'SELECT relation, device_bytes FROM gpusel_cached_tables')"
   [ -z "$(q "SELECT string_agg(t::text, ',') FROM gpusel_cache_refresh() t")" ] \
     && ok "a second refresh finds nothing stale" || fail "a second refresh rebuilt again"
-  q "SELECT gpusel_cache('cache_dev_t')" >/dev/null
+  q "SELECT gpusel_cache('cache_dev_t', $cols)" >/dev/null
   [ "$(q "SELECT device_bytes > 0 FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = t ] \
     && ok "gpusel_cache() made a new device copy" || fail "no device copy after the rebuild"
   compare_all "rebuilt" device
