@@ -331,7 +331,7 @@ gs_status	gs_batch_groups_add(gs_batch_groups *groups, gs_filter *filter,
 								char *errbuf, size_t errlen);
 
 /* Distinct keys of a batch that gs_batch_groups_sum sums for, at most. */
-#define GS_GROUP_SUM_MAX_KEYS	4096
+#define GS_GROUP_SUM_MAX_KEYS	262144
 
 /* Frees everything; safe on NULL. */
 void		gs_batch_groups_destroy(gs_batch_groups *groups);

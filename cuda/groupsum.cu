@@ -155,60 +155,89 @@ __global__ void sum_by_key(GsSumPrograms progs, const uint32_t *row_key, const u
 
 }								/* namespace */
 
-/* The sums' device and pinned buffers, for GS_GROUP_SUM_MAX_KEYS keys. */
+/*
+ * The sums' device and pinned buffers, grown to the most keys and cells a
+ * batch of the scan needed (up to GS_GROUP_SUM_MAX_KEYS keys).
+ */
 struct GroupSumBuffers
 {
-	gs_sum_result *d_sums;		/* keys x GS_SUM_MAX_EXPRS */
+	gs_sum_result *d_sums;		/* cells: keys x sums */
 	unsigned long long *d_rows;	/* keys, then the overflow word */
 	gs_sum_result *h_sums;		/* pinned */
 	unsigned long long *h_rows;	/* pinned, keys + 1 */
+	size_t		cells_cap;
+	size_t		keys_cap;
 };
 
-void
-gs_group_sums_free(GroupSumBuffers *b)
+/* Frees the buffers' memory, keeping the struct. */
+static void
+free_sum_memory(GroupSumBuffers *b)
 {
-	if (b == NULL)
-		return;
 	(void) gs_dev_free(b->d_sums);
 	(void) gs_dev_free(b->d_rows);
 	if (b->h_sums != NULL)
 		gs_pinned_free(b->h_sums);
 	if (b->h_rows != NULL)
 		gs_pinned_free(b->h_rows);
-	free(b);
+	b->d_sums = NULL;
+	b->d_rows = NULL;
+	b->h_sums = NULL;
+	b->h_rows = NULL;
+	b->cells_cap = b->keys_cap = 0;
 	(void) cudaGetLastError();
 }
 
-/* The grouping's sum buffers, made at its first sums. */
-static cudaError_t
-sum_buffers(gs_batch_groups *g, GroupSumBuffers **out)
+void
+gs_group_sums_free(GroupSumBuffers *b)
 {
-	GroupSumBuffers *b;
-	size_t		sums_bytes = (size_t) GS_GROUP_SUM_MAX_KEYS * GS_SUM_MAX_EXPRS * sizeof(gs_sum_result);
-	size_t		rows_bytes = ((size_t) GS_GROUP_SUM_MAX_KEYS + 1) * sizeof(unsigned long long);
+	if (b == NULL)
+		return;
+	free_sum_memory(b);
+	free(b);
+}
+
+/*
+ * The grouping's sum buffers with room for nkeys keys and cells sums, made
+ * at its first sums and grown (to twice what was asked) when a batch has
+ * more keys.
+ */
+static cudaError_t
+sum_buffers(gs_batch_groups *g, size_t nkeys, size_t cells, GroupSumBuffers **out)
+{
+	GroupSumBuffers *b = g->sums;
+	size_t		want_keys;
+	size_t		want_cells;
 	cudaError_t err;
 
-	if (g->sums != NULL)
+	if (b == NULL)
 	{
-		*out = g->sums;
+		b = (GroupSumBuffers *) calloc(1, sizeof(GroupSumBuffers));
+		if (b == NULL)
+			return cudaErrorMemoryAllocation;
+		g->sums = b;
+	}
+	if (b->keys_cap >= nkeys && b->cells_cap >= cells && b->d_rows != NULL)
+	{
+		*out = b;
 		return cudaSuccess;
 	}
-	b = (GroupSumBuffers *) calloc(1, sizeof(GroupSumBuffers));
-	if (b == NULL)
-		return cudaErrorMemoryAllocation;
-	err = gs_dev_malloc((void **) &b->d_sums, sums_bytes);
+	want_keys = nkeys <= 4096 ? 4096 : nkeys * 2;
+	want_cells = cells <= (size_t) 4096 * GS_SUM_MAX_EXPRS ? (size_t) 4096 * GS_SUM_MAX_EXPRS : cells * 2;
+	free_sum_memory(b);
+	err = gs_dev_malloc((void **) &b->d_sums, want_cells * sizeof(gs_sum_result));
 	if (err == cudaSuccess)
-		err = gs_dev_malloc((void **) &b->d_rows, rows_bytes);
+		err = gs_dev_malloc((void **) &b->d_rows, (want_keys + 1) * sizeof(unsigned long long));
 	if (err == cudaSuccess)
-		err = gs_pinned_alloc((void **) &b->h_sums, sums_bytes);
+		err = gs_pinned_alloc((void **) &b->h_sums, want_cells * sizeof(gs_sum_result));
 	if (err == cudaSuccess)
-		err = gs_pinned_alloc((void **) &b->h_rows, rows_bytes);
+		err = gs_pinned_alloc((void **) &b->h_rows, (want_keys + 1) * sizeof(unsigned long long));
 	if (err != cudaSuccess)
 	{
-		gs_group_sums_free(b);
+		free_sum_memory(b);
 		return err;
 	}
-	g->sums = b;
+	b->keys_cap = want_keys;
+	b->cells_cap = want_cells;
 	*out = b;
 	return cudaSuccess;
 }
@@ -250,11 +279,11 @@ gs_batch_groups_sum(gs_batch_groups *g, gs_filter *filter, int nexprs, const gs_
 	}
 	if (!gs_sum_programs_resolve(exprs, nexprs, &b, &progs, "gs_batch_groups_sum", errbuf, errlen))
 		return GS_INVALID_ARGUMENT;
-	err = sum_buffers(g, &buf);
+	cells = (size_t) nkeys * nexprs;
+	err = sum_buffers(g, (size_t) nkeys, cells, &buf);
 	if (err != cudaSuccess)
 		return gs_status_from_cuda(err, "allocating the sums per key", errbuf, errlen);
 	n = b.npositions - g->from;
-	cells = (size_t) nkeys * nexprs;
 	if (cells > 0)
 		err = cudaMemsetAsync(buf->d_sums, 0, cells * sizeof(gs_sum_result), b.stream);
 	if (err == cudaSuccess)
