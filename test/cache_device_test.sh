@@ -73,7 +73,8 @@ shapes=(
 # two char(1) keys (one with NULLs) with numeric sums, averages and count(*);
 # int8 sums beside a NaN stand-in (id 888888: that batch goes to the host);
 # two keys with a percentile and sums beside it; int4 sums and averages;
-# no WHERE clause (the device filters by a constant TRUE)
+# no WHERE clause (the device filters by a constant TRUE); counts and sums
+# over more than 4,096 keys a batch (10,000 and about 17,000)
 grouped_shapes=(
   "SELECT rf, ls, count(*), sum(m), avg(k) FROM cache_dev_t WHERE d <= date '2022-06-01' GROUP BY rf, ls ORDER BY 1, 2"
   "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v), count(*), avg(k) FROM cache_dev_t WHERE k > 100"
@@ -97,6 +98,8 @@ grouped_shapes=(
   "SELECT ep, count(*), avg(k) FROM cache_dev_t GROUP BY ep ORDER BY 1"
   "SELECT ep, date_trunc('hour', ts) h, percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY v) FROM cache_dev_t GROUP BY 1, 2 ORDER BY 1, 2"
   "SELECT ep, rf, percentile_disc(0.5) WITHIN GROUP (ORDER BY m), count(*), sum(m) FROM cache_dev_t WHERE v < 0.5 GROUP BY 1, 2 ORDER BY 1, 2"
+  "SELECT id % 10000 g, count(*), sum(m), avg(k) FROM cache_dev_t GROUP BY 1 ORDER BY 1"
+  "SELECT ep, date_trunc('day', ts) dd, count(*), sum(k) FROM cache_dev_t GROUP BY 1, 2 ORDER BY 1, 2"
 )
 # key expressions whose rows raise PostgreSQL's error: the device hands the
 # batch to the host, which raises it
