@@ -86,17 +86,6 @@ dict_of(const GpuselCacheEntry *entry, int c)
 	return (GpuselCacheDict *) dsa_get_address(GpuselCacheArea(), entry->dicts) + c;
 }
 
-/* Frees the dictionaries' streams (the caller frees the array). */
-void
-GpuselCacheDictsFree(dsa_area *area, GpuselCacheEntry *entry)
-{
-	GpuselCacheDict *dicts = dsa_get_address(area, entry->dicts);
-
-	for (int c = 0; c < entry->ncols; c++)
-		if (DsaPointerIsValid(dicts[c].stream))
-			dsa_free(area, dicts[c].stream);
-}
-
 /*
  * A build process's coder: for each column that holds codes, a dictionary
  * to read values into, whose slot it sets in prog (this process's copy of

@@ -167,7 +167,6 @@ extern dsa_pointer GpuselCacheAreaAlloc(Size bytes);
 
 /* cache_dict.c */
 extern void GpuselCacheDictsCreate(Relation rel, GpuselCacheEntry *entry);
-extern void GpuselCacheDictsFree(dsa_area *area, GpuselCacheEntry *entry);
 extern GpuselCacheDictCoder *GpuselCacheDictCoderBegin(const GpuselCacheEntry *entry,
 													   GpuselProgram *prog);
 extern void GpuselCacheDictCoderEnd(GpuselCacheDictCoder *coder);

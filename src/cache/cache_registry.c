@@ -212,7 +212,12 @@ GpuselCacheFreeParts(GpuselCacheEntry *entry)
 			dsa_free(a, entry->changed);
 		if (DsaPointerIsValid(entry->dicts))
 		{
-			GpuselCacheDictsFree(a, entry);
+			GpuselCacheDict *dicts = dsa_get_address(a, entry->dicts);
+
+			/* the text columns' dictionaries (cache_dict.c): their streams, then the array */
+			for (int c = 0; c < entry->ncols; c++)
+				if (DsaPointerIsValid(dicts[c].stream))
+					dsa_free(a, dicts[c].stream);
 			dsa_free(a, entry->dicts);
 		}
 	}
