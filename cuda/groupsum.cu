@@ -198,8 +198,7 @@ gs_group_sums_free(GroupSumBuffers *b)
 
 /*
  * The grouping's sum buffers with room for nkeys keys and cells sums, made
- * at its first sums and grown (to twice what was asked) when a batch has
- * more keys.
+ * at its first sums and grown when a batch has more keys.
  */
 static cudaError_t
 sum_buffers(gs_batch_groups *g, size_t nkeys, size_t cells, GroupSumBuffers **out)
@@ -221,8 +220,18 @@ sum_buffers(gs_batch_groups *g, size_t nkeys, size_t cells, GroupSumBuffers **ou
 		*out = b;
 		return cudaSuccess;
 	}
-	want_keys = nkeys <= 4096 ? 4096 : nkeys * 2;
-	want_cells = cells <= (size_t) 4096 * GS_SUM_MAX_EXPRS ? (size_t) 4096 * GS_SUM_MAX_EXPRS : cells * 2;
+	/*
+	 * half as much again as asked, within the most a batch may ask (nkeys is
+	 * at most GS_GROUP_SUM_MAX_KEYS): in the GPU service the pinned half
+	 * comes out of the staging region every session shares
+	 */
+	want_keys = nkeys * 3 / 2 < (size_t) GS_GROUP_SUM_MAX_KEYS ? nkeys * 3 / 2 : (size_t) GS_GROUP_SUM_MAX_KEYS;
+	want_keys = want_keys > nkeys ? want_keys : nkeys;
+	want_keys = want_keys > 4096 ? want_keys : 4096;
+	want_cells = cells * 3 / 2 < (size_t) GS_GROUP_SUM_MAX_KEYS * GS_SUM_MAX_EXPRS ?
+		cells * 3 / 2 : (size_t) GS_GROUP_SUM_MAX_KEYS * GS_SUM_MAX_EXPRS;
+	want_cells = want_cells > cells ? want_cells : cells;
+	want_cells = want_cells > (size_t) 4096 * GS_SUM_MAX_EXPRS ? want_cells : (size_t) 4096 * GS_SUM_MAX_EXPRS;
 	free_sum_memory(b);
 	err = gs_dev_malloc((void **) &b->d_sums, want_cells * sizeof(gs_sum_result));
 	if (err == cudaSuccess)

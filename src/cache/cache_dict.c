@@ -30,9 +30,13 @@
 #include "cache_internal.h"
 #include "column_form.h"
 
-/* Tuning: distinct values a cached column holds at most; a stream's first size. */
+/*
+ * Tuning: distinct values a cached column holds at most; a stream's first
+ * size; the most of a stream a process reads into its mirror at once.
+ */
 #define GPUSEL_CACHE_DICT_MAX_VALUES	1048576
 #define GPUSEL_CACHE_DICT_FIRST_BYTES	65536
+#define GPUSEL_CACHE_DICT_READ_PIECE	((Size) 64 * 1024 * 1024)
 
 /* A build process's side of one column's dictionary. */
 typedef struct DictColumn
@@ -179,10 +183,13 @@ GpuselCacheDictTakeCodes(GpuselCacheDictCoder *coder, Relation rel, GpuselCacheE
 		/* what the other processes appended since this one's last turn */
 		if (dc->synced < dict->bytes)
 		{
+			const char *stream = dsa_get_address(a, dict->stream);
+
+			/* in pieces: the reader keeps a piece's unfinished value, in a string of at most 1 GB */
 			GpuselValueDictReaderReset(&dc->reader, coder->cxt);
-			GpuselValueDictRead(&dc->reader, coder->cxt, dc->mirror,
-								(const char *) dsa_get_address(a, dict->stream) + dc->synced,
-								dict->bytes - dc->synced);
+			for (Size at = dc->synced; at < dict->bytes; at += GPUSEL_CACHE_DICT_READ_PIECE)
+				GpuselValueDictRead(&dc->reader, coder->cxt, dc->mirror, stream + at,
+									Min(dict->bytes - at, GPUSEL_CACHE_DICT_READ_PIECE));
 		}
 		Assert(GpuselValueDictCount(dc->mirror) == dict->nvalues);
 		if (dc->cap < nread)

@@ -119,13 +119,28 @@ map_columns(CacheSource *cs, Relation rel, const GpuselProgram *prog)
 		}
 		if (found < 0)
 			return false;
-		/* the scan's numbers of the column's values become the cache's codes */
-		if (GpuselFormLookup(e->form[found])->dictionary &&
-			!GpuselCacheDictPreset(e, found, prog->form_arg[c]))
-			return false;
 		cs->cached_col[c] = found;
 		cs->widths[c] = GpuselColumnWidth(prog->coltypes[c]);
 		cs->has_nulls[c] = e->has_nulls[found];
+	}
+	return true;
+}
+
+/*
+ * The last check of a scan that may read the cache: the scan's numbers of a
+ * text column's values become the cache's codes (cache_dict.c); false when
+ * a dictionary of the scan cannot take them.
+ */
+static bool
+preset_dictionaries(CacheSource *cs, const GpuselProgram *prog)
+{
+	for (int c = 0; c < cs->ncols; c++)
+	{
+		int			col = cs->cached_col[c];
+
+		if (GpuselFormLookup(cs->entry->form[col])->dictionary &&
+			!GpuselCacheDictPreset(cs->entry, col, prog->form_arg[c]))
+			return false;
 	}
 	return true;
 }
@@ -590,7 +605,7 @@ open_cache(Relation rel, Snapshot snapshot, const GpuselProgram *prog)
 	MemoryContextRegisterResetCallback(cxt, &cs->unpin);
 	if (entry->relfilenode != rel->rd_node.relNode || pg_atomic_read_u32(&entry->truncated) != 0 ||
 		snapshot_older_than_build(snapshot, entry) || !map_columns(cs, rel, prog) ||
-		!GpuselCacheTriggerCurrent(entry))
+		!GpuselCacheTriggerCurrent(entry) || !preset_dictionaries(cs, prog))
 	{
 		MemoryContextSwitchTo(old);
 		MemoryContextDelete(cxt);
