@@ -10,6 +10,7 @@ SELECT gpusel_cache('cache_nopreload');
 DROP TABLE cache_nopreload;
 \quit
 \endif
+\i test/sql/cache_oracle.sql
 
 SET max_parallel_workers_per_gather = 0;
 SET gpusel.min_rows = 0;
@@ -29,31 +30,15 @@ FROM generate_series(1, 70001) g;
 
 -- every shape, answered by gpusel and by PostgreSQL with gpusel off (no float
 -- sums: under Gather their last digits depend on the order rows are added)
-CREATE FUNCTION cache_check() RETURNS TABLE (shape int, same boolean) LANGUAGE plpgsql AS $$
-DECLARE
-  shapes text[] := ARRAY[
+CREATE FUNCTION cache_check() RETURNS TABLE (shape int, same boolean) LANGUAGE sql AS $$
+  SELECT * FROM cache_same_as_postgres(ARRAY[
     'SELECT count(*), sum(k), avg(k), min(d), max(m), min(x), max(x) FROM cache_t WHERE x < 0.5 OR k > 900',
     'SELECT grp, count(*), sum(m), percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_t WHERE d > ''2003-01-01'' GROUP BY grp',
     'SELECT grp, percentile_cont(ARRAY[0.1, 0.9]) WITHIN GROUP (ORDER BY k) FROM cache_t GROUP BY grp',
     'SELECT b, count(*), min(x), max(x) FROM cache_t WHERE k IS NULL OR x <> x GROUP BY b',
     'SELECT id, x, t FROM cache_t WHERE k BETWEEN 10 AND 12 AND d < ''2010-01-01''',
-    'SELECT count(*) FROM cache_t WHERE m > 5000.25'];
-  gpu text;
-  pg text;
-BEGIN
-  FOR i IN 1 .. array_length(shapes, 1) LOOP
-    EXECUTE format('SELECT md5(coalesce(string_agg(r::text, '','' ORDER BY r::text), '''')) FROM (%s) r', shapes[i]) INTO gpu;
-    SET LOCAL gpusel.enable_scan = off;
-    SET LOCAL gpusel.enable_groupagg = off;
-    SET LOCAL gpusel.replace_builtin_percentiles = off;
-    EXECUTE format('SELECT md5(coalesce(string_agg(r::text, '','' ORDER BY r::text), '''')) FROM (%s) r', shapes[i]) INTO pg;
-    SET LOCAL gpusel.enable_scan = on;
-    SET LOCAL gpusel.enable_groupagg = on;
-    SET LOCAL gpusel.replace_builtin_percentiles = on;
-    shape := i; same := gpu = pg;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+    'SELECT count(*) FROM cache_t WHERE m > 5000.25'])
+$$;
 
 -- where a scan's rows came from
 CREATE FUNCTION cache_source(q text) RETURNS TABLE (line text) LANGUAGE plpgsql AS $$
@@ -261,4 +246,5 @@ DROP TABLE cache_t;
 SELECT count(*) FROM cache_state;
 DROP VIEW cache_state;
 DROP FUNCTION cache_check();
+DROP FUNCTION cache_same_as_postgres(text[]);
 DROP FUNCTION cache_source(text);

@@ -8,6 +8,7 @@ SELECT current_setting('shared_preload_libraries') ~ 'gpusel' AS preloaded \gset
 \else
 \quit
 \endif
+\i test/sql/cache_oracle.sql
 
 SET max_parallel_workers_per_gather = 0;
 SET gpusel.min_rows = 0;
@@ -29,30 +30,14 @@ VACUUM cache_build_t;
 SELECT pg_relation_size('cache_build_t') / 8192 > 2048 AS many_blocks;
 
 -- every shape, answered through the cache and by PostgreSQL with gpusel off
-CREATE FUNCTION cache_build_check() RETURNS TABLE (shape int, same boolean) LANGUAGE plpgsql AS $$
-DECLARE
-  shapes text[] := ARRAY[
+CREATE FUNCTION cache_build_check() RETURNS TABLE (shape int, same boolean) LANGUAGE sql AS $$
+  SELECT * FROM cache_same_as_postgres(ARRAY[
     'SELECT count(*), sum(n), min(x), max(x), min(d), max(m), sum(m) FROM cache_build_t WHERE x < 0.5 OR n > 900',
     'SELECT grp, count(*), count(n), sum(n), percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_build_t GROUP BY grp',
     'SELECT id, x, n FROM cache_build_t WHERE n BETWEEN 10 AND 11 OR id IN (1, 10000, 14001, 40000)',
     'SELECT count(*) FROM cache_build_t WHERE n IS NULL',
-    'SELECT percentile_cont(ARRAY[0, 0.25, 0.5, 1]) WITHIN GROUP (ORDER BY id) FROM cache_build_t WHERE d > ''2003-01-01'''];
-  gpu text;
-  pg text;
-BEGIN
-  FOR i IN 1 .. array_length(shapes, 1) LOOP
-    EXECUTE format('SELECT md5(coalesce(string_agg(r::text, '','' ORDER BY r::text), '''')) FROM (%s) r', shapes[i]) INTO gpu;
-    SET LOCAL gpusel.enable_scan = off;
-    SET LOCAL gpusel.enable_groupagg = off;
-    SET LOCAL gpusel.replace_builtin_percentiles = off;
-    EXECUTE format('SELECT md5(coalesce(string_agg(r::text, '','' ORDER BY r::text), '''')) FROM (%s) r', shapes[i]) INTO pg;
-    SET LOCAL gpusel.enable_scan = on;
-    SET LOCAL gpusel.enable_groupagg = on;
-    SET LOCAL gpusel.replace_builtin_percentiles = on;
-    shape := i; same := gpu = pg;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+    'SELECT percentile_cont(ARRAY[0, 0.25, 0.5, 1]) WITHIN GROUP (ORDER BY id) FROM cache_build_t WHERE d > ''2003-01-01'''])
+$$;
 CREATE FUNCTION cache_build_source() RETURNS TABLE (line text) LANGUAGE plpgsql AS $$
 BEGIN
   RETURN QUERY EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT count(*) FROM cache_build_t WHERE x < 0.5';
@@ -112,5 +97,6 @@ SELECT count(*), sum(v) FROM cache_build_w WHERE v < 5;
 SELECT gpusel_uncache('cache_build_w');
 DROP TABLE cache_build_w;
 DROP FUNCTION cache_build_check();
+DROP FUNCTION cache_same_as_postgres(text[]);
 DROP FUNCTION cache_build_source();
 DROP TABLE cache_build_t;

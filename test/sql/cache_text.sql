@@ -10,6 +10,7 @@ SELECT current_setting('shared_preload_libraries') ~ 'gpusel' AS preloaded \gset
 \else
 \quit
 \endif
+\i test/sql/cache_oracle.sql
 
 SET max_parallel_workers_per_gather = 0;
 SET gpusel.min_rows = 0;
@@ -35,32 +36,16 @@ DELETE FROM cache_text_t WHERE id BETWEEN 5001 AND 8000;
 VACUUM ANALYZE cache_text_t;
 SELECT pg_relation_size('cache_text_t') / 8192 > 2048 AS many_blocks;
 
-CREATE FUNCTION cache_text_check() RETURNS TABLE (shape int, same boolean) LANGUAGE plpgsql AS $$
-DECLARE
-  shapes text[] := ARRAY[
+CREATE FUNCTION cache_text_check() RETURNS TABLE (shape int, same boolean) LANGUAGE sql AS $$
+  SELECT * FROM cache_same_as_postgres(ARRAY[
     'SELECT ep, count(*), percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_text_t GROUP BY ep',
     'SELECT ep, date_trunc(''hour'', ts) h, percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY x), count(*) FROM cache_text_t GROUP BY 1, 2',
     'SELECT c12, length(c12), count(*), sum(n) FROM cache_text_t GROUP BY c12',
     'SELECT u, v, count(*), min(x), max(n) FROM cache_text_t GROUP BY u, v',
     'SELECT ep, c12, count(*), percentile_disc(0.25) WITHIN GROUP (ORDER BY n) FROM cache_text_t WHERE x < 0.5 GROUP BY 1, 2',
     'SELECT count(*), sum(n) FROM cache_text_t WHERE ep = ''/api/v1/endpoint3''',
-    'SELECT v, percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM cache_text_t WHERE n > 500 GROUP BY v'];
-  gpu text;
-  pg text;
-BEGIN
-  FOR i IN 1 .. array_length(shapes, 1) LOOP
-    EXECUTE format('SELECT md5(coalesce(string_agg(r::text, '','' ORDER BY r::text), '''')) FROM (%s) r', shapes[i]) INTO gpu;
-    SET LOCAL gpusel.enable_scan = off;
-    SET LOCAL gpusel.enable_groupagg = off;
-    SET LOCAL gpusel.replace_builtin_percentiles = off;
-    EXECUTE format('SELECT md5(coalesce(string_agg(r::text, '','' ORDER BY r::text), '''')) FROM (%s) r', shapes[i]) INTO pg;
-    SET LOCAL gpusel.enable_scan = on;
-    SET LOCAL gpusel.enable_groupagg = on;
-    SET LOCAL gpusel.replace_builtin_percentiles = on;
-    shape := i; same := gpu = pg;
-    RETURN NEXT;
-  END LOOP;
-END $$;
+    'SELECT v, percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM cache_text_t WHERE n > 500 GROUP BY v'])
+$$;
 -- where the grouped shape's rows came from
 CREATE FUNCTION cache_text_source() RETURNS TABLE (line text) LANGUAGE plpgsql AS $$
 BEGIN
@@ -139,5 +124,6 @@ DROP TABLE cache_text_many;
 
 SELECT gpusel_uncache('cache_text_t');
 DROP FUNCTION cache_text_check();
+DROP FUNCTION cache_same_as_postgres(text[]);
 DROP FUNCTION cache_text_source();
 DROP TABLE cache_text_t;
