@@ -155,6 +155,26 @@ GpuselValueDictKind(int slot)
 	return GpuselValueDictAt(slot)->kind;
 }
 
+/*
+ * The number of a value of a stream (GpuselValueDictWrite's), whose bytes
+ * are data[0..datalen): a varlena gets its header back first.
+ */
+static uint64
+number_stream_value(GpuselValueDict *dict, const char *data, uint32 datalen)
+{
+	char	   *value;
+	uint64		number;
+
+	if (dict->kind > 0)
+		return GpuselValueDictNumber(dict, PointerGetDatum(data));
+	value = palloc(VARHDRSZ + datalen);
+	SET_VARSIZE(value, VARHDRSZ + datalen);
+	memcpy(VARDATA(value), data, datalen);
+	number = GpuselValueDictNumber(dict, PointerGetDatum(value));
+	pfree(value);
+	return number;
+}
+
 /* Numbers the preset's values, in its order, in an empty dictionary. */
 static void
 load_preset(GpuselValueDict *dict)
@@ -164,22 +184,11 @@ load_preset(GpuselValueDict *dict)
 	for (int64 i = 0; i < dict->preset_values; i++)
 	{
 		uint32		datalen;
-		char	   *value;
 
 		memcpy(&datalen, dict->preset + pos, sizeof(uint32));
 		pos += sizeof(uint32);
-		if (dict->kind > 0)
-			value = dict->preset + pos;
-		else
-		{
-			value = palloc(VARHDRSZ + datalen);
-			SET_VARSIZE(value, VARHDRSZ + datalen);
-			memcpy(VARDATA(value), dict->preset + pos, datalen);
-		}
-		if (GpuselValueDictNumber(dict, PointerGetDatum(value)) != (uint64) i)
+		if (number_stream_value(dict, dict->preset + pos, datalen) != (uint64) i)
 			elog(ERROR, "gpusel text key dictionary preset holds a value twice");
-		if (dict->kind <= 0)
-			pfree(value);
 		pos += datalen;
 	}
 }
@@ -412,24 +421,12 @@ GpuselValueDictRead(GpuselValueDictReader *reader, MemoryContext cxt, int slot,
 	for (;;)
 	{
 		uint32		datalen;
-		char	   *value;
 
 		if (pending->len - pos < (int) sizeof(uint32))
 			break;
 		memcpy(&datalen, pending->data + pos, sizeof(uint32));
 		if ((Size) (pending->len - pos) - sizeof(uint32) < datalen)
 			break;
-		if (dict->kind > 0)
-		{
-			value = palloc(datalen);
-			memcpy(value, pending->data + pos + sizeof(uint32), datalen);
-		}
-		else
-		{
-			value = palloc(VARHDRSZ + datalen);
-			SET_VARSIZE(value, VARHDRSZ + datalen);
-			memcpy(VARDATA(value), pending->data + pos + sizeof(uint32), datalen);
-		}
 		if (reader->nnumbers == reader->cap)
 		{
 			reader->cap = Max(reader->cap * 2, 1024);
@@ -438,8 +435,7 @@ GpuselValueDictRead(GpuselValueDictReader *reader, MemoryContext cxt, int slot,
 				repalloc_huge(reader->numbers, sizeof(int64) * reader->cap);
 		}
 		reader->numbers[reader->nnumbers++] =
-			(int64) GpuselValueDictNumber(dict, PointerGetDatum(value));
-		pfree(value);
+			(int64) number_stream_value(dict, pending->data + pos + sizeof(uint32), datalen);
 		pos += sizeof(uint32) + datalen;
 	}
 	/* keep the part of a value that the next piece completes */
