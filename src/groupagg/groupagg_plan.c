@@ -568,7 +568,8 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	process_groups = Min(groups, input_rel->rows / parallel_divisor(workers));
 	cpath->path.startup_cost = partial->total_cost * GpuselReadCostFactor(root, input_rel) +
 		row_cost / parallel_divisor(workers) +
-		process_groups * cpu_operator_cost * (workers + 1) + disabled;
+		process_groups * cpu_operator_cost * (workers + 1) +
+		GpuselParallelWorkersCost(root, input_rel, workers) + disabled;
 	cpath->path.total_cost = cpath->path.startup_cost;
 	gather = create_gather_path(root, output_rel, &cpath->path, cpath->path.pathtarget,
 								NULL, &groups);

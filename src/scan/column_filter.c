@@ -15,6 +15,22 @@
 #include "column_filter.h"
 #include "order_keys.h"
 
+/*
+ * A block runs its tests densely while at least one row in this many is
+ * left; below, over its survivors alone.
+ */
+#define FILTER_SPARSE_SHARE 8
+
+/*
+ * The dense loops are also built for AVX2, chosen at load time where the
+ * CPU has it: 64-bit unsigned compares have no SSE2 instruction.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define GPUSEL_VECTOR_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define GPUSEL_VECTOR_CLONES
+#endif
+
 /* One comparison of a batch column with a constant's key. */
 typedef struct ColumnTest
 {
@@ -363,9 +379,82 @@ key_passes(uint64 key, const ColumnTest *t)
 }
 
 /*
- * Keeps the rows of one test that pass: rows[0..count), or 0..count with
- * rows NULL, written to positions (which may be rows itself: a row is
- * written no later than it is read).  Returns how many passed.
+ * ANDs into pass[0..len) whether rows first..first + len of a batch pass a
+ * test, one straight loop per column type (no gather, no branch per row),
+ * so that every test of a block runs over it while it sits in L1.  False
+ * for a pair of types without such a loop (the caller gathers instead).
+ */
+static bool GPUSEL_VECTOR_CLONES
+and_test_dense(const ColumnTest *t, const GpuselStaging *staging, int64 first, int len,
+			   uint8 *pass)
+{
+	const void *values = staging->values[t->column];
+	const uint64 lo = t->lo;
+	const uint64 span = t->span;
+
+#define DENSE_LOOP(ctype, key_of) \
+	do { \
+		const ctype *col = (const ctype *) values + first; \
+		for (int j = 0; j < len; j++) \
+			pass[j] &= (uint8) ((uint64) key_of(col[j]) - lo <= span); \
+	} while (0)
+
+	switch (t->compared)
+	{
+		case INT2OID:
+		case INT4OID:
+		case DATEOID:
+			if (t->coltype == GS_COL_INT2)
+				DENSE_LOOP(int16, KeyOfInt32);
+			else if (t->coltype == GS_COL_INT4)
+				DENSE_LOOP(int32, KeyOfInt32);
+			else
+				return false;
+			break;
+		case INT8OID:
+		case TIMESTAMPOID:
+		case TIMESTAMPTZOID:
+			if (t->coltype == GS_COL_INT2)
+				DENSE_LOOP(int16, KeyOfInt64);
+			else if (t->coltype == GS_COL_INT4)
+				DENSE_LOOP(int32, KeyOfInt64);
+			else if (t->coltype == GS_COL_INT8)
+				DENSE_LOOP(int64, KeyOfInt64);
+			else
+				return false;
+			break;
+		case FLOAT4OID:
+			if (t->coltype != GS_COL_FLOAT4)
+				return false;
+			DENSE_LOOP(float4, KeyOfFloat4);
+			break;
+		case FLOAT8OID:
+			if (t->coltype == GS_COL_FLOAT4)
+				DENSE_LOOP(float4, KeyOfFloat8);	/* widened by the call */
+			else if (t->coltype == GS_COL_FLOAT8)
+				DENSE_LOOP(float8, KeyOfFloat8);
+			else
+				return false;
+			break;
+		default:
+			return false;
+	}
+#undef DENSE_LOOP
+	/* a NULL fails every comparison */
+	if (staging->has_nulls[t->column])
+	{
+		const uint8 *nulls = staging->nulls[t->column] + first;
+
+		for (int j = 0; j < len; j++)
+			pass[j] &= (uint8) (nulls[j] == 0);
+	}
+	return true;
+}
+
+/*
+ * Keeps the rows of one test that pass among rows[0..count), written to
+ * positions (which may be rows itself: a row is written no later than it
+ * is read).  Returns how many passed.
  */
 static int64
 apply_test(const ColumnTest *t, const GpuselStaging *staging, const uint32 *rows,
@@ -383,14 +472,14 @@ apply_test(const ColumnTest *t, const GpuselStaging *staging, const uint32 *rows
 	for (int64 start = 0; start < count; start += KEYS_BLOCK)
 	{
 		int			len = (int) Min(count - start, KEYS_BLOCK);
-		const uint32 *block = rows != NULL ? rows + start : NULL;
+		const uint32 *block = rows + start;
 
-		if (KeysOfColumn(t->coltype, t->compared, values, block, start, len, keys))
+		if (KeysOfColumn(t->coltype, t->compared, values, block, 0, len, keys))
 		{
 			/* branch-free: every row is written, only those that pass are kept */
 			for (int j = 0; j < len; j++)
 			{
-				uint32		row = block != NULL ? block[j] : (uint32) (start + j);
+				uint32		row = block[j];
 				bool		pass = keys[j] - lo <= span;
 
 				if (nulls != NULL)
@@ -402,7 +491,7 @@ apply_test(const ColumnTest *t, const GpuselStaging *staging, const uint32 *rows
 		}
 		for (int j = 0; j < len; j++)
 		{
-			uint32		row = block != NULL ? block[j] : (uint32) (start + j);
+			uint32		row = block[j];
 			Datum		v;
 
 			if (nulls != NULL && nulls[row])
@@ -415,20 +504,58 @@ apply_test(const ColumnTest *t, const GpuselStaging *staging, const uint32 *rows
 	return kept;
 }
 
+/* How many of pass[0..len) are set. */
+static int GPUSEL_VECTOR_CLONES
+count_passing(const uint8 *pass, int len)
+{
+	int			n = 0;
+
+	for (int j = 0; j < len; j++)
+		n += pass[j];
+	return n;
+}
+
 /*
  * Runs the tests over the first nrows rows of a batch; writes the rows
  * that pass every test (a NULL fails) to positions, in order, and returns
- * their number.
+ * their number.  A block of rows runs its tests densely, each ANDed into
+ * a byte per row, while at least 1/FILTER_SPARSE_SHARE of the block is
+ * left; then its survivors are gathered and the remaining tests run over
+ * them alone, so a selective first test spares the others most rows.
  */
 int64
 ColumnFilterApply(ColumnFilter *filter, const GpuselStaging *staging, int64 nrows,
 				  uint32 *positions)
 {
-	int64		n = nrows;
+	int64		kept = 0;
 
 	if (filter->never)
 		return 0;
-	for (int i = 0; i < filter->ntests; i++)
-		n = apply_test(&filter->tests[i], staging, i == 0 ? NULL : positions, n, positions);
-	return n;
+	for (int64 first = 0; first < nrows; first += KEYS_BLOCK)
+	{
+		int			len = (int) Min(nrows - first, KEYS_BLOCK);
+		uint8		pass[KEYS_BLOCK];
+		uint32	   *out = positions + kept;
+		int			live = len;
+		int64		n = 0;
+		int			i;
+
+		memset(pass, 1, len);
+		for (i = 0; i < filter->ntests && live * FILTER_SPARSE_SHARE >= len; i++)
+		{
+			if (!and_test_dense(&filter->tests[i], staging, first, len, pass))
+				break;
+			live = count_passing(pass, len);
+		}
+		/* branch-free: every row is written, only those that pass are kept */
+		for (int j = 0; j < len; j++)
+		{
+			out[n] = (uint32) (first + j);
+			n += pass[j];
+		}
+		for (; i < filter->ntests && n > 0; i++)
+			n = apply_test(&filter->tests[i], staging, out, n, out);
+		kept += n;
+	}
+	return kept;
 }

@@ -72,7 +72,9 @@
 #define GPUSEL_COLUMN_FACTOR	1.0		/* deform and store one column value, in cpu_operator_cost */
 #define GPUSEL_EMIT_FACTOR		1.0		/* hand on one surviving row, in cpu_operator_cost */
 #define GPUSEL_REFETCH_FACTOR	0.25	/* re-reading a surviving tuple, in cpu_tuple_cost */
-#define GPUSEL_CACHED_READ		0.1		/* reading a cached table, as a share of its heap read */
+#define GPUSEL_CACHED_READ		0.05	/* reading a cached table, as a share of its heap read */
+#define GPUSEL_CACHED_TEST		0.1		/* a qual over cached columns on the CPU, as a share of its cost */
+#define GPUSEL_CACHED_WORKER	2.5		/* a worker started for a cached read, in parallel_setup_cost */
 #define GPUSEL_DEVICE_READ		0.005	/* the device reading its own copy of a cached table */
 
 /* One qual of the scan with where it runs. */
@@ -354,6 +356,21 @@ GpuselReadCostFactor(PlannerInfo *root, RelOptInfo *rel)
 }
 
 /*
+ * What starting a parallel plan's workers costs beyond parallel_setup_cost:
+ * a cached table's read is fast enough that each worker's start (a fork,
+ * an attach to the cache, runs staged for the leader; about 4 ms measured)
+ * outweighs it on small tables, so each is charged, in shares of
+ * parallel_setup_cost; nothing for a heap read.
+ */
+double
+GpuselParallelWorkersCost(PlannerInfo *root, RelOptInfo *rel, int workers)
+{
+	if (GpuselReadCostFactor(root, rel) == 1.0)
+		return 0.0;
+	return workers * GPUSEL_CACHED_WORKER * parallel_setup_cost;
+}
+
+/*
  * The cost of reading every tuple of the relation and filtering it.  Both
  * sides read every page and pay for every tuple the table access method
  * returns.  On the GPU a row then costs the stores of its device columns,
@@ -415,8 +432,9 @@ cost_filtered_read(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	}
 	else
 	{
+		/* over cached columns the CPU runs its column tests straight through a block */
 		startup += dcost.startup;
-		run += tuples * dcost.per_tuple;
+		run += tuples * dcost.per_tuple * (GpuselReadCostFactor(root, rel) < 1.0 ? GPUSEL_CACHED_TEST : 1.0);
 	}
 	startup += hcost.startup;
 	run += survivors * hcost.per_tuple;

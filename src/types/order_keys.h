@@ -32,27 +32,26 @@ static inline uint64
 KeyOfFloat4(float4 f)
 {
 	uint32		bits;
+	uint32		flip;
 
-	if (isnan(f))
-		return PG_UINT32_MAX;
-	if (f == 0.0f)
-		f = 0.0f;
+	/* branch-free, so that loops over columns stay straight: -0 + 0 is +0 */
+	f += 0.0f;
 	memcpy(&bits, &f, sizeof(bits));
-	return (bits & 0x80000000) ? ~bits : (bits | 0x80000000);
+	flip = (uint32) ((int32) bits >> 31) | 0x80000000;
+	return isnan(f) ? PG_UINT32_MAX : (bits ^ flip);
 }
 
 static inline uint64
 KeyOfFloat8(float8 f)
 {
 	uint64		bits;
+	uint64		flip;
 
-	if (isnan(f))
-		return PG_UINT64_MAX;
-	if (f == 0.0)
-		f = 0.0;
+	/* as KeyOfFloat4: NaN largest, -0 made +0, negatives reversed */
+	f += 0.0;
 	memcpy(&bits, &f, sizeof(bits));
-	return (bits & UINT64CONST(0x8000000000000000)) ? ~bits :
-		(bits | UINT64CONST(0x8000000000000000));
+	flip = (uint64) ((int64) bits >> 63) | UINT64CONST(0x8000000000000000);
+	return isnan(f) ? PG_UINT64_MAX : (bits ^ flip);
 }
 
 /* How one SQL type maps to and from keys. */
