@@ -569,7 +569,7 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	cpath->path.startup_cost = partial->total_cost * GpuselReadCostFactor(root, input_rel) +
 		row_cost / parallel_divisor(workers) +
 		process_groups * cpu_operator_cost * (workers + 1) +
-		GpuselParallelWorkersCost(root, input_rel, workers) + disabled;
+		GpuselParallelWorkersCost(root, input_rel) + disabled;
 	cpath->path.total_cost = cpath->path.startup_cost;
 	gather = create_gather_path(root, output_rel, &cpath->path, cpath->path.pathtarget,
 								NULL, &groups);

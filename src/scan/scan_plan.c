@@ -74,7 +74,7 @@
 #define GPUSEL_REFETCH_FACTOR	0.25	/* re-reading a surviving tuple, in cpu_tuple_cost */
 #define GPUSEL_CACHED_READ		0.05	/* reading a cached table, as a share of its heap read */
 #define GPUSEL_CACHED_TEST		0.1		/* a qual over cached columns on the CPU, as a share of its cost */
-#define GPUSEL_CACHED_WORKER	2.5		/* a worker started for a cached read, in parallel_setup_cost */
+#define GPUSEL_CACHED_WORKERS	4.0		/* workers started for a cached read, in parallel_setup_cost */
 #define GPUSEL_DEVICE_READ		0.005	/* the device reading its own copy of a cached table */
 
 /* One qual of the scan with where it runs. */
@@ -357,17 +357,18 @@ GpuselReadCostFactor(PlannerInfo *root, RelOptInfo *rel)
 
 /*
  * What starting a parallel plan's workers costs beyond parallel_setup_cost:
- * a cached table's read is fast enough that each worker's start (a fork,
- * an attach to the cache, runs staged for the leader; about 4 ms measured)
- * outweighs it on small tables, so each is charged, in shares of
- * parallel_setup_cost; nothing for a heap read.
+ * a cached table's read is fast enough that the workers' start (forks, an
+ * attach to the cache each, runs staged for the leader; 10-15 ms measured
+ * on a small machine) outweighs it on small tables.  Workers start side by
+ * side, so the charge is once, in shares of parallel_setup_cost; nothing
+ * for a heap read.
  */
 double
-GpuselParallelWorkersCost(PlannerInfo *root, RelOptInfo *rel, int workers)
+GpuselParallelWorkersCost(PlannerInfo *root, RelOptInfo *rel)
 {
 	if (GpuselReadCostFactor(root, rel) == 1.0)
 		return 0.0;
-	return workers * GPUSEL_CACHED_WORKER * parallel_setup_cost;
+	return GPUSEL_CACHED_WORKERS * parallel_setup_cost;
 }
 
 /*

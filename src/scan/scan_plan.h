@@ -45,7 +45,7 @@ extern bool GpuselExprMayFail(Node *node, void *context);
 extern bool GpuselUpperQuals(PlannerInfo *root, RelOptInfo *rel, List **exprs,
 							 List **device_flags, bool *any_marked);
 extern double GpuselReadCostFactor(PlannerInfo *root, RelOptInfo *rel);
-extern double GpuselParallelWorkersCost(PlannerInfo *root, RelOptInfo *rel, int workers);
+extern double GpuselParallelWorkersCost(PlannerInfo *root, RelOptInfo *rel);
 extern Cost GpuselFilteredReadCost(PlannerInfo *root, RelOptInfo *rel, List *quals,
 								   List *device_flags);
 
