@@ -380,7 +380,8 @@ key_passes(uint64 key, const ColumnTest *t)
 
 /*
  * ANDs into pass[0..len) whether rows first..first + len of a batch pass a
- * test, one straight loop per column type (no gather, no branch per row),
+ * test, one straight loop per column type (KEY_LOOP_DISPATCH's pairs; no
+ * gather, no branch per row),
  * so that every test of a block runs over it while it sits in L1.  False
  * for a pair of types without such a loop (the caller gathers instead).
  */
@@ -399,46 +400,7 @@ and_test_dense(const ColumnTest *t, const GpuselStaging *staging, int64 first, i
 			pass[j] &= (uint8) ((uint64) key_of(col[j]) - lo <= span); \
 	} while (0)
 
-	switch (t->compared)
-	{
-		case INT2OID:
-		case INT4OID:
-		case DATEOID:
-			if (t->coltype == GS_COL_INT2)
-				DENSE_LOOP(int16, KeyOfInt32);
-			else if (t->coltype == GS_COL_INT4)
-				DENSE_LOOP(int32, KeyOfInt32);
-			else
-				return false;
-			break;
-		case INT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			if (t->coltype == GS_COL_INT2)
-				DENSE_LOOP(int16, KeyOfInt64);
-			else if (t->coltype == GS_COL_INT4)
-				DENSE_LOOP(int32, KeyOfInt64);
-			else if (t->coltype == GS_COL_INT8)
-				DENSE_LOOP(int64, KeyOfInt64);
-			else
-				return false;
-			break;
-		case FLOAT4OID:
-			if (t->coltype != GS_COL_FLOAT4)
-				return false;
-			DENSE_LOOP(float4, KeyOfFloat4);
-			break;
-		case FLOAT8OID:
-			if (t->coltype == GS_COL_FLOAT4)
-				DENSE_LOOP(float4, KeyOfFloat8);	/* widened by the call */
-			else if (t->coltype == GS_COL_FLOAT8)
-				DENSE_LOOP(float8, KeyOfFloat8);
-			else
-				return false;
-			break;
-		default:
-			return false;
-	}
+	KEY_LOOP_DISPATCH(t->coltype, t->compared, DENSE_LOOP, return false);
 #undef DENSE_LOOP
 	/* a NULL fails every comparison */
 	if (staging->has_nulls[t->column])
@@ -545,7 +507,9 @@ ColumnFilterApply(ColumnFilter *filter, const GpuselStaging *staging, int64 nrow
 		{
 			if (!and_test_dense(&filter->tests[i], staging, first, len, pass))
 				break;
-			live = count_passing(pass, len);
+			/* the count only chooses how the next test runs */
+			if (i + 1 < filter->ntests)
+				live = count_passing(pass, len);
 		}
 		/* branch-free: every row is written, only those that pass are kept */
 		for (int j = 0; j < len; j++)

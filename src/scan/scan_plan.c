@@ -345,6 +345,13 @@ item_exprs(List *items, bool device)
 	return exprs;
 }
 
+/* Whether the relation's rows come from the column cache. */
+static bool
+rel_is_cached(PlannerInfo *root, RelOptInfo *rel)
+{
+	return GpuselSourceProvided(planner_rt_fetch(rel->relid, root)->relid);
+}
+
 /*
  * The share of a heap read that reading the relation costs: less for a
  * table in the column cache, read as columns in memory, not as pages.
@@ -352,7 +359,7 @@ item_exprs(List *items, bool device)
 double
 GpuselReadCostFactor(PlannerInfo *root, RelOptInfo *rel)
 {
-	return GpuselSourceProvided(planner_rt_fetch(rel->relid, root)->relid) ? GPUSEL_CACHED_READ : 1.0;
+	return rel_is_cached(root, rel) ? GPUSEL_CACHED_READ : 1.0;
 }
 
 /*
@@ -366,9 +373,7 @@ GpuselReadCostFactor(PlannerInfo *root, RelOptInfo *rel)
 double
 GpuselParallelWorkersCost(PlannerInfo *root, RelOptInfo *rel)
 {
-	if (GpuselReadCostFactor(root, rel) == 1.0)
-		return 0.0;
-	return GPUSEL_CACHED_WORKERS * parallel_setup_cost;
+	return rel_is_cached(root, rel) ? GPUSEL_CACHED_WORKERS * parallel_setup_cost : 0.0;
 }
 
 /*
@@ -394,6 +399,7 @@ cost_filtered_read(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	double		survivors;
 	Cost		startup = 0;
 	Cost		run;
+	bool		cached = rel_is_cached(root, rel);
 	bool		resident;
 
 	get_tablespace_page_costs(rel->reltablespace, NULL, &spc_seq_page_cost);
@@ -405,7 +411,7 @@ cost_filtered_read(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	resident = on_gpu && device_quals != NIL &&
 		GpuselSourceProvidedOnDevice(planner_rt_fetch(rel->relid, root)->relid);
 	run = spc_seq_page_cost * rel->pages + cpu_tuple_cost * tuples;
-	run *= resident ? GPUSEL_DEVICE_READ : GpuselReadCostFactor(root, rel);
+	run *= resident ? GPUSEL_DEVICE_READ : cached ? GPUSEL_CACHED_READ : 1.0;
 	/* it reads every page as a sequential scan does, and is disabled with it */
 	if (!enable_seqscan)
 		startup += disable_cost;
@@ -435,7 +441,7 @@ cost_filtered_read(PlannerInfo *root, RelOptInfo *rel, List *device_quals,
 	{
 		/* over cached columns the CPU runs its column tests straight through a block */
 		startup += dcost.startup;
-		run += tuples * dcost.per_tuple * (GpuselReadCostFactor(root, rel) < 1.0 ? GPUSEL_CACHED_TEST : 1.0);
+		run += tuples * dcost.per_tuple * (cached ? GPUSEL_CACHED_TEST : 1.0);
 	}
 	startup += hcost.startup;
 	run += survivors * hcost.per_tuple;

@@ -179,54 +179,16 @@ bool
 KeysOfColumn(int coltype, Oid keytypid, const void *values, const uint32 *rows,
 			 int64 first, int len, uint64 *keys)
 {
-#define KEYS_LOOP(ctype, expr) \
+#define KEYS_LOOP(ctype, key_of) \
 	do { \
 		const ctype *col = (const ctype *) values; \
 		if (rows != NULL) \
-			for (int j = 0; j < len; j++) { ctype v = col[rows[j]]; keys[j] = (expr); } \
+			for (int j = 0; j < len; j++) keys[j] = key_of(col[rows[j]]); \
 		else \
-			for (int j = 0; j < len; j++) { ctype v = col[first + j]; keys[j] = (expr); } \
+			for (int j = 0; j < len; j++) keys[j] = key_of(col[first + j]); \
 	} while (0)
 
-	switch (keytypid)
-	{
-		case INT2OID:
-		case INT4OID:
-		case DATEOID:
-			if (coltype == GS_COL_INT2)
-				KEYS_LOOP(int16, KeyOfInt32(v));
-			else if (coltype == GS_COL_INT4)
-				KEYS_LOOP(int32, KeyOfInt32(v));
-			else
-				return false;
-			return true;
-		case INT8OID:
-		case TIMESTAMPOID:
-		case TIMESTAMPTZOID:
-			if (coltype == GS_COL_INT2)
-				KEYS_LOOP(int16, KeyOfInt64(v));
-			else if (coltype == GS_COL_INT4)
-				KEYS_LOOP(int32, KeyOfInt64(v));
-			else if (coltype == GS_COL_INT8)
-				KEYS_LOOP(int64, KeyOfInt64(v));
-			else
-				return false;
-			return true;
-		case FLOAT4OID:
-			if (coltype != GS_COL_FLOAT4)
-				return false;
-			KEYS_LOOP(float4, KeyOfFloat4(v));
-			return true;
-		case FLOAT8OID:
-			if (coltype == GS_COL_FLOAT4)
-				KEYS_LOOP(float4, KeyOfFloat8((float8) v));
-			else if (coltype == GS_COL_FLOAT8)
-				KEYS_LOOP(float8, KeyOfFloat8(v));
-			else
-				return false;
-			return true;
-		default:
-			return false;
-	}
+	KEY_LOOP_DISPATCH(coltype, keytypid, KEYS_LOOP, return false);
+	return true;
 #undef KEYS_LOOP
 }

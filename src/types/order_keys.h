@@ -67,6 +67,44 @@ typedef struct KeyType
 	Datum		(*negative_zero) (void);
 } KeyType;
 
+/*
+ * The pairs of a batch column type (gs_coltype) and a key type that loops
+ * over a block of a column take: runs LOOP(ctype, key_of) for the pair, a
+ * narrower column widened by key_of's parameter as a cross-type comparison
+ * widens it, or 'otherwise' for a pair without one.  KeysOfColumn and the
+ * CPU's column tests (column_filter.c) share it.
+ */
+#define KEY_LOOP_DISPATCH(coltype, keytypid, LOOP, otherwise) \
+	switch (keytypid) \
+	{ \
+		case INT2OID: \
+		case INT4OID: \
+		case DATEOID: \
+			if ((coltype) == GS_COL_INT2) LOOP(int16, KeyOfInt32); \
+			else if ((coltype) == GS_COL_INT4) LOOP(int32, KeyOfInt32); \
+			else otherwise; \
+			break; \
+		case INT8OID: \
+		case TIMESTAMPOID: \
+		case TIMESTAMPTZOID: \
+			if ((coltype) == GS_COL_INT2) LOOP(int16, KeyOfInt64); \
+			else if ((coltype) == GS_COL_INT4) LOOP(int32, KeyOfInt64); \
+			else if ((coltype) == GS_COL_INT8) LOOP(int64, KeyOfInt64); \
+			else otherwise; \
+			break; \
+		case FLOAT4OID: \
+			if ((coltype) == GS_COL_FLOAT4) LOOP(float4, KeyOfFloat4); \
+			else otherwise; \
+			break; \
+		case FLOAT8OID: \
+			if ((coltype) == GS_COL_FLOAT4) LOOP(float4, KeyOfFloat8); \
+			else if ((coltype) == GS_COL_FLOAT8) LOOP(float8, KeyOfFloat8); \
+			else otherwise; \
+			break; \
+		default: \
+			otherwise; \
+	}
+
 /* Rows whose keys KeysOfColumn callers compute at once. */
 #define KEYS_BLOCK 1024
 
