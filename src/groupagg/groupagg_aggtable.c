@@ -250,7 +250,7 @@ DEFINE_BLOCK_UPDATE(block_int_sum_rows, update_int_sum)
 DEFINE_BLOCK_UPDATE(block_numeric_sum, update_numeric_sum)
 DEFINE_BLOCK_UPDATE(block_float4_sum, update_float4_sum)
 DEFINE_BLOCK_UPDATE(block_float8_sum, update_float8_sum)
-DEFINE_BLOCK_UPDATE(block_extreme, update_extreme)
+DEFINE_BLOCK_UPDATE(block_extreme_rows, update_extreme)
 DEFINE_BLOCK_UPDATE(block_avg_float_rows, update_avg_float)
 
 /*
@@ -298,9 +298,9 @@ block_avg_float(GroupAggSink *sink, const GroupAggDesc *desc, int a, const int64
 }
 
 /*
- * sum and avg of an integer column of a block: without GROUP BY every row's
- * cell is the same one, so the loop is typed by the column and sums into a
- * local, exactly in 128 bits.
+ * sum and avg of an integer column of a block, by a loop typed by the
+ * column: without GROUP BY every row's cell is the same one, so it sums
+ * into a local, exactly in 128 bits.
  */
 static void
 block_int_sum(GroupAggSink *sink, const GroupAggDesc *desc, int a, const int64 *groups,
@@ -331,11 +331,37 @@ block_int_sum(GroupAggSink *sink, const GroupAggDesc *desc, int a, const int64 *
 			} \
 	} while (0)
 
+#define GROUPED_SUM_LOOP(ctype) \
+	do { \
+		const ctype *col = (const ctype *) values; \
+		GroupCell  *cells = sink->cells; \
+		int			naggs = sink->naggs; \
+		for (int j = 0; j < len; j++) \
+		{ \
+			int64		row = rows != NULL ? (int64) rows[j] : start + j; \
+			GroupCell  *c = &cells[groups[j] * naggs + a]; \
+\
+			if (nl != NULL && nl[row]) \
+				continue; \
+			c->isum += col[row]; \
+			c->count++; \
+		} \
+	} while (0)
+
 	if (sink->nkeys > 0)
 	{
-		block_int_sum_rows(sink, desc, a, groups, values, coltype, nl, rows, start, len);
+		/* a typed loop into each row's group's cell */
+		if (coltype == GS_COL_INT2 && desc->input_type == INT2OID)
+			GROUPED_SUM_LOOP(int16);
+		else if (coltype == GS_COL_INT4 && desc->input_type == INT4OID)
+			GROUPED_SUM_LOOP(int32);
+		else if (coltype == GS_COL_INT8 && desc->input_type == INT8OID)
+			GROUPED_SUM_LOOP(int64);
+		else
+			block_int_sum_rows(sink, desc, a, groups, values, coltype, nl, rows, start, len);
 		return;
 	}
+#undef GROUPED_SUM_LOOP
 	if (coltype == GS_COL_INT2 && desc->input_type == INT2OID)
 		SUM_LOOP(int16);
 	else if (coltype == GS_COL_INT4 && desc->input_type == INT4OID)
@@ -350,6 +376,46 @@ block_int_sum(GroupAggSink *sink, const GroupAggDesc *desc, int a, const int64 *
 #undef SUM_LOOP
 	cell->isum += sum;
 	cell->count += count;
+}
+
+/*
+ * min and max of a block: the keys of a column of a key type are computed
+ * for the block at once (KeysOfColumn's straight loops), so that a row
+ * costs a comparison with its group's key; the value is loaded only when
+ * it becomes the group's.
+ */
+static void
+block_extreme(GroupAggSink *sink, const GroupAggDesc *desc, int a, const int64 *groups,
+			  const void *values, gs_coltype coltype, const uint8 *nl,
+			  const uint32 *rows, int64 start, int len)
+{
+	const KeyType *kt = sink->inputs[desc->input].keytype;
+	GroupCell  *cells = sink->cells;
+	int			naggs = sink->naggs;
+	bool		is_min = desc->kind == GROUPAGG_MIN;
+	uint64		keys[KEYS_BLOCK];
+
+	if (kt == NULL || !KeysOfColumn(coltype, kt->typid, values, rows, start, len, keys))
+	{
+		block_extreme_rows(sink, desc, a, groups, values, coltype, nl, rows, start, len);
+		return;
+	}
+	for (int j = 0; j < len; j++)
+	{
+		int64		row = rows != NULL ? (int64) rows[j] : start + j;
+		GroupCell  *cell = &cells[groups[j] * naggs + a];
+		uint64		key = keys[j];
+
+		if (nl != NULL && nl[row])
+			continue;
+		/* of two equal values the later is kept, as in update_extreme */
+		if (cell->count == 0 || (is_min ? key <= cell->key : key >= cell->key))
+		{
+			cell->key = key;
+			cell->value = GpuselLoadValue(values, row, coltype);
+		}
+		cell->count++;
+	}
 }
 
 /* Percentiles: their keys are collected by the caller. */

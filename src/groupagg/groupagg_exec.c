@@ -726,6 +726,43 @@ GroupAggFindGroup(GroupAggSink *sink)
 }
 
 /*
+ * The groups of a block's rows from the order-key bits of their one key
+ * (sinks of one key with a key type), where the key already has a group;
+ * -1 where the key is NULL (isnull, when given) or new, for the caller to
+ * create in row order through GroupAggFindGroup.
+ */
+void
+GroupAggKnownGroups(GroupAggSink *sink, const uint64 *bits, const bool *isnull, int len,
+					int64 *groups)
+{
+	Assert(sink->nkeys == 1 && sink->inputs[0].keytype != NULL);
+	for (int j = 0; j < len; j++)
+	{
+		uint64		b = bits[j];
+		int			slot = (int) (b & (GROUPAGG_RECENT - 1));
+		int64		g;
+
+		if (isnull != NULL && isnull[j])
+		{
+			groups[j] = -1;
+			continue;
+		}
+		if (sink->recent_group[slot] >= 0 && sink->recent_bits[slot] == b)
+		{
+			groups[j] = sink->recent_group[slot];
+			continue;
+		}
+		g = sink->keyslots != NULL ? keyslot_lookup(sink, b) : -1;
+		if (g >= 0)
+		{
+			sink->recent_bits[slot] = b;
+			sink->recent_group[slot] = g;
+		}
+		groups[j] = g;
+	}
+}
+
+/*
  * The group of the current row's keys in the hash table, or -1 with *hash
  * and *bucket where a new group goes; sink->bits gets the keys' bits.
  */

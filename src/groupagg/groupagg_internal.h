@@ -20,11 +20,14 @@
 #include "order_keys.h"
 #include "percentile.h"
 
-/* <integer column> <op> <constant>, computed by block in C (groupagg_native.c). */
+/*
+ * <integer column> <op> <constant>, or date_trunc(unit, <timestamp column>),
+ * computed by block in C (groupagg_native.c).
+ */
 typedef struct GroupNativeExpr
 {
 	int			exprcol;		/* the column: index into the sink's expression columns */
-	int			op;				/* gs_arith_op: + - * / % */
+	int			op;				/* gs_arith_op (+ - * / %) or GS_KEY_FLOOR */
 	bool		is_int8;		/* int8 operands and result, else int4 */
 	int64		constant;
 } GroupNativeExpr;
@@ -382,6 +385,8 @@ extern int	GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *con
 
 /* groupagg_exec.c, for groupagg_partial.c */
 extern int64 GroupAggFindGroup(GroupAggSink *sink);
+extern void GroupAggKnownGroups(GroupAggSink *sink, const uint64 *bits, const bool *isnull,
+								int len, int64 *groups);
 extern int64 GroupAggLookupGroup(GroupAggSink *sink);
 
 /* groupagg_textkeys.c */

@@ -2,7 +2,8 @@
  * groupagg_native.c
  *	  Key and input expressions of the shape <integer column> <op>
  *	  <constant> (bucketing: k % 10000, ts_epoch / 3600, id * 10 + ...'s
- *	  first step) computed a block of rows at a time in C, with
+ *	  first step) and date_trunc(unit, <timestamp column>) for a unit of a
+ *	  day or less, computed a block of rows at a time in C, with
  *	  PostgreSQL's results, instead of through the executor one row at a
  *	  time.  A row whose operator would raise an error is handed back to
  *	  the executor, which raises it (and any earlier row's) in row order.
@@ -161,30 +162,32 @@ GroupAggDeviceKeyParse(Node *expr, Var **var, gs_key_transform *transform)
 }
 
 /*
- * Notes input 'in' as native when its expression is <column> <op>
- * <non-NULL constant> of one integer type (int4 or int8) and the column
- * is one of the sink's expression columns.
+ * Notes input 'in' as native when its expression is one the device also
+ * computes (GroupAggDeviceKeyParse: <column> <op> <non-NULL constant> of
+ * one integer type, or date_trunc of a timestamp to a day or less) and the
+ * column is one of the sink's expression columns, held as plain int4 or
+ * int8 values.
  */
 void
 GroupAggNativeExprInit(GroupAggSink *sink, GroupInput *in)
 {
 	Var		   *var;
-	int			op;
-	bool		is_int8;
-	int64		constant;
+	gs_key_transform transform;
 
 	in->native = NULL;
-	if (!GroupAggNativeExprParse((Node *) in->expr, &var, &op, &is_int8, &constant))
+	if (!GroupAggDeviceKeyParse((Node *) in->expr, &var, &transform))
 		return;
 	for (int e = 0; e < sink->nexprcols; e++)
 	{
-		if (sink->exprcol_attnos[e] != var->varattno)
+		if (sink->exprcol_attnos[e] != var->varattno ||
+			sink->exprcol_forms[e] != GPUSEL_FORM_PLAIN ||
+			sink->exprcol_types[e] != (transform.is_int8 ? GS_COL_INT8 : GS_COL_INT4))
 			continue;
 		in->native = palloc(sizeof(GroupNativeExpr));
 		in->native->exprcol = e;
-		in->native->op = op;
-		in->native->is_int8 = is_int8;
-		in->native->constant = constant;
+		in->native->op = transform.op;
+		in->native->is_int8 = transform.is_int8;
+		in->native->constant = transform.constant;
 		return;
 	}
 }
@@ -219,9 +222,12 @@ native_int4(gs_arith_op op, int32 a, int32 c, int32 *r)
 	return true;
 }
 
-/* a op c in int8 as int8pl .. int8mod compute it (c nonzero for / and %); false where they raise. */
+/*
+ * a op c in int8 as int8pl .. int8mod compute it (c nonzero for / and %), or
+ * date_trunc's floor (GS_KEY_FLOOR); false where they raise.
+ */
 static inline bool
-native_int8(gs_arith_op op, int64 a, int64 c, int64 *r)
+native_int8(int op, int64 a, int64 c, int64 *r)
 {
 	switch (op)
 	{
@@ -241,6 +247,13 @@ native_int8(gs_arith_op op, int64 a, int64 c, int64 *r)
 			return true;
 		case GS_ARITH_MOD:
 			*r = c == -1 ? 0 : a % c;
+			return true;
+		case GS_KEY_FLOOR:
+			/* date_trunc: the infinities stay, the others floor to a multiple of c (> 0) */
+			if (a == DT_NOBEGIN || a == DT_NOEND)
+				*r = a;
+			else
+				*r = (a / c - (a % c < 0 ? 1 : 0)) * c;
 			return true;
 		default:
 			break;

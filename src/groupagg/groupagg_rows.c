@@ -362,6 +362,84 @@ add_expr_block_to_collection(GroupAggSink *sink, PercentileCollection *pc,
 }
 
 /*
+ * The order-key bits of a block's one group key, when it has a key type
+ * and is a column or an expression computed in C: computed for the block
+ * at once (a straight loop per type), with its NULLs.  False otherwise.
+ */
+static bool
+block_key_bits(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+			   const uint8 *has_nulls, const uint32 *rows, int64 start, int len,
+			   uint64 *bits, bool *isnull, bool *any_null)
+{
+	GroupInput *in = &sink->inputs[0];
+	const KeyType *kt = in->keytype;
+
+	if (sink->nkeys != 1 || kt == NULL)
+		return false;
+	if (in->colstate == NULL)
+	{
+		const uint8 *nl = has_nulls[in->column] ? nulls[in->column] : NULL;
+
+		if (!KeysOfColumn(in->coltype, kt->typid, values[in->column], rows, start, len, bits))
+			return false;
+		*any_null = nl != NULL;
+		if (nl != NULL)
+			for (int j = 0; j < len; j++)
+				isnull[j] = nl[rows != NULL ? (int64) rows[j] : start + j] != 0;
+		return true;
+	}
+	if (in->native != NULL)
+	{
+		/* an integer or timestamp result, already in exprvalues */
+		const Datum *v = &sink->exprvalues[0];
+		const bool *nv = &sink->exprnulls[0];
+
+		if (in->native->is_int8)
+			for (int j = 0; j < len; j++)
+				bits[j] = KeyOfInt64(DatumGetInt64(v[j]));
+		else
+			for (int j = 0; j < len; j++)
+				bits[j] = KeyOfInt32(DatumGetInt32(v[j]));
+		memcpy(isnull, nv, sizeof(bool) * len);
+		*any_null = true;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * The groups of a block's rows, created when new, in row order.  With one
+ * key whose bits come by block, the rows whose key already has a group
+ * find it without loading the row; the others go through GroupAggFindGroup.
+ */
+static void
+find_block_groups(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+				  const uint8 *has_nulls, const uint32 *rows, int64 start, int len,
+				  int64 *groups)
+{
+	uint64		bits[KEYS_BLOCK];
+	bool		isnull[KEYS_BLOCK];
+	bool		any_null = false;
+
+	if (block_key_bits(sink, values, nulls, has_nulls, rows, start, len, bits, isnull,
+					   &any_null))
+		GroupAggKnownGroups(sink, bits, any_null ? isnull : NULL, len, groups);
+	else
+		memset(groups, -1, sizeof(int64) * len);
+	/* new keys in row order, so that groups are numbered as the rows meet them */
+	for (int j = 0; j < len; j++)
+	{
+		int64		row = rows != NULL ? (int64) rows[j] : start + j;
+
+		if (groups[j] >= 0)
+			continue;
+		for (int k = 0; k < sink->nkeys; k++)
+			load_block_input(sink, k, values, nulls, has_nulls, row, j);
+		groups[j] = GroupAggFindGroup(sink);
+	}
+}
+
+/*
  * Adds a batch's rows a block at a time when every input is a plain
  * column or an expression of them returning a pass-by-value type: the
  * block's expression inputs first, each row's group next, then each
@@ -388,14 +466,7 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 		if (sink->nkeys == 0)
 			memset(groups, 0, sizeof(int64) * len);
 		else
-			for (int j = 0; j < len; j++)
-			{
-				int64		row = rows != NULL ? (int64) rows[j] : start + j;
-
-				for (int k = 0; k < sink->nkeys; k++)
-					load_block_input(sink, k, values, nulls, has_nulls, row, j);
-				groups[j] = GroupAggFindGroup(sink);
-			}
+			find_block_groups(sink, values, nulls, has_nulls, rows, start, len, groups);
 		sink->rows_aggregated += len;
 
 		/* the cells move as groups are added: read their address after */

@@ -50,8 +50,10 @@
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-/* groups up to this many keys select by sorting a copy: no passes, no device */
+/* groups up to this many keys select from a copy: no passes, no device */
 #define PERCENTILE_SMALL_GROUP	256
+/* beyond this many ranks a small group's copy is sorted instead */
+#define PERCENTILE_MAX_SMALL_RANKS	32
 
 /* What one aggregate call sorts by; cached in fn_extra for the query. */
 typedef struct PercentileQuery
@@ -236,11 +238,85 @@ row_request_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Selects ranks of a small group held in one segment by sorting a copy of it. */
+/* Below this many keys, multiselect finishes by insertion sort. */
+#define MULTISELECT_SORT_BELOW 16
+
+/*
+ * Puts the keys of the wanted ranks of a[0..n) in their sorted places:
+ * quickselect that follows every wanted rank (ranks ascending, relative to
+ * a, and shifted as it goes), partitioning three ways so that runs of
+ * equal keys end at once.
+ * Expected linear time for a few ranks, where a sort is n log n.
+ */
+static void
+multiselect_keys(uint64 *a, int64 n, int64 *ranks, int nranks)
+{
+	while (nranks > 0 && n > MULTISELECT_SORT_BELOW)
+	{
+		uint64		x = a[0],
+					y = a[n / 2],
+					z = a[n - 1];
+		uint64		pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+		int64		lt = 0,
+					i = 0,
+					gt = n;
+		int			left = 0,
+					right;
+
+		/* a[0..lt) < pivot, a[lt..i) == pivot, a[gt..n) > pivot */
+		while (i < gt)
+		{
+			uint64		v = a[i];
+
+			if (v < pivot)
+			{
+				a[i++] = a[lt];
+				a[lt++] = v;
+			}
+			else if (v > pivot)
+			{
+				a[i] = a[--gt];
+				a[gt] = v;
+			}
+			else
+				i++;
+		}
+		while (left < nranks && ranks[left] < lt)
+			left++;
+		right = left;
+		while (right < nranks && ranks[right] < gt)
+			right++;
+		/* the ranks below lt recurse; those in the pivot's run are placed */
+		if (left > 0)
+			multiselect_keys(a, lt, ranks, left);
+		a += gt;
+		n -= gt;
+		for (int r = right; r < nranks; r++)
+			ranks[r] -= gt;
+		ranks += right;
+		nranks -= right;
+	}
+	if (nranks > 0)
+		for (int64 i = 1; i < n; i++)
+		{
+			uint64		v = a[i];
+			int64		j = i;
+
+			for (; j > 0 && a[j - 1] > v; j--)
+				a[j] = a[j - 1];
+			a[j] = v;
+		}
+}
+
+/*
+ * Selects ranks of a small group held in one segment from a copy of it
+ * (multiselect_keys), without passes over the segment or the device.
+ */
 static void
 select_small_group(KeySource *source, int64 n, const int64 *ranks, int nranks, uint64 *out)
 {
-	uint64		sorted[PERCENTILE_SMALL_GROUP];
+	uint64		copy[PERCENTILE_SMALL_GROUP];
+	int64		relative[PERCENTILE_MAX_SMALL_RANKS];
 	const void *keys;
 	int64		nkeys;
 	int64		filled = 0;
@@ -249,15 +325,22 @@ select_small_group(KeySource *source, int64 n, const int64 *ranks, int nranks, u
 	while (filled < n && source->next(source, &keys, &nkeys))
 	{
 		for (int64 i = 0; i < nkeys && filled < n; i++)
-			sorted[filled++] = source->key_bytes == 4 ?
+			copy[filled++] = source->key_bytes == 4 ?
 				((const uint32 *) keys)[i] : ((const uint64 *) keys)[i];
 	}
 	if (filled != n)
 		elog(ERROR, "gpusel lost keys of a group: %lld of %lld",
 			 (long long) filled, (long long) n);
-	sort_keys64(sorted, n);
+	if (nranks > PERCENTILE_MAX_SMALL_RANKS)
+		sort_keys64(copy, n);
+	else
+	{
+		/* multiselect_keys shifts the ranks it is given */
+		memcpy(relative, ranks, sizeof(int64) * nranks);
+		multiselect_keys(copy, n, relative, nranks);
+	}
 	for (int i = 0; i < nranks; i++)
-		out[i] = sorted[ranks[i]];
+		out[i] = copy[ranks[i]];
 }
 
 /*
