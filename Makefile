@@ -84,12 +84,13 @@ OBJS = \
 	src/groupagg/groupagg_device.o \
 	src/groupagg/groupagg_batch.o \
 	src/groupagg/groupagg_devsum.o \
+	src/groupagg/groupagg_narrow.o \
 	src/groupagg/groupagg_native.o \
 	src/groupagg/groupagg_numeric.o \
 	src/groupagg/groupagg_bigkeys.o \
 	src/groupagg/groupagg_spill.o
 
-REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_numeric_aggs scan_numeric_keys scan_numeric_wide scan_enable_gucs groupagg groupagg_values groupagg_shapes groupagg_filters groupagg_block_paths groupagg_errors groupagg_sizes groupagg_rescan groupagg_mvcc groupagg_device groupagg_text groupagg_interval groupagg_privileges groupagg_limit groupagg_spill parallel parallel_shapes parallel_partials parallel_dict_keys cache cache_build cache_text cache_refresh tpch upgrade
+REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_numeric_aggs scan_numeric_keys scan_numeric_wide scan_enable_gucs groupagg groupagg_values groupagg_shapes groupagg_filters groupagg_block_paths groupagg_errors groupagg_sizes groupagg_rescan groupagg_mvcc groupagg_device groupagg_text groupagg_interval groupagg_privileges groupagg_limit groupagg_spill parallel parallel_shapes parallel_partials parallel_dict_keys cache cache_build cache_text cache_percentile_passes cache_refresh tpch upgrade
 REGRESS_OPTS = --inputdir=test --load-extension=gpusel
 # isolation tests need gpusel in shared_preload_libraries (test/run_all.sh runs them so)
 ISOLATION = cache_writers
@@ -163,4 +164,5 @@ dist:
 	git archive --format zip --prefix=$(EXTENSION)-$(EXTVERSION)/ --output dist/$(EXTENSION)-$(EXTVERSION).zip HEAD
 
 # the CPU's column loops (tests, keys, sums) are written to be vectorised
-src/scan/column_filter.o src/types/order_keys.o src/groupagg/groupagg_aggtable.o: CFLAGS += -O3
+src/scan/column_filter.o src/types/order_keys.o src/groupagg/groupagg_aggtable.o \
+	src/groupagg/groupagg_narrow.o: CFLAGS += -O3

@@ -544,6 +544,7 @@ cache_explain(GpuselSource *source, ExplainState *es)
 
 static const GpuselSourceMethods cache_methods = {
 	.name = "column cache",
+	.in_memory = true,
 	.next_slot = cache_next_slot,
 	.fill = cache_fill,
 	.next_chunk = cache_next_chunk,

@@ -98,6 +98,10 @@ extern void GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos,
 								   const uint8 *forms, int ncols);
 extern bool GroupAggSinkColumnar(GroupAggSink *sink);
 extern bool GroupAggSinkCountOnly(GroupAggSink *sink);
+extern void GroupAggSinkAllowSecondPass(GroupAggSink *sink, bool allowed);
+extern bool GroupAggSinkSecondPassDue(GroupAggSink *sink);
+extern void GroupAggSinkBeginSecondPass(GroupAggSink *sink);
+extern void GroupAggSinkEndSecondPass(GroupAggSink *sink);
 
 /* groupagg_partial.c: a worker's partial aggregate, sent to the consumer */
 struct GpuselFeed;

@@ -249,6 +249,7 @@ start_groups(GroupAggSink *sink)
 	sink->ngroups = 0;
 	sink->buckets = NULL;
 	sink->keyslots = NULL;
+	sink->second_pass = false;
 	sink->batch_groups = NULL;	/* freed by the reset's callback */
 	sink->batch_sums = NULL;	/* likewise */
 	sink->next_group = 0;
@@ -266,6 +267,7 @@ start_groups(GroupAggSink *sink)
 		pc->keys = NULL;
 		pc->segments = NULL;
 		pc->picked = NULL;
+		pc->narrow = NULL;
 		pc->dev = NULL;			/* freed by the reset's callback */
 		pc->shipped = 0;
 		pc->dev_keys = 0;
@@ -682,6 +684,21 @@ GroupAggSinkSetColumns(GroupAggSink *sink, const AttrNumber *attnos, const uint8
 		GroupAggNumericExprSetColumns(sink, &sink->inputs[i]);
 }
 
+/*
+ * Lets a collection past work_mem be counted by bucket and its rows read
+ * again (groupagg_narrow.c) when the caller can read the same rows twice
+ * cheaply: only when rows go in by block and no input is volatile, so both
+ * passes give each row the same group and key.
+ */
+void
+GroupAggSinkAllowSecondPass(GroupAggSink *sink, bool allowed)
+{
+	sink->second_pass_allowed = allowed && (!sink->has_colstates || sink->exprs_by_block);
+	for (int i = 0; i < sink->ninputs && sink->second_pass_allowed; i++)
+		if (contain_volatile_functions((Node *) sink->inputs[i].expr))
+			sink->second_pass_allowed = false;
+}
+
 /* Whether batches can be added by their columns. */
 bool
 GroupAggSinkColumnar(GroupAggSink *sink)
@@ -697,6 +714,8 @@ GroupAggSinkCountOnly(GroupAggSink *sink)
 }
 
 static int64 find_group_hashed(GroupAggSink *sink);
+static inline int64 probe_key_bits(GroupAggSink *sink, const uint64 *bits, const bool *nulls,
+								   uint64 *hash, uint64 *bucket);
 
 /* The group of the current row's keys, created when new. */
 int64
@@ -726,23 +745,49 @@ GroupAggFindGroup(GroupAggSink *sink)
 }
 
 /*
- * The groups of a block's rows from the order-key bits of their one key
- * (sinks of one key with a key type), where the key already has a group;
- * -1 where the key is NULL (isnull, when given) or new, for the caller to
- * create in row order through GroupAggFindGroup.
+ * The groups of a block's rows from their keys' bits (key k of row j at
+ * [k * KEYS_BLOCK + j], as probe_groups computes them, 0 where NULL) and
+ * NULL flags, where the keys already have a group; -1 where they are new
+ * (or a lone key is NULL), for the caller to create in row order through
+ * GroupAggFindGroup.  At most GROUPAGG_BLOCK_KEYS keys.
  */
 void
 GroupAggKnownGroups(GroupAggSink *sink, const uint64 *bits, const bool *isnull, int len,
 					int64 *groups)
 {
-	Assert(sink->nkeys == 1 && sink->inputs[0].keytype != NULL);
+	int			nk = sink->nkeys;
+
+	Assert(nk >= 1 && nk <= GROUPAGG_BLOCK_KEYS);
+	if (sink->buckets == NULL)
+	{
+		memset(groups, -1, sizeof(int64) * len);
+		return;
+	}
+	if (!uses_keyslots(sink))
+	{
+		for (int j = 0; j < len; j++)
+		{
+			uint64		b[GROUPAGG_BLOCK_KEYS];
+			bool		n[GROUPAGG_BLOCK_KEYS];
+			uint64		h;
+			uint64		i;
+
+			for (int k = 0; k < nk; k++)
+			{
+				b[k] = bits[k * KEYS_BLOCK + j];
+				n[k] = isnull[k * KEYS_BLOCK + j];
+			}
+			groups[j] = probe_key_bits(sink, b, n, &h, &i);
+		}
+		return;
+	}
 	for (int j = 0; j < len; j++)
 	{
 		uint64		b = bits[j];
 		int			slot = (int) (b & (GROUPAGG_RECENT - 1));
 		int64		g;
 
-		if (isnull != NULL && isnull[j])
+		if (isnull[j])
 		{
 			groups[j] = -1;
 			continue;
@@ -763,30 +808,20 @@ GroupAggKnownGroups(GroupAggSink *sink, const uint64 *bits, const bool *isnull, 
 }
 
 /*
- * The group of the current row's keys in the hash table, or -1 with *hash
- * and *bucket where a new group goes; sink->bits gets the keys' bits.
+ * The group of keys given by their bits (a NULL key's bits 0) and NULL
+ * flags in the hash table, or -1 with *hash and *bucket where a new group
+ * goes.
  */
-static int64
-probe_groups(GroupAggSink *sink, uint64 *hash, uint64 *bucket)
+static inline int64
+probe_key_bits(GroupAggSink *sink, const uint64 *bits, const bool *nulls, uint64 *hash,
+			   uint64 *bucket)
 {
 	int			nk = sink->nkeys;
 	uint64		h = UINT64CONST(0x9e3779b97f4a7c15);
 	uint64		i;
 
 	for (int k = 0; k < nk; k++)
-	{
-		GroupInput *in = &sink->inputs[k];
-		uint64		b;
-
-		if (sink->nulls[k])
-			b = 0;
-		else if (in->keytype != NULL)
-			b = in->keytype->to_key(sink->values[k]);	/* -0 = +0, one NaN */
-		else
-			b = (uint64) sink->values[k];
-		sink->bits[k] = b;
-		h = mix64(h ^ b ^ (sink->nulls[k] ? UINT64CONST(0x5851f42d4c957f2d) : 0));
-	}
+		h = mix64(h ^ bits[k] ^ (nulls[k] ? UINT64CONST(0x5851f42d4c957f2d) : 0));
 
 	for (i = h & sink->bucket_mask; sink->buckets[i] != 0; i = (i + 1) & sink->bucket_mask)
 	{
@@ -797,14 +832,35 @@ probe_groups(GroupAggSink *sink, uint64 *hash, uint64 *bucket)
 			continue;
 		same = true;
 		for (int k = 0; k < nk && same; k++)
-			same = sink->keynulls[g * nk + k] == sink->nulls[k] &&
-				sink->keybits[g * nk + k] == sink->bits[k];
+			same = sink->keynulls[g * nk + k] == nulls[k] &&
+				sink->keybits[g * nk + k] == bits[k];
 		if (same)
 			return g;
 	}
 	*hash = h;
 	*bucket = i;
 	return -1;
+}
+
+/*
+ * The group of the current row's keys in the hash table, or -1 with *hash
+ * and *bucket where a new group goes; sink->bits gets the keys' bits.
+ */
+static int64
+probe_groups(GroupAggSink *sink, uint64 *hash, uint64 *bucket)
+{
+	for (int k = 0; k < sink->nkeys; k++)
+	{
+		GroupInput *in = &sink->inputs[k];
+
+		if (sink->nulls[k])
+			sink->bits[k] = 0;
+		else if (in->keytype != NULL)
+			sink->bits[k] = in->keytype->to_key(sink->values[k]);	/* -0 = +0, one NaN */
+		else
+			sink->bits[k] = (uint64) sink->values[k];
+	}
+	return probe_key_bits(sink, sink->bits, sink->nulls, hash, bucket);
 }
 
 /* The group of the current row's keys, or -1 when it has none yet (nothing is created). */
@@ -871,6 +927,14 @@ GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc)
 									  (int64) GroupAggPairBytes(sink, pc)));
 	int64		cap = pc->cap == 0 ? first : pc->cap * 2;
 
+	if (pc->narrow != NULL && !sink->second_pass)
+		elog(ERROR, "gpusel: a percentile counted by bucket was given keys to hold");
+	if (GroupAggSpillDue(sink, pc) && GroupAggNarrowDue(sink, pc))
+	{
+		/* the source is read again: count by bucket now, keep what the ranks need then */
+		GroupAggNarrowStart(sink, pc);
+		return;
+	}
 	if (GroupAggSpillDue(sink, pc))
 	{
 		/* the device's copy stays whole: everything spilled is shipped first */

@@ -127,6 +127,8 @@ typedef struct PercentileCollection
 	int64		nspilled;
 	char	   *segments;		/* the keys by group, after the counting sort */
 	PickedKeys *picked;			/* or: the keys the results read, picked on the GPU */
+	/* past work_mem over a source read twice: counted by bucket (groupagg_narrow.c) */
+	struct GroupNarrow *narrow;
 } PercentileCollection;
 
 /* Running state of one aggregate in one group. */
@@ -150,6 +152,8 @@ typedef struct GroupAggKeySlot
 
 /* Entries of the one-key group cache (a power of two). */
 #define GROUPAGG_RECENT 256
+/* keys up to this many find a block's known groups from their bits (GroupAggKnownGroups) */
+#define GROUPAGG_BLOCK_KEYS 4
 
 /* The consumer's group numbers of one worker's groups (groupagg_partial.c). */
 typedef struct GroupAggPartialMap
@@ -247,6 +251,13 @@ struct GroupAggSink
 
 	int64		next_group;		/* next group to return */
 
+	/*
+	 * the source may be read twice (groupagg_narrow.c): set by the scan
+	 * before its first row; second_pass while it reads them again
+	 */
+	bool		second_pass_allowed;
+	bool		second_pass;
+
 	/* under Gather, the consumer: each worker's group numbers, by worker */
 	GroupAggPartialMap *maps;
 	int			nmaps;
@@ -258,6 +269,8 @@ struct GroupAggSink
 	int64		rows_on_device;	/* of them, put into groups on the device */
 	int64		rows_summed_on_device;	/* of them, summed on the device */
 	int64		keys_spilled;	/* percentile keys written to temporary files */
+	int64		second_passes;	/* scans that read their rows twice (groupagg_narrow.c) */
+	int64		keys_kept;		/* percentile keys their second passes kept */
 	Size		spill_bytes;	/* their bytes */
 	Size		peak_memory;	/* the most the sink's context held, noted at spills */
 };
@@ -354,6 +367,19 @@ extern void GroupAggSpillClose(PercentileCollection *pc);
 extern void GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc,
 							  const int64 *positions, int64 npositions, void *out);
 
+/* groupagg_narrow.c */
+typedef struct GroupNarrow GroupNarrow;
+extern bool GroupAggNarrowDue(GroupAggSink *sink, PercentileCollection *pc);
+extern void GroupAggNarrowStart(GroupAggSink *sink, PercentileCollection *pc);
+extern void GroupAggNarrowCount(PercentileCollection *pc, const int64 *groups, const uint64 *keys,
+								const bool *skip, int len);
+extern int64 GroupAggNarrowChooseBuckets(GroupAggSink *sink, PercentileCollection *pc,
+										 const int64 *total_start, int64 ngroups,
+										 const int64 *positions, int64 npositions);
+extern int	GroupAggNarrowKeep(PercentileCollection *pc, const int64 *groups, const uint64 *keys,
+							   const bool *skip, int len, bool *keep);
+extern void GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc);
+
 /* groupagg_numeric.c */
 extern void GroupAggNumericAdd(GroupCell *cell, Datum value, MemoryContext cxt);
 extern void GroupAggNumericExtreme(GroupCell *cell, Datum value, bool is_min, MemoryContext cxt);
@@ -389,7 +415,7 @@ extern void GroupAggKnownGroups(GroupAggSink *sink, const uint64 *bits, const bo
 								int len, int64 *groups);
 extern int64 GroupAggLookupGroup(GroupAggSink *sink);
 
-/* groupagg_textkeys.c */
+/* groupagg_exec.c */
 extern void GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc);
 
 /* groupagg_bigkeys.c (and GroupAggBigKeyScale in groupagg.h) */

@@ -520,17 +520,39 @@ parallel_divisor(int workers)
 }
 
 /*
+ * Under Gather every process's percentile keys cross to the leader, which
+ * holds them alone, and past work_mem writes them to a file and reads
+ * them back; a serial scan of a cached table reads the cache twice
+ * instead (groupagg_narrow.c), which costs little beside.  So the parallel
+ * path of a cached table pays the file's pages, written and read.  (Over
+ * the heap both paths spill alike.)
+ */
+static Cost
+leader_spill_cost(PlannerInfo *root, RelOptInfo *input_rel, List *aggs)
+{
+	int			collections = count_collections(aggs);
+	/* a pair: a group's number and an 8-byte key */
+	double		bytes = input_rel->rows * collections * (sizeof(uint32) + sizeof(uint64));
+
+	if (collections == 0 || bytes <= (double) work_mem * 1024.0 ||
+		!GpuselSourceProvided(planner_rt_fetch(input_rel->relid, root)->relid))
+		return 0;
+	return 2.0 * seq_page_cost * bytes / BLCKSZ;
+}
+
+/*
  * Offers the grouped scan under Gather (scan_parallel.c): every process
  * reads, filters and aggregates its share of the relation's blocks and the
  * leader merges the workers' groups.  Its cost is a Parallel Seq Scan of
  * the relation plus the per-row grouping shared the same way, plus merging
- * each process's groups.  Only where PostgreSQL would consider a parallel
+ * each process's groups, and, over a cached table, the leader's file of
+ * percentile keys past work_mem.  Only where PostgreSQL would consider a parallel
  * plan, every qual is a device qual (no tuple is needed per row), and the
  * leader runs the plan: it is the one consumer of what the workers send.
  */
 static void
 add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-						   CustomPath *serial, List *device_flags, Cost row_cost,
+						   CustomPath *serial, List *aggs, List *device_flags, Cost row_cost,
 						   Cost disabled)
 {
 	Path	   *partial;
@@ -569,7 +591,8 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	cpath->path.startup_cost = partial->total_cost * GpuselReadCostFactor(root, input_rel) +
 		row_cost / parallel_divisor(workers) +
 		process_groups * cpu_operator_cost * (workers + 1) +
-		GpuselParallelWorkersCost(root, input_rel) + disabled;
+		GpuselParallelWorkersCost(root, input_rel) + leader_spill_cost(root, input_rel, aggs) +
+		disabled;
 	cpath->path.total_cost = cpath->path.startup_cost;
 	gather = create_gather_path(root, output_rel, &cpath->path, cpath->path.pathtarget,
 								NULL, &groups);
@@ -737,8 +760,8 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	if (!GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
 		aggs_cross(shape.aggs) && inputs_columnar(shape.keys, shape.aggs) &&
 		!reads_device_copy(root, &shape, quals, rows))
-		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, flags, row_cost,
-								   disabled);
+		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, shape.aggs, flags,
+								   row_cost, disabled);
 	add_path(output_rel, &cpath->path);
 }
 

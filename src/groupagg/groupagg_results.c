@@ -101,24 +101,18 @@ GroupAggPercentileFinal(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell 
 }
 
 /*
- * The way to the results of a collection the device holds or that
- * spilled: every percentile over the collection is computed once with
- * placeholder keys to note the positions it reads, the device sorts all
- * pairs by group and key (or, without groups, selects ranks) and returns
- * the keys at those positions, and the results read them from there.  The
- * pairs are those held on the device since the scan (pc->dev).  When the
- * device declines (memory) and the collection spilled, a sort of the
- * spilled and held pairs picks the keys (groupagg_spill.c).  False when
- * the device declined and nothing spilled; the host's pairs are whole then.
+ * Every position among the collection's keys in their order by group and
+ * key that its percentiles read, ascending and distinct (pc->picked, still
+ * noting): each percentile over it is computed once with placeholder keys,
+ * with pc->counts holding the groups' starts.
  */
-static bool
-pick_collection(GroupAggSink *sink, PercentileCollection *pc)
+static PickedKeys *
+note_positions(GroupAggSink *sink, PercentileCollection *pc)
 {
 	int			c = (int) (pc - sink->collections);
 	PickedKeys *picked = MemoryContextAllocZero(sink->cxt, sizeof(PickedKeys));
 	MemoryContext noting_cxt;
 	MemoryContext old;
-	void	   *out;
 	int64		n = 0;
 
 	picked->cxt = sink->cxt;
@@ -156,6 +150,27 @@ pick_collection(GroupAggSink *sink, PercentileCollection *pc)
 				picked->positions[n++] = picked->positions[i];
 	}
 	picked->count = n;
+	return picked;
+}
+
+/*
+ * The way to the results of a collection the device holds or that
+ * spilled: every percentile over the collection is computed once with
+ * placeholder keys to note the positions it reads, the device sorts all
+ * pairs by group and key (or, without groups, selects ranks) and returns
+ * the keys at those positions, and the results read them from there.  The
+ * pairs are those held on the device since the scan (pc->dev).  When the
+ * device declines (memory) and the collection spilled, a sort of the
+ * spilled and held pairs picks the keys (groupagg_spill.c).  False when
+ * the device declined and nothing spilled; the host's pairs are whole then.
+ */
+static bool
+pick_collection(GroupAggSink *sink, PercentileCollection *pc)
+{
+	PickedKeys *picked = note_positions(sink, pc);
+	int64		n = picked->count;
+	void	   *out;
+
 	picked->keys = MemoryContextAllocExtended(sink->cxt, sizeof(uint64) * Max(n, 1),
 											  MCXT_ALLOC_HUGE);
 	out = MemoryContextAllocExtended(sink->cxt, (Size) pc->key_bytes * Max(n, 1),
@@ -192,6 +207,13 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 	int64	   *next;
 	int			kb = pc->key_bytes;
 
+	if (pc->narrow != NULL)
+	{
+		/* read twice: the kept keys give the noted positions' keys */
+		GroupAggNarrowPick(sink, pc);
+		free_host_pairs(pc);
+		return;
+	}
 	if (sink->nkeys == 0)
 	{
 		/* one group: the keys are its segment as they are */
@@ -234,6 +256,59 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 	}
 	pfree(next);
 	free_host_pairs(pc);
+}
+
+/*
+ * Whether the scan must read its rows again: a collection past work_mem
+ * was counted by bucket instead of spilled (groupagg_narrow.c).
+ */
+bool
+GroupAggSinkSecondPassDue(GroupAggSink *sink)
+{
+	for (int c = 0; c < sink->ncollections; c++)
+		if (sink->collections[c].narrow != NULL && !sink->second_pass)
+			return true;
+	return false;
+}
+
+/*
+ * Readies the second pass over the same rows: each collection counted by
+ * bucket notes the positions its results read among all its keys and
+ * picks the buckets that hold them; its counts start again for the keys
+ * kept.  The aggregates' cells stay as the first pass left them.
+ */
+void
+GroupAggSinkBeginSecondPass(GroupAggSink *sink)
+{
+	int64		ng = sink->nkeys > 0 ? sink->ngroups : 1;
+	int64	   *total_start = palloc(sizeof(int64) * (ng + 1));
+
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+		PickedKeys *picked;
+
+		if (pc->narrow == NULL)
+			continue;
+		total_start[0] = 0;
+		for (int64 g = 0; g < ng; g++)
+			total_start[g + 1] = total_start[g] + pc->counts[g];
+		memcpy(pc->counts, total_start, sizeof(int64) * (ng + 1));
+		picked = note_positions(sink, pc);
+		sink->keys_kept += GroupAggNarrowChooseBuckets(sink, pc, total_start, ng,
+													   picked->positions, picked->count);
+		memset(pc->counts, 0, sizeof(int64) * (ng + 1));
+	}
+	pfree(total_start);
+	sink->second_pass = true;
+	sink->second_passes++;
+}
+
+/* Ends the second pass: the results read the kept keys. */
+void
+GroupAggSinkEndSecondPass(GroupAggSink *sink)
+{
+	sink->second_pass = false;
 }
 
 /* The final value of one aggregate in group g, as PostgreSQL's final function gives it. */
@@ -311,6 +386,12 @@ GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix, Expla
 		ExplainPropertyInteger("Groups", NULL, sink->groups_total, es);
 		ExplainPropertyInteger("Rows Aggregated", NULL, sink->rows_aggregated, es);
 		/* percentile keys past work_mem, as a sort reports its disk */
+		/* read twice instead of spilling (groupagg_narrow.c) */
+		if (sink->second_passes > 0)
+		{
+			ExplainPropertyInteger("Percentile Second Passes", NULL, sink->second_passes, es);
+			ExplainPropertyInteger("Percentile Keys Kept", NULL, sink->keys_kept, es);
+		}
 		if (sink->keys_spilled > 0)
 		{
 			ExplainPropertyInteger("Percentile Keys Spilled", NULL, sink->keys_spilled, es);

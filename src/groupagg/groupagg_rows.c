@@ -362,68 +362,77 @@ add_expr_block_to_collection(GroupAggSink *sink, PercentileCollection *pc,
 }
 
 /*
- * The order-key bits of a block's one group key, when it has a key type
- * and is a column or an expression computed in C: computed for the block
- * at once (a straight loop per type), with its NULLs.  False otherwise.
+ * The bits of a block's group key k, as probe_groups computes them (its
+ * order key, or a plain 8-byte value as it is; 0 where NULL), with its
+ * NULL flags, when it is a column or an expression computed in C: a
+ * straight loop per type over the block.  False otherwise.
  */
 static bool
-block_key_bits(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
+block_key_bits(GroupAggSink *sink, int k, void *const *values, uint8 *const *nulls,
 			   const uint8 *has_nulls, const uint32 *rows, int64 start, int len,
-			   uint64 *bits, bool *isnull, bool *any_null)
+			   uint64 *bits, bool *isnull)
 {
-	GroupInput *in = &sink->inputs[0];
+	GroupInput *in = &sink->inputs[k];
 	const KeyType *kt = in->keytype;
 
-	if (sink->nkeys != 1 || kt == NULL)
-		return false;
 	if (in->colstate == NULL)
 	{
+		const void *col = values[in->column];
 		const uint8 *nl = has_nulls[in->column] ? nulls[in->column] : NULL;
 
-		if (!KeysOfColumn(in->coltype, kt->typid, values[in->column], rows, start, len, bits))
-			return false;
-		*any_null = nl != NULL;
-		if (nl != NULL)
-			for (int j = 0; j < len; j++)
-				isnull[j] = nl[rows != NULL ? (int64) rows[j] : start + j] != 0;
-		return true;
-	}
-	if (in->native != NULL)
-	{
-		/* an integer or timestamp result, already in exprvalues */
-		const Datum *v = &sink->exprvalues[0];
-		const bool *nv = &sink->exprnulls[0];
-
-		if (in->native->is_int8)
-			for (int j = 0; j < len; j++)
-				bits[j] = KeyOfInt64(DatumGetInt64(v[j]));
+		if (kt != NULL)
+		{
+			if (!KeysOfColumn(in->coltype, kt->typid, col, rows, start, len, bits))
+				return false;
+		}
 		else
 			for (int j = 0; j < len; j++)
-				bits[j] = KeyOfInt32(DatumGetInt32(v[j]));
-		memcpy(isnull, nv, sizeof(bool) * len);
-		*any_null = true;
+				bits[j] = (uint64) GpuselLoadValue(col, rows != NULL ? (int64) rows[j] : start + j,
+												   in->coltype);
+		for (int j = 0; j < len; j++)
+		{
+			isnull[j] = nl != NULL && nl[rows != NULL ? (int64) rows[j] : start + j];
+			bits[j] = isnull[j] ? 0 : bits[j];
+		}
+		return true;
+	}
+	if (in->native != NULL && kt != NULL)
+	{
+		/* an integer or timestamp result, already in exprvalues */
+		const Datum *v = &sink->exprvalues[k * KEYS_BLOCK];
+		const bool *nv = &sink->exprnulls[k * KEYS_BLOCK];
+
+		for (int j = 0; j < len; j++)
+		{
+			isnull[j] = nv[j];
+			bits[j] = nv[j] ? 0 : in->native->is_int8 ? KeyOfInt64(DatumGetInt64(v[j])) :
+				KeyOfInt32(DatumGetInt32(v[j]));
+		}
 		return true;
 	}
 	return false;
 }
 
 /*
- * The groups of a block's rows, created when new, in row order.  With one
- * key whose bits come by block, the rows whose key already has a group
- * find it without loading the row; the others go through GroupAggFindGroup.
+ * The groups of a block's rows, created when new, in row order.  When
+ * every key's bits come by block, the rows whose keys already have a
+ * group find it without loading the row; the others go through
+ * GroupAggFindGroup.
  */
 static void
 find_block_groups(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
 				  const uint8 *has_nulls, const uint32 *rows, int64 start, int len,
 				  int64 *groups)
 {
-	uint64		bits[KEYS_BLOCK];
-	bool		isnull[KEYS_BLOCK];
-	bool		any_null = false;
+	uint64		bits[GROUPAGG_BLOCK_KEYS * KEYS_BLOCK];
+	bool		isnull[GROUPAGG_BLOCK_KEYS * KEYS_BLOCK];
+	bool		by_bits = sink->nkeys <= GROUPAGG_BLOCK_KEYS;
 
-	if (block_key_bits(sink, values, nulls, has_nulls, rows, start, len, bits, isnull,
-					   &any_null))
-		GroupAggKnownGroups(sink, bits, any_null ? isnull : NULL, len, groups);
+	for (int k = 0; k < sink->nkeys && by_bits; k++)
+		by_bits = block_key_bits(sink, k, values, nulls, has_nulls, rows, start, len,
+								 &bits[k * KEYS_BLOCK], &isnull[k * KEYS_BLOCK]);
+	if (by_bits)
+		GroupAggKnownGroups(sink, bits, isnull, len, groups);
 	else
 		memset(groups, -1, sizeof(int64) * len);
 	/* new keys in row order, so that groups are numbered as the rows meet them */
@@ -437,6 +446,41 @@ find_block_groups(GroupAggSink *sink, void *const *values, uint8 *const *nulls,
 			load_block_input(sink, k, values, nulls, has_nulls, row, j);
 		groups[j] = GroupAggFindGroup(sink);
 	}
+}
+
+/*
+ * A block's keys (mapped) of a collection counted by bucket
+ * (groupagg_narrow.c): on the first pass counted, with its zeros noted; on
+ * the second those of the buckets the results read kept as pairs.
+ */
+static void
+narrow_block(GroupAggSink *sink, PercentileCollection *pc, const int64 *groups,
+			 const uint64 *keys, const uint8 *nl, const void *values, gs_coltype coltype,
+			 const uint32 *rows, int64 start, int len)
+{
+	const KeyType *kt = pc->keytype;
+	bool		skip[KEYS_BLOCK];
+	bool		keep[KEYS_BLOCK];
+	int			n;
+
+	for (int j = 0; j < len; j++)
+		skip[j] = nl != NULL && nl[rows != NULL ? (int64) rows[j] : start + j];
+	if (!sink->second_pass)
+	{
+		for (int j = 0; j < len; j++)
+			if (unlikely(keys[j] == kt->zero_key) && kt->is_negative_zero != NULL && !skip[j])
+				pc->zeros[groups[j]] |=
+					kt->is_negative_zero(GpuselLoadValue(values, rows != NULL ? (int64) rows[j] :
+														 start + j, coltype)) ? 1 : 2;
+		GroupAggNarrowCount(pc, groups, keys, skip, len);
+		return;
+	}
+	n = GroupAggNarrowKeep(pc, groups, keys, skip, len, keep);
+	while (pc->nkeys + n > pc->cap)
+		GroupAggGrowCollection(sink, pc);
+	for (int j = 0; j < len; j++)
+		if (keep[j])
+			append_pair(pc, groups[j], keys[j]);
 }
 
 /*
@@ -467,10 +511,11 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 			memset(groups, 0, sizeof(int64) * len);
 		else
 			find_block_groups(sink, values, nulls, has_nulls, rows, start, len, groups);
-		sink->rows_aggregated += len;
+		if (!sink->second_pass)
+			sink->rows_aggregated += len;
 
 		/* the cells move as groups are added: read their address after */
-		for (int a = 0; a < naggs; a++)
+		for (int a = 0; a < naggs && !sink->second_pass; a++)
 		{
 			GroupAggDesc *desc = &sink->aggs[a];
 			GroupCell  *cells = sink->cells;
@@ -507,6 +552,9 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 			const uint8 *nl;
 			bool		mapped;
 
+			/* a second pass reads again only the collections counted by bucket */
+			if (sink->second_pass && pc->narrow == NULL)
+				continue;
 			if (in->colstate != NULL)
 			{
 				add_expr_block_to_collection(sink, pc, groups, len);
@@ -515,8 +563,14 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 			nl = has_nulls[in->column] ? nulls[in->column] : NULL;
 			mapped = KeysOfColumn(in->coltype, kt->typid, values[in->column],
 								  rows, start, len, keys);
-			while (pc->nkeys + len > pc->cap)
+			while (pc->narrow == NULL && pc->nkeys + len > pc->cap)
 				GroupAggGrowCollection(sink, pc);
+			if (pc->narrow != NULL)
+			{
+				narrow_block(sink, pc, groups, keys, nl, values[in->column], in->coltype,
+							 rows, start, len);
+				continue;
+			}
 			if (mapped && sink->nkeys == 0)
 			{
 				append_keys_one_group(pc, keys, nl, values[in->column], in->coltype,
@@ -540,7 +594,8 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 			}
 		}
 	}
-	sink->rows_from_columns += nrows;
+	if (!sink->second_pass)
+		sink->rows_from_columns += nrows;
 }
 
 /*

@@ -26,6 +26,7 @@
 
 #include "executor/executor.h"
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "portability/instr_time.h"
 #include "utils/rel.h"
 
@@ -394,23 +395,22 @@ GpuselGroupScanProduce(GpuselScanState *state)
 }
 
 /*
- * The grouped scan on the CPU when every qual is a device qual and every
- * input a column: the source lends chunks of rows as columns (read from
- * the pages many tuples at once, or under Gather by the workers, filtered
- * when they could) or workers' partial aggregates; the column tests and
- * then the other quals pick rows, and the sink reads the rows that pass as
- * columns, with no heap tuple per row.
+ * Puts every chunk of a source into the groups: records of workers' partial
+ * aggregates merged, rows filtered unless a worker did, by their columns.
+ * A second pass over the same rows counts nothing for EXPLAIN.
  */
 static void
-fill_groups_from_source(GpuselScanState *state, GpuselSource *source)
+add_source_chunks(GpuselScanState *state, GpuselSource *source, bool second_pass)
 {
 	GpuselChunk chunk;
 	int64		capacity = GPUSEL_FEED_CHUNK_ROWS;
 	uint32	   *positions = palloc(sizeof(uint32) * capacity);
+	int64		removed = state->removed_device;
 
 	while (GpuselSourceNextChunk(source, &chunk, state->heapslot))
 	{
-		count_rows_read(state, chunk.nscanned);
+		if (!second_pass)
+			count_rows_read(state, chunk.nscanned);
 		if (chunk.kind == GPUSEL_CHUNK_ROWS && chunk.nrows > capacity)
 		{
 			capacity = chunk.nrows;
@@ -430,8 +430,41 @@ fill_groups_from_source(GpuselScanState *state, GpuselSource *source)
 		else
 			add_chunk(state, &chunk.staging, chunk.nrows, positions);
 	}
-	state->scan_done = true;
+	if (second_pass)
+		state->removed_device = removed;
 	pfree(positions);
+}
+
+/*
+ * The grouped scan on the CPU when every qual is a device qual and every
+ * input a column: the source lends chunks of rows as columns (read from
+ * the pages many tuples at once, or under Gather by the workers, filtered
+ * when they could) or workers' partial aggregates; the column tests and
+ * then the other quals pick rows, and the sink reads the rows that pass as
+ * columns, with no heap tuple per row.  A serial scan of a source in
+ * memory (the column cache) may read its rows twice, for percentile keys
+ * past work_mem (groupagg_narrow.c): both passes apply the same quals,
+ * which must then be free of volatile functions, to the same snapshot.
+ */
+static void
+fill_groups_from_source(GpuselScanState *state, GpuselSource *source)
+{
+	GroupAggSinkAllowSecondPass(sink_of(state),
+								!GpuselScanFeeding(state) && GpuselSourceInMemory(source) &&
+								!contain_volatile_functions((Node *) state->device_quals));
+	add_source_chunks(state, source, false);
+	if (GroupAggSinkSecondPassDue(sink_of(state)))
+	{
+		GpuselSource *again;
+
+		GroupAggSinkBeginSecondPass(sink_of(state));
+		/* after an error its memory and pins go with the query's, as the first's */
+		again = GpuselScanOpenSecondSource(state);
+		add_source_chunks(state, again, true);
+		GpuselSourceEnd(again);
+		GroupAggSinkEndSecondPass(sink_of(state));
+	}
+	state->scan_done = true;
 }
 
 /*

@@ -584,6 +584,29 @@ GpuselScanOpenSource(GpuselScanState *state, bool reads_chunks)
 	return state->source;
 }
 
+/*
+ * A second source over the same rows of the scan's relation for its
+ * snapshot, beside the one open (the grouped scan's second pass, which
+ * ends it): the column cache where it is current, else the heap.
+ */
+GpuselSource *
+GpuselScanOpenSecondSource(GpuselScanState *state)
+{
+	Relation	rel = state->rel;
+	Snapshot	snapshot = state->css.ss.ps.state->es_snapshot;
+	GpuselSource *source = NULL;
+
+	if (GpuselPagesUsable(rel, snapshot))
+		source = GpuselSourceFromProvider(rel, snapshot, state->program,
+										  Min(state->batch_rows, 65536));
+	if (source == NULL && GpuselPagesUsable(rel, snapshot))
+		source = GpuselPagesSourceBegin(rel, snapshot, state->program,
+										Min(state->batch_rows, 65536));
+	if (source == NULL)
+		source = GpuselTableAmSourceBegin(rel, snapshot, state->program);
+	return source;
+}
+
 /* Drops the pin on the page of the last re-read tuple. */
 static void
 release_page(GpuselScanState *state)

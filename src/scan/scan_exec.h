@@ -162,6 +162,7 @@ extern void GpuselScanExplain(CustomScanState *node, List *ancestors,
 extern TupleTableSlot *GpuselScanNextRow(GpuselScanState *state);
 extern bool GpuselScanDeviceReady(GpuselScanState *state);
 extern GpuselSource *GpuselScanOpenSource(GpuselScanState *state, bool reads_chunks);
+extern GpuselSource *GpuselScanOpenSecondSource(GpuselScanState *state);
 
 /* scan_batches.c */
 extern bool GpuselScanNextBatch(GpuselScanState *state);

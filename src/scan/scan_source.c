@@ -119,6 +119,13 @@ GpuselSourceRescan(GpuselSource *source)
 	return true;
 }
 
+/* Whether the source's rows lie in memory, so that reading them again is cheap. */
+bool
+GpuselSourceInMemory(GpuselSource *source)
+{
+	return source->methods->in_memory;
+}
+
 /* Releases the source and its staging area. */
 void
 GpuselSourceEnd(GpuselSource *source)

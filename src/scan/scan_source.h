@@ -99,6 +99,8 @@ struct ExplainState;
 typedef struct GpuselSourceMethods
 {
 	const char *name;			/* what it reads, in words */
+	/* its rows lie in memory: reading them again costs no I/O (a second pass) */
+	bool		in_memory;
 
 	/* Puts the next visible tuple in slot; false at the end. */
 	bool		(*next_slot) (GpuselSource *source, TupleTableSlot *slot);
@@ -199,6 +201,7 @@ extern ItemPointer GpuselSourceDeviceRunTid(GpuselSource *source, const GpuselDe
 extern void GpuselSourceDeviceRunRows(GpuselSource *source, const GpuselDeviceRun *run,
 									  const uint32 *positions, int64 n, GpuselStaging *staging);
 extern bool GpuselSourceRescan(GpuselSource *source);
+extern bool GpuselSourceInMemory(GpuselSource *source);
 extern void GpuselSourceEnd(GpuselSource *source);
 
 extern void GpuselSourceRegisterProvider(const GpuselSourceProvider *provider);

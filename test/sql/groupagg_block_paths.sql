@@ -71,6 +71,15 @@ SELECT * FROM ga_check($$SELECT f8 AS k, count(*) AS c, min(i4) AS mn, max(i4) A
 SELECT * FROM ga_check($$SELECT f4 AS k, count(*) AS c, sum(i8) AS s, max(d) AS mx FROM gb GROUP BY 1$$);
 SELECT * FROM ga_check($$SELECT d AS k, count(*) AS c, min(ts) AS mn, max(ts) AS mx, sum(s2) AS s FROM gb GROUP BY 1$$);
 SELECT * FROM ga_check($$SELECT ts AS k, count(*) AS c, sum(i4) AS s FROM gb GROUP BY 1$$);
+-- several keys by block (NULLs, -0 and +0, NaN among them), and more keys
+-- than a block takes (found row by row)
+SELECT * FROM ga_check($$SELECT s2 % 5 AS a, date_trunc('hour', ts) AS b, count(*) AS c, sum(i4) AS s
+  FROM gb GROUP BY 1, 2$$, 2);
+SELECT * FROM ga_check($$SELECT i4 % 3 AS a, f8 AS b, count(*) AS c, min(ts) AS m FROM gb GROUP BY 1, 2$$, 2);
+SELECT * FROM ga_check($$SELECT d AS a, i8 % 4 AS b, f4 AS c3, count(*) AS c, max(f8) AS m FROM gb GROUP BY 1, 2, 3$$, 3);
+SELECT * FROM ga_check($$SELECT s2 % 2 AS a, i4 % 2 AS b, i8 % 2 AS c3, f4 > 0 AS d4, d AS e, count(*) AS c
+  FROM gb GROUP BY 1, 2, 3, 4, 5$$, 5);
+SELECT * FROM ga_check($$SELECT t, k, count(*) AS c, sum(i4) AS s, max(f8) AS m FROM ga GROUP BY 1, 2$$, 2);
 -- -0 and +0 in one group: min and max keep the later of equal values
 SELECT * FROM ga_check($$SELECT id % 2 AS k, min(f8) AS mn, max(f8) AS mx, min(f4) AS mn4, max(f4) AS mx4
   FROM gb WHERE f8 = 0 OR id % 500 = 1 GROUP BY 1$$);

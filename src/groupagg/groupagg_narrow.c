@@ -1,0 +1,468 @@
+/*
+ * groupagg_narrow.c
+ *	  Percentile keys past work_mem over a source read twice cheaply (the
+ *	  column cache): instead of spilling every key to a temporary file, the
+ *	  scan counts keys by bucket and then reads its rows once more, keeping
+ *	  only the keys of the buckets that hold a rank the results read.
+ *
+ * The first pass holds keys as usual until the collection's arrays would
+ * pass work_mem.  Then each group's held keys give it 63 splitters (evenly
+ * spaced keys of a strided sample of them, sorted), the held keys are
+ * counted into the 64 buckets between splitters and freed, and every later
+ * key of the pass only adds to its group's total and its bucket's count.
+ * A bucket is the keys with a given number of splitters below them, so
+ * buckets follow the keys' order.  Groups first met after that have no
+ * splitters: all their keys are one bucket.  Only collections whose groups
+ * hold enough keys (NARROW_MIN_KEYS_PER_GROUP) are read twice: with few
+ * keys per group the ranks' buckets would keep most of them.
+ *
+ * At the end of the first pass the totals fix each group's ranks.  The
+ * results note the positions they will read (as they do for the device),
+ * and each position's rank falls in one bucket of its group, whose keys
+ * the second pass keeps, in the collection's ordinary arrays (which spill
+ * as usual if the kept keys pass work_mem).  A rank r of its group in
+ * bucket b is then rank r - below(b) + kept_below(b) among the group's
+ * kept keys, where below(b) counts the keys of the buckets before b and
+ * kept_below(b) those of them that were kept; the kept keys are selected
+ * at those ranks as spilled keys are (GroupAggSpillPick).
+ *
+ * Both passes see the same rows: the same snapshot, the same column tests
+ * and quals, no volatile function in them (groupagg_scan.c asks).  Exact in
+ * every case; a poor sample (keys sorted in the table) only makes the
+ * kept buckets larger.
+ */
+#include "postgres.h"
+
+#include "miscadmin.h"
+#include "utils/memutils.h"
+
+#include "groupagg_internal.h"
+
+/*
+ * buckets of a group: every group has NARROW_BUCKETS - 1 splitters (a
+ * power of two less one, so that a key's bucket is a fixed number of
+ * steps), those past its own padded with the greatest key, below which
+ * no key lies: their buckets stay empty
+ */
+#define NARROW_BUCKETS			64
+#define NARROW_SPLITTERS		(NARROW_BUCKETS - 1)
+/* held keys per splitter of its own, at least: a group of few keys gets few */
+#define NARROW_KEYS_PER_SPLITTER	8
+/*
+ * held keys per group, on average, below which the collection spills
+ * instead: with few buckets a group's ranks keep most of its keys
+ */
+#define NARROW_MIN_KEYS_PER_GROUP	128
+/* sampled keys per bucket from which the splitters are picked */
+#define NARROW_SAMPLE_PER_BUCKET	4
+
+/* unsigned keys sort in value order */
+#define ST_SORT sort_narrow_sample
+#define ST_ELEMENT_TYPE uint64
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
+/* A collection's state while it is read twice. */
+struct GroupNarrow
+{
+	bool		collecting;		/* the second pass: the wanted buckets' keys are kept */
+	int64		ngroups;		/* groups when it began; only they have splitters */
+	uint64	   *splitters;		/* group g's at g * NARROW_SPLITTERS */
+	int64	   *bucket_counts;	/* group g's at g * NARROW_BUCKETS */
+	uint8	   *wanted;			/* per bucket: it holds a rank the results read */
+	/* at the end of the first pass */
+	int64		ngroups_end;
+	int64	   *total_start;	/* ngroups_end + 1: each group's start among all keys */
+	bool	   *group_wanted;	/* per group without splitters: its keys are read */
+	int64		kept_total;		/* keys the second pass keeps */
+	/* the wanted buckets as key ranges [lo, hi], adjacent ones merged, by group */
+	int64	   *range_start;	/* ngroups_end + 1: group g's at [range_start[g], [g + 1]) */
+	uint64	   *range_lo;
+	uint64	   *range_hi;
+};
+
+/*
+ * The number of a group's splitters below a key: its bucket (splitters
+ * ascending).  A fixed number of halvings, each a conditional move rather
+ * than a branch (which would be mispredicted half the time).
+ */
+static inline int
+bucket_of(const uint64 *splitters, uint64 key)
+{
+	const uint64 *base = splitters;
+	int			n = NARROW_SPLITTERS;
+
+	while (n > 1)
+	{
+		int			half = n / 2;
+
+		base = base[half] < key ? base + half : base;
+		n -= half;
+	}
+	return (int) (base - splitters) + (*base < key);
+}
+
+/* The key of held pair i. */
+static inline uint64
+held_key(PercentileCollection *pc, int64 i)
+{
+	return pc->key_bytes == 4 ? ((uint32 *) pc->keys)[i] : ((uint64 *) pc->keys)[i];
+}
+
+/*
+ * Whether a collection whose arrays would pass work_mem should be counted
+ * by bucket instead of spilling: the scan reads its source twice cheaply
+ * (GroupAggSinkAllowSecondPass), its groups hold enough keys for buckets
+ * to narrow them, and its keys are a plain column's, held on the host
+ * only, of a key type (not numeric, not kept whole).
+ */
+bool
+GroupAggNarrowDue(GroupAggSink *sink, PercentileCollection *pc)
+{
+	GroupInput *in = &sink->inputs[pc->input];
+
+	int64		ngroups = sink->nkeys > 0 ? sink->ngroups : 1;
+
+	return sink->second_pass_allowed && pc->narrow == NULL && pc->spill == NULL &&
+		pc->nkeys >= NARROW_MIN_KEYS_PER_GROUP * ngroups &&
+		pc->dev == NULL && pc->dev_keys == 0 && pc->kept == NULL && !pc->big_keys &&
+		pc->numeric_scale < 0 && pc->keytype != NULL && pc->nkeys > 0 &&
+		in->colstate == NULL && in->column >= 0 &&
+		KeysOfColumn(in->coltype, pc->keytype->typid, NULL, NULL, 0, 0, NULL);
+}
+
+/*
+ * Starts counting a collection by bucket: splitters for each group from
+ * its held keys, the held keys counted, the arrays freed.  The groups'
+ * totals (pc->counts) go on counting every key.
+ */
+void
+GroupAggNarrowStart(GroupAggSink *sink, PercentileCollection *pc)
+{
+	int64		ng = sink->nkeys > 0 ? sink->ngroups : 1;
+	int64		n = pc->nkeys;
+	GroupNarrow *nw = MemoryContextAllocZero(sink->cxt, sizeof(GroupNarrow));
+	int64	   *start = palloc(sizeof(int64) * (ng + 1));
+	int64	   *next = palloc(sizeof(int64) * ng);
+	uint64	   *by_group = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * Max(n, 1));
+	uint64		sample[NARROW_BUCKETS * NARROW_SAMPLE_PER_BUCKET];
+
+	GroupAggNoteMemory(sink);
+	/* the held keys by group (nothing spilled or shipped: pc->counts are theirs) */
+	start[0] = 0;
+	for (int64 g = 0; g < ng; g++)
+	{
+		start[g + 1] = start[g] + pc->counts[g];
+		next[g] = start[g];
+	}
+	if (start[ng] != n)
+		elog(ERROR, "gpusel: a percentile's held keys do not match its groups' counts");
+	for (int64 i = 0; i < n; i++)
+		by_group[next[sink->nkeys > 0 ? pc->groups[i] : 0]++] = held_key(pc, i);
+
+	nw->ngroups = ng;
+	nw->splitters = MemoryContextAllocHuge(sink->cxt, sizeof(uint64) * NARROW_SPLITTERS * ng);
+	nw->bucket_counts = MemoryContextAllocHuge(sink->cxt, sizeof(int64) * NARROW_BUCKETS * ng);
+	memset(nw->bucket_counts, 0, sizeof(int64) * NARROW_BUCKETS * ng);
+	for (int64 g = 0; g < ng; g++)
+	{
+		const uint64 *keys = by_group + start[g];
+		int64		m = start[g + 1] - start[g];
+		int64		ns = Min(NARROW_SPLITTERS, m / NARROW_KEYS_PER_SPLITTER);
+		uint64	   *split = nw->splitters + g * NARROW_SPLITTERS;
+		int64	   *counts = nw->bucket_counts + g * NARROW_BUCKETS;
+		int64		nsample = Min(m, (ns + 1) * NARROW_SAMPLE_PER_BUCKET);
+
+		if ((g & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		/* a strided sample, sorted; the splitters evenly spaced in it */
+		for (int64 i = 0; i < nsample; i++)
+			sample[i] = keys[i * m / nsample];
+		sort_narrow_sample(sample, nsample);
+		for (int64 i = 0; i < NARROW_SPLITTERS; i++)
+			split[i] = i < ns ? sample[(i + 1) * nsample / (ns + 1)] : PG_UINT64_MAX;
+		for (int64 i = 0; i < m; i++)
+			counts[bucket_of(split, keys[i])]++;
+	}
+	pfree(by_group);
+	pfree(start);
+	pfree(next);
+
+	if (pc->groups != NULL)
+		pfree(pc->groups);
+	pfree(pc->keys);
+	pc->groups = NULL;
+	pc->keys = NULL;
+	pc->nkeys = 0;
+	pc->cap = 0;
+	pc->dev_declined = true;	/* the device would miss the keys no longer held */
+	pc->narrow = nw;
+}
+
+/*
+ * First pass: counts a block's keys (mapped; skip[j] for a NULL) into their
+ * groups' totals and buckets.
+ */
+void
+GroupAggNarrowCount(PercentileCollection *pc, const int64 *groups, const uint64 *keys,
+					const bool *skip, int len)
+{
+	GroupNarrow *nw = pc->narrow;
+
+	/* locals: the stores below could alias the state (no strict aliasing) */
+	int64	   *counts = pc->counts;
+	int64	   *bucket_counts = nw->bucket_counts;
+	const uint64 *splitters = nw->splitters;
+	int64		ngroups = nw->ngroups;
+
+	for (int j = 0; j < len; j++)
+	{
+		int64		g = groups[j];
+
+		if (skip[j])
+			continue;
+		counts[g]++;
+		if (g < ngroups)
+			bucket_counts[g * NARROW_BUCKETS +
+						  bucket_of(splitters + g * NARROW_SPLITTERS, keys[j])]++;
+	}
+}
+
+/*
+ * The wanted buckets of each group as ranges of keys, for the second
+ * pass's test: bucket b holds the keys above splitter b - 1 and up to
+ * splitter b, so a run of wanted buckets is one range.
+ */
+static void
+make_ranges(GroupAggSink *sink, GroupNarrow *nw)
+{
+	int64		ng = nw->ngroups_end;
+	int64		n = 0;
+	int64		cap = Max(ng, 16);
+
+	nw->range_start = MemoryContextAllocHuge(sink->cxt, sizeof(int64) * (ng + 1));
+	nw->range_lo = MemoryContextAllocHuge(sink->cxt, sizeof(uint64) * cap);
+	nw->range_hi = MemoryContextAllocHuge(sink->cxt, sizeof(uint64) * cap);
+	for (int64 g = 0; g < ng; g++)
+	{
+		nw->range_start[g] = n;
+		if (n + NARROW_BUCKETS > cap)
+		{
+			cap = Max(cap * 2, n + NARROW_BUCKETS);
+			nw->range_lo = repalloc_huge(nw->range_lo, sizeof(uint64) * cap);
+			nw->range_hi = repalloc_huge(nw->range_hi, sizeof(uint64) * cap);
+		}
+		if (g >= nw->ngroups)
+		{
+			/* no splitters: every key, or none */
+			if (nw->group_wanted[g])
+			{
+				nw->range_lo[n] = 0;
+				nw->range_hi[n++] = PG_UINT64_MAX;
+			}
+			continue;
+		}
+		for (int b = 0; b < NARROW_BUCKETS; b++)
+		{
+			const uint64 *split = nw->splitters + g * NARROW_SPLITTERS;
+			uint64		lo;
+			uint64		hi = b == NARROW_SPLITTERS ? PG_UINT64_MAX : split[b];
+
+			if (!nw->wanted[g * NARROW_BUCKETS + b])
+				continue;
+			if (b > 0 && split[b - 1] == PG_UINT64_MAX)
+				break;			/* no key lies above the greatest */
+			lo = b == 0 ? 0 : split[b - 1] + 1;
+			if (lo > hi)
+				continue;		/* equal splitters: an empty bucket */
+			if (n > nw->range_start[g] && nw->range_hi[n - 1] != PG_UINT64_MAX &&
+				nw->range_hi[n - 1] + 1 == lo)
+				nw->range_hi[n - 1] = hi;	/* the bucket after the last range's */
+			else
+			{
+				nw->range_lo[n] = lo;
+				nw->range_hi[n++] = hi;
+			}
+		}
+	}
+	nw->range_start[ng] = n;
+}
+
+/*
+ * After the first pass: the buckets that hold the positions the results
+ * read (ascending, among every key in the order by group and key, whose
+ * groups start at total_start[0 .. ngroups]).  Returns the keys the
+ * second pass will keep.
+ */
+int64
+GroupAggNarrowChooseBuckets(GroupAggSink *sink, PercentileCollection *pc,
+							const int64 *total_start, int64 ngroups,
+							const int64 *positions, int64 npositions)
+{
+	GroupNarrow *nw = pc->narrow;
+	int64		nbuckets = nw->ngroups * NARROW_BUCKETS;
+	int64		g = 0;
+
+	nw->ngroups_end = ngroups;
+	nw->total_start = MemoryContextAllocHuge(sink->cxt, sizeof(int64) * (ngroups + 1));
+	memcpy(nw->total_start, total_start, sizeof(int64) * (ngroups + 1));
+	nw->group_wanted = MemoryContextAllocHuge(sink->cxt, sizeof(bool) * Max(ngroups, 1));
+	memset(nw->group_wanted, 0, sizeof(bool) * Max(ngroups, 1));
+	nw->wanted = MemoryContextAllocHuge(sink->cxt, Max(nbuckets, 1));
+	memset(nw->wanted, 0, Max(nbuckets, 1));
+	nw->kept_total = 0;
+
+	for (int64 i = 0; i < npositions; i++)
+	{
+		int64		r;
+
+		while (positions[i] >= total_start[g + 1])
+			g++;
+		r = positions[i] - total_start[g];
+		if (g < nw->ngroups)
+		{
+			int64		first = g * NARROW_BUCKETS;
+			int64		below = 0;
+			int64		b;
+
+			for (b = 0; b < NARROW_BUCKETS; b++)
+			{
+				int64		c = nw->bucket_counts[first + b];
+
+				if (r < below + c)
+					break;
+				below += c;
+			}
+			if (b == NARROW_BUCKETS)
+				elog(ERROR, "gpusel: a percentile's rank is past its group's buckets");
+			if (!nw->wanted[first + b])
+				nw->kept_total += nw->bucket_counts[first + b];
+			nw->wanted[first + b] = 1;
+		}
+		else
+		{
+			if (!nw->group_wanted[g])
+				nw->kept_total += total_start[g + 1] - total_start[g];
+			nw->group_wanted[g] = true;
+		}
+	}
+	make_ranges(sink, nw);
+	nw->collecting = true;
+	return nw->kept_total;
+}
+
+/*
+ * Second pass: which of a block's keys (skip[j] for a NULL) fall in a
+ * wanted bucket of their group (one of its ranges), into keep[]; returns
+ * how many.
+ */
+int
+GroupAggNarrowKeep(PercentileCollection *pc, const int64 *groups, const uint64 *keys,
+				   const bool *skip, int len, bool *keep)
+{
+	GroupNarrow *nw = pc->narrow;
+	int			n = 0;
+
+	/* locals: the stores to keep could alias the state (no strict aliasing) */
+	const int64 *range_start = nw->range_start;
+	const uint64 *range_lo = nw->range_lo;
+	const uint64 *range_hi = nw->range_hi;
+	int64		ngroups_end = nw->ngroups_end;
+
+	for (int j = 0; j < len; j++)
+	{
+		int64		g = groups[j];
+		uint64		key = keys[j];
+		bool		k = false;
+
+		if (skip[j])
+		{
+			keep[j] = false;
+			continue;
+		}
+		if (unlikely(g >= ngroups_end))
+			elog(ERROR, "gpusel: the second pass over a percentile's rows met a new group");
+		for (int64 r = range_start[g]; r < range_start[g + 1]; r++)
+			k |= key - range_lo[r] <= range_hi[r] - range_lo[r];
+		keep[j] = k;
+		n += k;
+	}
+	return n;
+}
+
+/*
+ * After the second pass: the keys at the positions the results read
+ * (pc->picked, among every key), from the kept keys, whose counts per
+ * group pc->counts holds; pc->counts then holds every key's group starts
+ * again, for the results' positions.
+ */
+void
+GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc)
+{
+	GroupNarrow *nw = pc->narrow;
+	PickedKeys *picked = pc->picked;
+	int64		ng = nw->ngroups_end;
+	int64		n = picked->count;
+	int64	   *kept_start = palloc(sizeof(int64) * (ng + 1));
+	int64	   *kept_positions = MemoryContextAllocHuge(CurrentMemoryContext,
+														sizeof(int64) * Max(n, 1));
+	void	   *out = MemoryContextAllocHuge(CurrentMemoryContext,
+											 (Size) pc->key_bytes * Max(n, 1));
+	int64		g = 0;
+
+	if (!nw->collecting)
+		elog(ERROR, "gpusel: a percentile's keys were counted but never kept");
+	kept_start[0] = 0;
+	for (int64 i = 0; i < ng; i++)
+		kept_start[i + 1] = kept_start[i] + pc->counts[i];
+	if (kept_start[ng] != nw->kept_total)
+		elog(ERROR, "gpusel: the second pass kept %lld percentile keys of %lld",
+			 (long long) kept_start[ng], (long long) nw->kept_total);
+
+	/* each position among all keys as a position among the kept ones */
+	for (int64 i = 0; i < n; i++)
+	{
+		int64		r;
+
+		while (picked->positions[i] >= nw->total_start[g + 1])
+			g++;
+		r = picked->positions[i] - nw->total_start[g];
+		if (g < nw->ngroups)
+		{
+			int64		first = g * NARROW_BUCKETS;
+			int64		below = 0;
+			int64		kept_below = 0;
+			int64		b;
+
+			for (b = 0; b < NARROW_BUCKETS; b++)
+			{
+				int64		c = nw->bucket_counts[first + b];
+
+				if (r < below + c)
+					break;
+				below += c;
+				if (nw->wanted[first + b])
+					kept_below += c;
+			}
+			r = r - below + kept_below;
+		}
+		if (r < 0 || r >= kept_start[g + 1] - kept_start[g])
+			elog(ERROR, "gpusel: a rank of a percentile read twice was not kept");
+		kept_positions[i] = kept_start[g] + r;
+	}
+
+	memcpy(pc->counts, kept_start, sizeof(int64) * (ng + 1));
+	GroupAggSpillPick(sink, pc, kept_positions, n, out);
+	memcpy(pc->counts, nw->total_start, sizeof(int64) * (ng + 1));
+	picked->keys = MemoryContextAllocExtended(sink->cxt, sizeof(uint64) * Max(n, 1),
+											  MCXT_ALLOC_HUGE);
+	for (int64 i = 0; i < n; i++)
+		picked->keys[i] = pc->key_bytes == 4 ? ((uint32 *) out)[i] : ((uint64 *) out)[i];
+	picked->noting = false;
+	pfree(kept_start);
+	pfree(kept_positions);
+	pfree(out);
+}
+
