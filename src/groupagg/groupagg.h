@@ -54,6 +54,14 @@ typedef enum GroupAggKind
 #define GROUPAGG_NUMERIC_SUM	0x02	/* sums numerics: native values and device sums */
 #define GROUPAGG_COLLECTS_KEYS	0x04	/* a percentile: keys into a collection, no cell */
 
+/*
+ * Held percentile keys per group, on average, below which a collection
+ * past work_mem spills rather than being read twice (groupagg_narrow.c):
+ * with few buckets a group's ranks would keep most of its keys.  The
+ * planner asks it too.
+ */
+#define GROUPAGG_NARROW_MIN_KEYS_PER_GROUP	128
+
 /* Positions in CustomScan.custom_private after scan_plan.h's ones. */
 #define GPUSEL_PRIV_GROUP_NKEYS		5	/* Integer: leading key entries of custom_scan_tlist */
 

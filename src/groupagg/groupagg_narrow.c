@@ -13,7 +13,7 @@
  * A bucket is the keys with a given number of splitters below them, so
  * buckets follow the keys' order.  Groups first met after that have no
  * splitters: all their keys are one bucket.  Only collections whose groups
- * hold enough keys (NARROW_MIN_KEYS_PER_GROUP) are read twice: with few
+ * hold enough keys (GROUPAGG_NARROW_MIN_KEYS_PER_GROUP) are read twice: with few
  * keys per group the ranks' buckets would keep most of them.
  *
  * At the end of the first pass the totals fix each group's ranks.  The
@@ -48,11 +48,6 @@
 #define NARROW_SPLITTERS		(NARROW_BUCKETS - 1)
 /* held keys per splitter of its own, at least: a group of few keys gets few */
 #define NARROW_KEYS_PER_SPLITTER	8
-/*
- * held keys per group, on average, below which the collection spills
- * instead: with few buckets a group's ranks keep most of its keys
- */
-#define NARROW_MIN_KEYS_PER_GROUP	128
 /* sampled keys per bucket from which the splitters are picked */
 #define NARROW_SAMPLE_PER_BUCKET	4
 
@@ -126,7 +121,7 @@ GroupAggNarrowDue(GroupAggSink *sink, PercentileCollection *pc)
 	int64		ngroups = sink->nkeys > 0 ? sink->ngroups : 1;
 
 	return sink->second_pass_allowed && pc->narrow == NULL && pc->spill == NULL &&
-		pc->nkeys >= NARROW_MIN_KEYS_PER_GROUP * ngroups &&
+		pc->nkeys >= GROUPAGG_NARROW_MIN_KEYS_PER_GROUP * ngroups &&
 		pc->dev == NULL && pc->dev_keys == 0 && pc->kept == NULL && !pc->big_keys &&
 		pc->numeric_scale < 0 && pc->keytype != NULL && pc->nkeys > 0 &&
 		in->colstate == NULL && in->column >= 0 &&
@@ -291,6 +286,29 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 }
 
 /*
+ * The bucket of group g (one with splitters) that holds its rank r, with
+ * the keys of the buckets below it and, of them, those of wanted buckets.
+ */
+static int
+rank_bucket(GroupNarrow *nw, int64 g, int64 r, int64 *below, int64 *kept_below)
+{
+	const int64 *counts = nw->bucket_counts + g * NARROW_BUCKETS;
+
+	*below = 0;
+	*kept_below = 0;
+	for (int b = 0; b < NARROW_BUCKETS; b++)
+	{
+		if (r < *below + counts[b])
+			return b;
+		*below += counts[b];
+		if (nw->wanted[g * NARROW_BUCKETS + b])
+			*kept_below += counts[b];
+	}
+	elog(ERROR, "gpusel: a percentile's rank is past its group's buckets");
+	return -1;					/* keep compiler quiet */
+}
+
+/*
  * After the first pass: the buckets that hold the positions the results
  * read (ascending, among every key in the order by group and key, whose
  * groups start at total_start[0 .. ngroups]).  Returns the keys the
@@ -323,23 +341,13 @@ GroupAggNarrowChooseBuckets(GroupAggSink *sink, PercentileCollection *pc,
 		r = positions[i] - total_start[g];
 		if (g < nw->ngroups)
 		{
-			int64		first = g * NARROW_BUCKETS;
-			int64		below = 0;
-			int64		b;
+			int64		below;
+			int64		kept_below;
+			int64		b = g * NARROW_BUCKETS + rank_bucket(nw, g, r, &below, &kept_below);
 
-			for (b = 0; b < NARROW_BUCKETS; b++)
-			{
-				int64		c = nw->bucket_counts[first + b];
-
-				if (r < below + c)
-					break;
-				below += c;
-			}
-			if (b == NARROW_BUCKETS)
-				elog(ERROR, "gpusel: a percentile's rank is past its group's buckets");
-			if (!nw->wanted[first + b])
-				nw->kept_total += nw->bucket_counts[first + b];
-			nw->wanted[first + b] = 1;
+			if (!nw->wanted[b])
+				nw->kept_total += nw->bucket_counts[b];
+			nw->wanted[b] = 1;
 		}
 		else
 		{
@@ -431,21 +439,10 @@ GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc)
 		r = picked->positions[i] - nw->total_start[g];
 		if (g < nw->ngroups)
 		{
-			int64		first = g * NARROW_BUCKETS;
-			int64		below = 0;
-			int64		kept_below = 0;
-			int64		b;
+			int64		below;
+			int64		kept_below;
 
-			for (b = 0; b < NARROW_BUCKETS; b++)
-			{
-				int64		c = nw->bucket_counts[first + b];
-
-				if (r < below + c)
-					break;
-				below += c;
-				if (nw->wanted[first + b])
-					kept_below += c;
-			}
+			(void) rank_bucket(nw, g, r, &below, &kept_below);
 			r = r - below + kept_below;
 		}
 		if (r < 0 || r >= kept_start[g + 1] - kept_start[g])

@@ -523,18 +523,23 @@ parallel_divisor(int workers)
  * Under Gather every process's percentile keys cross to the leader, which
  * holds them alone, and past work_mem writes them to a file and reads
  * them back; a serial scan of a cached table reads the cache twice
- * instead (groupagg_narrow.c), which costs little beside.  So the parallel
- * path of a cached table pays the file's pages, written and read.  (Over
- * the heap both paths spill alike.)
+ * instead (groupagg_narrow.c), which costs little beside, where its groups
+ * hold enough keys for that.  So the parallel path of a cached table pays
+ * the file's pages, written and read.  (Over the heap both paths spill
+ * alike.)
  */
 static Cost
-leader_spill_cost(PlannerInfo *root, RelOptInfo *input_rel, List *aggs)
+leader_spill_cost(PlannerInfo *root, RelOptInfo *input_rel, List *aggs, double groups)
 {
 	int			collections = count_collections(aggs);
 	/* a pair: a group's number and an 8-byte key */
-	double		bytes = input_rel->rows * collections * (sizeof(uint32) + sizeof(uint64));
+	double		pair_bytes = sizeof(uint32) + sizeof(uint64);
+	double		bytes = input_rel->rows * collections * pair_bytes;
+	double		held = (double) work_mem * 1024.0 / pair_bytes;
 
+	/* the serial scan spills too where its groups hold too few keys to read twice */
 	if (collections == 0 || bytes <= (double) work_mem * 1024.0 ||
+		groups * GROUPAGG_NARROW_MIN_KEYS_PER_GROUP > held ||
 		!GpuselSourceProvided(planner_rt_fetch(input_rel->relid, root)->relid))
 		return 0;
 	return 2.0 * seq_page_cost * bytes / BLCKSZ;
@@ -591,8 +596,8 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	cpath->path.startup_cost = partial->total_cost * GpuselReadCostFactor(root, input_rel) +
 		row_cost / parallel_divisor(workers) +
 		process_groups * cpu_operator_cost * (workers + 1) +
-		GpuselParallelWorkersCost(root, input_rel) + leader_spill_cost(root, input_rel, aggs) +
-		disabled;
+		GpuselParallelWorkersCost(root, input_rel) +
+		leader_spill_cost(root, input_rel, aggs, groups) + disabled;
 	cpath->path.total_cost = cpath->path.startup_cost;
 	gather = create_gather_path(root, output_rel, &cpath->path, cpath->path.pathtarget,
 								NULL, &groups);
