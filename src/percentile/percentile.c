@@ -258,28 +258,34 @@ multiselect_keys(uint64 *a, int64 n, int64 *ranks, int nranks)
 					z = a[n - 1];
 		uint64		pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
 		int64		lt = 0,
-					i = 0,
-					gt = n;
+					gt;
 		int			left = 0,
 					right;
 
-		/* a[0..lt) < pivot, a[lt..i) == pivot, a[gt..n) > pivot */
-		while (i < gt)
+		/*
+		 * a[0..lt) < pivot, then a[lt..gt) == pivot, a[gt..n) > pivot: two
+		 * Lomuto passes without branches (every element is written, the
+		 * boundary moves by the comparison), since the comparisons go
+		 * either way at random
+		 */
+		for (int64 i = 0; i < n; i++)
 		{
 			uint64		v = a[i];
+			int64		below = v < pivot;
 
-			if (v < pivot)
-			{
-				a[i++] = a[lt];
-				a[lt++] = v;
-			}
-			else if (v > pivot)
-			{
-				a[i] = a[--gt];
-				a[gt] = v;
-			}
-			else
-				i++;
+			a[i] = a[lt];
+			a[lt] = v;
+			lt += below;
+		}
+		gt = lt;
+		for (int64 i = lt; i < n; i++)
+		{
+			uint64		v = a[i];
+			int64		equal = v == pivot;
+
+			a[i] = a[gt];
+			a[gt] = v;
+			gt += equal;
 		}
 		while (left < nranks && ranks[left] < lt)
 			left++;
