@@ -13,8 +13,8 @@
  * A bucket is the keys with a given number of splitters below them, so
  * buckets follow the keys' order.  Groups first met after that have no
  * splitters: all their keys are one bucket.  Only collections whose groups
- * hold enough keys (GROUPAGG_NARROW_MIN_KEYS_PER_GROUP) are read twice: with few
- * keys per group the ranks' buckets would keep most of them.
+ * hold enough keys (GROUPAGG_NARROW_MIN_KEYS_PER_GROUP) are read twice:
+ * with few keys per group the ranks' buckets would keep most of them.
  *
  * At the end of the first pass the totals fix each group's ranks.  The
  * results note the positions they will read (as they do for the device),
