@@ -299,8 +299,8 @@ block_avg_float(GroupAggSink *sink, const GroupAggDesc *desc, int a, const int64
 
 /*
  * sum and avg of an integer column of a block, by a loop typed by the
- * column: without GROUP BY every row's cell is the same one, so it sums
- * into a local, exactly in 128 bits.
+ * column: into each row's group's cell, or, without GROUP BY, where every
+ * row's cell is the same one, into a local, exactly in 128 bits.
  */
 static void
 block_int_sum(GroupAggSink *sink, const GroupAggDesc *desc, int a, const int64 *groups,
@@ -314,7 +314,20 @@ block_int_sum(GroupAggSink *sink, const GroupAggDesc *desc, int a, const int64 *
 #define SUM_LOOP(ctype) \
 	do { \
 		const ctype *col = (const ctype *) values; \
-		if (rows == NULL && nl == NULL) \
+		GroupCell  *cells = sink->cells; \
+		int			naggs = sink->naggs; \
+		if (sink->nkeys > 0) \
+			for (int j = 0; j < len; j++) \
+			{ \
+				int64		row = rows != NULL ? (int64) rows[j] : start + j; \
+				GroupCell  *c = &cells[groups[j] * naggs + a]; \
+\
+				if (nl != NULL && nl[row]) \
+					continue; \
+				c->isum += col[row]; \
+				c->count++; \
+			} \
+		else if (rows == NULL && nl == NULL) \
 		{ \
 			for (int j = 0; j < len; j++) \
 				sum += col[start + j]; \
@@ -331,37 +344,6 @@ block_int_sum(GroupAggSink *sink, const GroupAggDesc *desc, int a, const int64 *
 			} \
 	} while (0)
 
-#define GROUPED_SUM_LOOP(ctype) \
-	do { \
-		const ctype *col = (const ctype *) values; \
-		GroupCell  *cells = sink->cells; \
-		int			naggs = sink->naggs; \
-		for (int j = 0; j < len; j++) \
-		{ \
-			int64		row = rows != NULL ? (int64) rows[j] : start + j; \
-			GroupCell  *c = &cells[groups[j] * naggs + a]; \
-\
-			if (nl != NULL && nl[row]) \
-				continue; \
-			c->isum += col[row]; \
-			c->count++; \
-		} \
-	} while (0)
-
-	if (sink->nkeys > 0)
-	{
-		/* a typed loop into each row's group's cell */
-		if (coltype == GS_COL_INT2 && desc->input_type == INT2OID)
-			GROUPED_SUM_LOOP(int16);
-		else if (coltype == GS_COL_INT4 && desc->input_type == INT4OID)
-			GROUPED_SUM_LOOP(int32);
-		else if (coltype == GS_COL_INT8 && desc->input_type == INT8OID)
-			GROUPED_SUM_LOOP(int64);
-		else
-			block_int_sum_rows(sink, desc, a, groups, values, coltype, nl, rows, start, len);
-		return;
-	}
-#undef GROUPED_SUM_LOOP
 	if (coltype == GS_COL_INT2 && desc->input_type == INT2OID)
 		SUM_LOOP(int16);
 	else if (coltype == GS_COL_INT4 && desc->input_type == INT4OID)
@@ -374,8 +356,12 @@ block_int_sum(GroupAggSink *sink, const GroupAggDesc *desc, int a, const int64 *
 		return;
 	}
 #undef SUM_LOOP
-	cell->isum += sum;
-	cell->count += count;
+	/* without GROUP BY: the block's sum and count, kept in locals */
+	if (sink->nkeys == 0)
+	{
+		cell->isum += sum;
+		cell->count += count;
+	}
 }
 
 /*

@@ -714,6 +714,34 @@ GroupAggSinkCountOnly(GroupAggSink *sink)
 }
 
 static int64 find_group_hashed(GroupAggSink *sink);
+
+/* Notes a one-key sink's group of key bits b in its recent-key cache. */
+static inline void
+note_recent_group(GroupAggSink *sink, uint64 b, int64 g)
+{
+	int			slot = (int) (b & (GROUPAGG_RECENT - 1));
+
+	sink->recent_bits[slot] = b;
+	sink->recent_group[slot] = g;
+}
+
+/*
+ * A one-key sink's group of the non-NULL key bits b, from the recent-key
+ * cache or the one-key table (noted in the cache), or -1 when it has none.
+ */
+static inline int64
+known_group_of_key(GroupAggSink *sink, uint64 b)
+{
+	int			slot = (int) (b & (GROUPAGG_RECENT - 1));
+	int64		g;
+
+	if (sink->recent_group[slot] >= 0 && sink->recent_bits[slot] == b)
+		return sink->recent_group[slot];
+	g = sink->keyslots != NULL ? keyslot_lookup(sink, b) : -1;
+	if (g >= 0)
+		note_recent_group(sink, b, g);
+	return g;
+}
 static inline int64 probe_key_bits(GroupAggSink *sink, const uint64 *bits, const bool *nulls,
 								   uint64 *hash, uint64 *bucket);
 
@@ -730,15 +758,13 @@ GroupAggFindGroup(GroupAggSink *sink)
 	if (nk == 1 && !sink->nulls[0] && sink->inputs[0].keytype != NULL)
 	{
 		uint64		b = sink->inputs[0].keytype->to_key(sink->values[0]);
-		int			slot = (int) (b & (GROUPAGG_RECENT - 1));
 
-		if (sink->recent_group[slot] >= 0 && sink->recent_bits[slot] == b)
-			return sink->recent_group[slot];
-		g = keyslot_lookup(sink, b);
+		g = known_group_of_key(sink, b);
 		if (g < 0)
+		{
 			g = find_group_hashed(sink);
-		sink->recent_bits[slot] = b;
-		sink->recent_group[slot] = g;
+			note_recent_group(sink, b, g);
+		}
 		return g;
 	}
 	return find_group_hashed(sink);
@@ -782,29 +808,7 @@ GroupAggKnownGroups(GroupAggSink *sink, const uint64 *bits, const bool *isnull, 
 		return;
 	}
 	for (int j = 0; j < len; j++)
-	{
-		uint64		b = bits[j];
-		int			slot = (int) (b & (GROUPAGG_RECENT - 1));
-		int64		g;
-
-		if (isnull[j])
-		{
-			groups[j] = -1;
-			continue;
-		}
-		if (sink->recent_group[slot] >= 0 && sink->recent_bits[slot] == b)
-		{
-			groups[j] = sink->recent_group[slot];
-			continue;
-		}
-		g = sink->keyslots != NULL ? keyslot_lookup(sink, b) : -1;
-		if (g >= 0)
-		{
-			sink->recent_bits[slot] = b;
-			sink->recent_group[slot] = g;
-		}
-		groups[j] = g;
-	}
+		groups[j] = isnull[j] ? -1 : known_group_of_key(sink, bits[j]);
 }
 
 /*
@@ -947,12 +951,7 @@ GroupAggGrowCollection(GroupAggSink *sink, PercentileCollection *pc)
 		if (pc->cap > first &&
 			(Size) pc->cap * GroupAggPairBytes(sink, pc) > (Size) work_mem * 1024)
 		{
-			if (pc->groups != NULL)
-				pfree(pc->groups);
-			pfree(pc->keys);
-			pc->groups = NULL;
-			pc->keys = NULL;
-			pc->cap = 0;
+			GroupAggFreeHeldPairs(pc);
 			GroupAggGrowCollection(sink, pc);
 		}
 		return;

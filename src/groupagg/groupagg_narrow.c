@@ -99,13 +99,6 @@ bucket_of(const uint64 *splitters, uint64 key)
 	return (int) (base - splitters) + (*base < key);
 }
 
-/* The key of held pair i. */
-static inline uint64
-held_key(PercentileCollection *pc, int64 i)
-{
-	return pc->key_bytes == 4 ? ((uint32 *) pc->keys)[i] : ((uint64 *) pc->keys)[i];
-}
-
 /*
  * Whether a collection whose arrays would pass work_mem should be counted
  * by bucket instead of spilling: the scan reads its source twice cheaply
@@ -155,7 +148,7 @@ GroupAggNarrowStart(GroupAggSink *sink, PercentileCollection *pc)
 	if (start[ng] != n)
 		elog(ERROR, "gpusel: a percentile's held keys do not match its groups' counts");
 	for (int64 i = 0; i < n; i++)
-		by_group[next[sink->nkeys > 0 ? pc->groups[i] : 0]++] = held_key(pc, i);
+		by_group[next[sink->nkeys > 0 ? pc->groups[i] : 0]++] = GroupAggHeldKey(pc, i);
 
 	nw->ngroups = ng;
 	nw->splitters = MemoryContextAllocHuge(sink->cxt, sizeof(uint64) * NARROW_SPLITTERS * ng);
@@ -185,13 +178,8 @@ GroupAggNarrowStart(GroupAggSink *sink, PercentileCollection *pc)
 	pfree(start);
 	pfree(next);
 
-	if (pc->groups != NULL)
-		pfree(pc->groups);
-	pfree(pc->keys);
-	pc->groups = NULL;
-	pc->keys = NULL;
+	GroupAggFreeHeldPairs(pc);
 	pc->nkeys = 0;
-	pc->cap = 0;
 	pc->dev_declined = true;	/* the device would miss the keys no longer held */
 	pc->narrow = nw;
 }

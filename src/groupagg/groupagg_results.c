@@ -36,12 +36,7 @@ static void
 free_host_pairs(PercentileCollection *pc)
 {
 	GroupAggSpillClose(pc);
-	if (pc->groups != NULL)
-		pfree(pc->groups);
-	if (pc->keys != NULL)
-		pfree(pc->keys);
-	pc->groups = NULL;
-	pc->keys = NULL;
+	GroupAggFreeHeldPairs(pc);
 }
 
 /* The percentile result of aggregate desc in group g, from the collection's keys. */

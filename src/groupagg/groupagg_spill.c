@@ -123,6 +123,19 @@ GroupAggSpillClose(PercentileCollection *pc)
 	pc->nspilled = 0;
 }
 
+/* Frees the arrays of pairs a collection holds; they are made again as it grows. */
+void
+GroupAggFreeHeldPairs(PercentileCollection *pc)
+{
+	if (pc->groups != NULL)
+		pfree(pc->groups);
+	if (pc->keys != NULL)
+		pfree(pc->keys);
+	pc->groups = NULL;
+	pc->keys = NULL;
+	pc->cap = 0;
+}
+
 /* Reads pairs of a file written as GroupAggSpillPairs writes them, at most 'max'; returns how many. */
 static int64
 read_pairs(BufFile *file, int64 *left, Size pb, int key_bytes, bool grouped, char *buf,
@@ -171,12 +184,6 @@ rewind_pairs(BufFile *file)
 				 errmsg("could not rewind the temporary file of gpusel's percentile keys: %m")));
 }
 
-/* The key of pair i in the host's arrays. */
-static inline uint64
-held_key(PercentileCollection *pc, int64 i)
-{
-	return pc->key_bytes == 4 ? ((uint32 *) pc->keys)[i] : ((uint64 *) pc->keys)[i];
-}
 
 /* What is done with each pair read back. */
 typedef void (*PairFn) (void *arg, uint32 group, uint64 key);
@@ -207,7 +214,7 @@ for_each_pair(GroupAggSink *sink, PercentileCollection *pc, BufFile *file, int64
 	{
 		if ((i & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
-		fn(arg, sink->nkeys > 0 ? pc->groups[i] : 0, held_key(pc, i));
+		fn(arg, sink->nkeys > 0 ? pc->groups[i] : 0, GroupAggHeldKey(pc, i));
 	}
 	pfree(buf);
 	pfree(groups);
