@@ -358,14 +358,8 @@ extern bool GroupAggMarkSumColumns(GroupAggSink *sink, uint8 *ship, int ncols);
 extern bool GroupAggDeviceSumsExact(GroupAggSink *sink, const gs_sum_result *results);
 extern void GroupAggAddDeviceSums(GroupAggSink *sink, int64 g, const gs_sum_result *results);
 
-/* The key of pair i of those a collection holds in its arrays. */
-static inline uint64
-GroupAggHeldKey(const PercentileCollection *pc, int64 i)
-{
-	return pc->key_bytes == 4 ? ((const uint32 *) pc->keys)[i] : ((const uint64 *) pc->keys)[i];
-}
-
 /* groupagg_spill.c */
+extern uint64 GroupAggHeldKey(const PercentileCollection *pc, int64 i);
 extern void GroupAggFreeHeldPairs(PercentileCollection *pc);
 extern Size GroupAggPairBytes(GroupAggSink *sink, PercentileCollection *pc);
 extern void GroupAggNoteMemory(GroupAggSink *sink);

@@ -123,6 +123,13 @@ GroupAggSpillClose(PercentileCollection *pc)
 	pc->nspilled = 0;
 }
 
+/* The key of pair i of those a collection holds in its arrays. */
+uint64
+GroupAggHeldKey(const PercentileCollection *pc, int64 i)
+{
+	return pc->key_bytes == 4 ? ((const uint32 *) pc->keys)[i] : ((const uint64 *) pc->keys)[i];
+}
+
 /* Frees the arrays of pairs a collection holds; they are made again as it grows. */
 void
 GroupAggFreeHeldPairs(PercentileCollection *pc)
