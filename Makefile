@@ -88,7 +88,13 @@ OBJS = \
 	src/groupagg/groupagg_native.o \
 	src/groupagg/groupagg_numeric.o \
 	src/groupagg/groupagg_bigkeys.o \
-	src/groupagg/groupagg_spill.o
+	src/groupagg/groupagg_spill.o \
+	src/shard/shard_aggs.o \
+	src/shard/shard_deparse.o \
+	src/shard/shard_link.o \
+	src/shard/shard_rounds.o \
+	src/shard/shard_exec.o \
+	src/shard/shard_plan.o
 
 REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_numeric_aggs scan_numeric_keys scan_numeric_wide scan_enable_gucs groupagg groupagg_values groupagg_shapes groupagg_filters groupagg_block_paths groupagg_errors groupagg_sizes groupagg_rescan groupagg_mvcc groupagg_device groupagg_text groupagg_interval groupagg_privileges groupagg_limit groupagg_spill parallel parallel_shapes parallel_partials parallel_dict_keys cache cache_build cache_text cache_percentile_passes cache_refresh tpch upgrade
 REGRESS_OPTS = --inputdir=test --load-extension=gpusel
@@ -121,7 +127,10 @@ SHLIB_LINK += $(CUDA_OBJS) -lpthread
 endif
 
 PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src -I$(srcdir)/src/types -I$(srcdir)/src/percentile -I$(srcdir)/src/scan \
-	-I$(srcdir)/src/groupagg -I$(srcdir)/src/service -I$(srcdir)/src/cache
+	-I$(srcdir)/src/groupagg -I$(srcdir)/src/service -I$(srcdir)/src/cache -I$(srcdir)/src/shard \
+	-I$(shell $(PG_CONFIG) --includedir)
+# the sharded plan reaches foreign partitions through postgres_fdw's libpq connections
+SHLIB_LINK_INTERNAL += -lpq
 EXTRA_CLEAN = cuda/*.o test/kernel/bin
 
 PG_CONFIG ?= pg_config

@@ -15,6 +15,7 @@
 #include "percentile_builtins.h"
 #include "scan_plan.h"
 #include "service.h"
+#include "shard.h"
 
 PG_MODULE_MAGIC;
 
@@ -32,4 +33,6 @@ _PG_init(void)
 	GroupAggPlanInit();
 	GroupAggScanInit();
 	GpuselPercentileBuiltinsInit();
+	ShardPlanInit();
+	ShardExecInit();
 }

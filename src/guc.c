@@ -23,6 +23,8 @@ bool		gpusel_explain_device_details = true;
 bool		gpusel_group_on_device = true;
 bool		gpusel_plan_as_gpu = false;
 bool		gpusel_force_groupagg = false;
+bool		gpusel_enable_shards = true;
+int			gpusel_shard_fetch_keys = 32768;
 bool		gpusel_replace_builtin_percentiles = true;
 bool		gpusel_service_enabled = true;
 int			gpusel_service_staging_mb = 2048;
@@ -165,6 +167,31 @@ GpuselGucInit(void)
 							 PGC_USERSET,
 							 GUC_NOT_IN_SAMPLE,
 							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusel.enable_shards",
+							 "Lets the planner answer percentiles over postgres_fdw partitions by rounds.",
+							 "A grouped query with a percentile over a partitioned table whose "
+							 "partitions are postgres_fdw foreign tables (and plain tables) is "
+							 "answered by rounds of small queries to the partitions instead of "
+							 "fetching every row, where that is cheaper.",
+							 &gpusel_enable_shards,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusel.shard_fetch_keys",
+							"Candidate keys of a rank, over all partitions, that a round fetches whole.",
+							"Past this many, the next round asks each partition for evenly "
+							"spaced keys of its candidates instead, narrowing them.  Small "
+							"values mean more rounds and fewer bytes.",
+							&gpusel_shard_fetch_keys,
+							32768,
+							1,
+							1 << 24,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
 
 	DefineCustomBoolVariable("gpusel.replace_builtin_percentiles",
 							 "Lets gpusel answer the built-in percentile_disc and percentile_cont.",

@@ -24,6 +24,8 @@ extern bool gpusel_explain_device_details;
 extern bool gpusel_group_on_device;
 extern bool gpusel_plan_as_gpu;
 extern bool gpusel_force_groupagg;
+extern bool gpusel_enable_shards;
+extern int	gpusel_shard_fetch_keys;
 extern bool gpusel_replace_builtin_percentiles;
 extern bool gpusel_service_enabled;
 extern int	gpusel_service_staging_mb;

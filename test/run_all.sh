@@ -4,7 +4,8 @@
 # scripts of test/fixtures beside the installed ones (in every mode, into
 # PG_CONFIG's extension directory), runs the pg_regress suite,
 # the pgTAP suite, the suite again with gpusel preloaded (the GPU service
-# on), the service's failure tests and the kernel tests, stops the server,
+# on), the service's failure tests, the tests over postgres_fdw shard
+# servers and the kernel tests, stops the server,
 # and exits non-zero on any failure.
 #
 #   bash test/run_all.sh                  everything, from a fresh machine
@@ -109,6 +110,9 @@ if [ "$(psql -X -At -d gpusel_tap -c 'SHOW shared_preload_libraries' 2>/dev/null
   note "column cache: the background refresh"
   bash test/cache_refresh_test.sh gpusel_tap || failures+=(cache_refresh)
 fi
+
+note "percentiles over postgres_fdw partitions (three shard servers)"
+bash test/shard_test.sh || failures+=(shards)
 
 note "kernel tests"
 [ "${GPUSEL_TEST_KERNELS:-1}" = 0 ] && echo "kernel tests run separately (GPUSEL_TEST_KERNELS=0)"
