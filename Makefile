@@ -93,6 +93,7 @@ OBJS = \
 	src/shard/shard_deparse.o \
 	src/shard/shard_link.o \
 	src/shard/shard_rounds.o \
+	src/shard/shard_search.o \
 	src/shard/shard_exec.o \
 	src/shard/shard_plan.o
 

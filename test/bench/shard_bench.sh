@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# Percentiles over postgres_fdw shards: GpuselShards beside PostgreSQL's own
+# plan (every row fetched to the coordinator), the same run, same answers.
+#
+#   bash test/bench/shard_bench.sh [rows per shard] [shards]
+#
+# Against the coordinator in PGHOST/PGPORT/PGUSER (a superuser, gpusel
+# installed).  Starts the shard servers on local ports (GPUSEL_SHARD_PORT,
+# default 54341 and up; as SHARD_OS_USER when root, default gpusel_test),
+# each with gpusel and the GPU service preloaded; GPUSEL_BENCH_GPUS="0 1"
+# binds shard i to GPU i mod 2 through CUDA_VISIBLE_DEVICES.  Each shard holds
+# a table of (g int4: 100 groups, v float8); the coordinator's table is
+# partitioned over them, with postgres_fdw's fetch_size at 10000 for
+# PostgreSQL's plan.  Prints, for a percentile per group (3 fractions):
+# PostgreSQL's time, gpusel's time and their ratio, the rounds, and the
+# bytes the coordinator received per group and fraction.
+set -uo pipefail
+rows=${1:-25000000}
+nshards=${2:-4}
+reps=${GPUSEL_BENCH_REPS:-3}
+gpus=(${GPUSEL_BENCH_GPUS:-})
+base_port=${GPUSEL_SHARD_PORT:-54341}
+bindir=$("${PG_CONFIG:-pg_config}" --bindir)
+db=gpusel_shard_bench
+tmp=$(mktemp -d /tmp/gpusel-shard-bench.XXXXXX)
+chmod 755 "$tmp"
+runas=()
+if [ "$(id -u)" = 0 ]; then
+  user=${SHARD_OS_USER:-gpusel_test}
+  id "$user" >/dev/null 2>&1 || useradd -M -s /bin/sh "$user"
+  chown "$user" "$tmp"
+  runas=(runuser -u "$user" --)
+fi
+q() { psql -X -q -At -v ON_ERROR_STOP=1 -d "$db" "$@"; }
+shard_q() { psql -X -q -At -v ON_ERROR_STOP=1 -h "$tmp" -p "$1" -U shard -d shard "${@:2}"; }
+cleanup() {
+  for i in $(seq 1 "$nshards"); do
+    [ -d "$tmp/s$i" ] && "${runas[@]}" "$bindir/pg_ctl" -D "$tmp/s$i" -m immediate stop >/dev/null 2>&1
+  done
+  psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" >/dev/null 2>&1
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+psql -X -q -d postgres -c "DROP DATABASE IF EXISTS $db" -c "CREATE DATABASE $db" >/dev/null
+q -c "CREATE EXTENSION postgres_fdw" -c "CREATE EXTENSION gpusel" \
+  -c "CREATE TABLE m (s int4, g int4, v float8) PARTITION BY LIST (s)" >/dev/null
+for i in $(seq 1 "$nshards"); do
+  port=$((base_port + i - 1))
+  env=()
+  [ ${#gpus[@]} -gt 0 ] && env=(env CUDA_VISIBLE_DEVICES=${gpus[$(((i - 1) % ${#gpus[@]}))]})
+  "${runas[@]}" "$bindir/initdb" -D "$tmp/s$i" -A trust -U shard >/dev/null 2>&1 || { echo "initdb failed"; exit 1; }
+  "${runas[@]}" "${env[@]}" "$bindir/pg_ctl" -D "$tmp/s$i" -l "$tmp/s$i.log" -w start \
+    -o "-p $port -k $tmp -c listen_addresses= -c fsync=off -c shared_buffers=${GPUSEL_SHARD_SHARED_BUFFERS:-2GB} -c work_mem=256MB -c max_worker_processes=24 -c max_parallel_workers=16 -c max_parallel_workers_per_gather=4 -c shared_preload_libraries=gpusel" >/dev/null \
+    || { cat "$tmp/s$i.log"; exit 1; }
+  shard_q $port -d postgres -c "CREATE DATABASE shard" >/dev/null
+  q -c "CREATE SERVER shard$i FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '$tmp', port '$port', dbname 'shard', fetch_size '10000')" \
+    -c "CREATE USER MAPPING FOR CURRENT_USER SERVER shard$i OPTIONS (user 'shard')" \
+    -c "CREATE FOREIGN TABLE m$i PARTITION OF m FOR VALUES IN ($i) SERVER shard$i OPTIONS (table_name 'm')" >/dev/null
+done
+start=$(date +%s)
+for i in $(seq 1 "$nshards"); do
+  shard_q $((base_port + i - 1)) -c "CREATE EXTENSION gpusel" \
+    -c "CREATE UNLOGGED TABLE m (s int4, g int4, v float8)" \
+    -c "INSERT INTO m SELECT $i, x % 100, random() * 1000 FROM generate_series(1, $rows) x" \
+    -c "VACUUM ANALYZE m" >/dev/null &
+done
+wait
+# the planner needs the partitions' sizes: postgres_fdw samples them remotely
+q -c "ANALYZE m" >/dev/null
+echo "$nshards shards of $rows rows loaded in $(( $(date +%s) - start )) s"
+[ ${#gpus[@]} -gt 0 ] && echo "shards bound to GPUs: ${gpus[*]}"
+
+query="SELECT g, percentile_disc(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY v) FROM m GROUP BY g ORDER BY g"
+# best of reps, in ms, of the query under settings
+best() {
+  local settings=$1 out=$2 t best=
+  for _ in $(seq 1 "$reps"); do
+    t=$( { echo "$settings"; echo '\timing on'; echo "$query \\g $out"; } | psql -X -q -d "$db" 2>&1 \
+         | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
+    [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }' && best=$t
+  done
+  echo "$best"
+}
+pg_ms=$(best "SET gpusel.enable_shards = off; SET gpusel.replace_builtin_percentiles = off;" "$tmp/pg.out")
+gs_ms=$(best "" "$tmp/gs.out")
+same=$(cmp -s "$tmp/pg.out" "$tmp/gs.out" && echo same || echo DIFFERENT)
+plan=$(q -c "EXPLAIN (ANALYZE, COSTS OFF) $query")
+rounds=$(echo "$plan" | sed -n 's/.*Rounds: \([0-9]*\).*/\1/p')
+bytes=$(echo "$plan" | sed -n 's/.*Bytes Received: \([0-9]*\).*/\1/p')
+echo "$plan" | head -12 | sed "s/^/  /"
+printf 'percentile per group (100 groups, 3 fractions), %d x %d rows\n' "$nshards" "$rows"
+printf '  PostgreSQL (rows fetched): %10.1f ms\n' "$pg_ms"
+printf '  gpusel (rounds):           %10.1f ms   %.1fx faster, answers %s\n' "$gs_ms" \
+  "$(awk -v a="$pg_ms" -v b="$gs_ms" 'BEGIN { print a / b }')" "$same"
+printf '  rounds %s, bytes received %s, %.0f bytes per group and fraction\n' "${rounds:-?}" "${bytes:-?}" \
+  "$(awk -v b="${bytes:-0}" 'BEGIN { print b / 300 }')"
