@@ -129,7 +129,6 @@ typedef struct ShardPoints
 {
 	int64		n;				/* the partition's non-NULL inputs in this group */
 	int			npoints;
-	int			capacity;
 	int64	   *positions;		/* 1-based, ascending */
 	Datum	   *values;
 } ShardPoints;
@@ -142,7 +141,8 @@ typedef struct ShardRankState
 	int64		fetch_keys;		/* unknown keys in its windows, all partitions */
 } ShardRankState;
 
-extern void ShardPointsAdd(ShardPoints *points, int64 position, Datum value);
+extern void ShardPointsAdd(ShardPoints *points, const int64 *positions, const Datum *values,
+						   int n);
 extern void ShardRankSearch(ShardPoints *parts, int nparts, int64 rank, FmgrInfo *cmp,
 							Oid collation, ShardRankState *state, int64 *lo, int64 *hi);
 extern int	ShardWantedPositions(ShardPoints *points, int64 lo, int64 hi, bool all,

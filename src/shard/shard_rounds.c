@@ -71,44 +71,50 @@ compare_keys_qsort(const void *a, const void *b, void *arg)
 	return compare_keys((const ShardCompare *) arg, (const ShardKey *) a, (const ShardKey *) b);
 }
 
-/* Adds a key at a position of the partition's order, once. */
+/*
+ * Adds keys at ascending positions of the partition's order to the known
+ * ones, in one merge (a position already known keeps its key).
+ */
 void
-ShardPointsAdd(ShardPoints *points, int64 position, Datum value)
+ShardPointsAdd(ShardPoints *points, const int64 *positions, const Datum *values, int n)
 {
-	int			lo = 0,
-				hi = points->npoints;
+	int			have = points->npoints;
+	int			total = have + n;
+	int64	   *merged_positions;
+	Datum	   *merged_values;
+	int			m = 0;
+	int			i = 0,
+				j = 0;
 
-	while (lo < hi)
-	{
-		int			mid = (lo + hi) / 2;
-
-		if (points->positions[mid] < position)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	if (lo < points->npoints && points->positions[lo] == position)
+	if (n == 0)
 		return;
-	if (points->npoints == points->capacity)
+	merged_positions = palloc(sizeof(int64) * total);
+	merged_values = palloc(sizeof(Datum) * total);
+	while (i < have || j < n)
 	{
-		points->capacity = Max(16, points->capacity * 2);
-		if (points->positions == NULL)
-		{
-			points->positions = palloc(sizeof(int64) * points->capacity);
-			points->values = palloc(sizeof(Datum) * points->capacity);
-		}
+		bool		take_known = j >= n || (i < have && points->positions[i] <= positions[j]);
+		int64		position = take_known ? points->positions[i] : positions[j];
+		Datum		value = take_known ? points->values[i] : values[j];
+
+		if (j > 0 && j < n && positions[j] < positions[j - 1])
+			elog(ERROR, "gpusel: positions of a partition's keys out of order");
+		if (take_known)
+			i++;
 		else
-		{
-			points->positions = repalloc(points->positions, sizeof(int64) * points->capacity);
-			points->values = repalloc(points->values, sizeof(Datum) * points->capacity);
-		}
+			j++;
+		if (m > 0 && merged_positions[m - 1] == position)
+			continue;
+		merged_positions[m] = position;
+		merged_values[m++] = value;
 	}
-	memmove(points->positions + lo + 1, points->positions + lo,
-			sizeof(int64) * (points->npoints - lo));
-	memmove(points->values + lo + 1, points->values + lo, sizeof(Datum) * (points->npoints - lo));
-	points->positions[lo] = position;
-	points->values[lo] = value;
-	points->npoints++;
+	if (points->positions != NULL)
+	{
+		pfree(points->positions);
+		pfree(points->values);
+	}
+	points->positions = merged_positions;
+	points->values = merged_values;
+	points->npoints = m;
 }
 
 /*

@@ -255,8 +255,9 @@ add_points(ShardScanState *state, int input, ShardPoints *points, Datum array,
 		if (nulls[j])
 			elog(ERROR, "gpusel: a partition answered no key at position " INT64_FORMAT,
 				 positions[j]);
-		ShardPointsAdd(points, positions[j], datumCopy(values[j], tc->typbyval, tc->typlen));
+		values[j] = datumCopy(values[j], tc->typbyval, tc->typlen);
 	}
+	ShardPointsAdd(points, positions, values, n);
 }
 
 /*
