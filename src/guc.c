@@ -25,6 +25,7 @@ bool		gpusel_plan_as_gpu = false;
 bool		gpusel_force_groupagg = false;
 bool		gpusel_enable_shards = true;
 int			gpusel_shard_fetch_keys = 32768;
+int			gpusel_shard_round_fractions = 65536;
 bool		gpusel_replace_builtin_percentiles = true;
 bool		gpusel_service_enabled = true;
 int			gpusel_service_staging_mb = 2048;
@@ -188,6 +189,21 @@ GpuselGucInit(void)
 							&gpusel_shard_fetch_keys,
 							32768,
 							1,
+							1 << 24,
+							PGC_USERSET,
+							0,
+							NULL, NULL, NULL);
+
+	DefineCustomIntVariable("gpusel.shard_round_fractions",
+							"Fractions a later round may share among a partition's groups.",
+							"A later round asks a partition for keys at one constant array of "
+							"fractions that all its groups share, which gpusel on the partition's "
+							"server answers itself, when at most this many suffice; otherwise "
+							"each group is asked for its own positions, which the server's "
+							"PostgreSQL answers by sorting.  0 always asks per group.",
+							&gpusel_shard_round_fractions,
+							65536,
+							0,
 							1 << 24,
 							PGC_USERSET,
 							0,

@@ -26,6 +26,7 @@ extern bool gpusel_plan_as_gpu;
 extern bool gpusel_force_groupagg;
 extern bool gpusel_enable_shards;
 extern int	gpusel_shard_fetch_keys;
+extern int	gpusel_shard_round_fractions;
 extern bool gpusel_replace_builtin_percentiles;
 extern bool gpusel_service_enabled;
 extern int	gpusel_service_staging_mb;

@@ -11,7 +11,8 @@
 #   - every shape, in the three modes (defaults, JIT forced, plan_as_gpu),
 #     answers through GpuselShards exactly what PostgreSQL answers over the
 #     plain table with gpusel off, with one round and with many (a small
-#     gpusel.shard_fetch_keys);
+#     gpusel.shard_fetch_keys), the later rounds asking with fractions the
+#     groups share and per group (gpusel.shard_round_fractions = 0);
 #   - EXPLAIN ANALYZE shows the rounds, bytes and partition times;
 #   - a shard raising an error ends the query with its error;
 #   - a shard that is down ends the query with a connection error;
@@ -122,7 +123,8 @@ oracle() {
 }
 # the sharded plan's answer, and whether the plan was GpuselShards
 sharded() {
-  q -c "SET gpusel.force_groupagg = on" -c "SET gpusel.shard_fetch_keys = $2" -c "$1"
+  q -c "SET gpusel.force_groupagg = on" -c "SET gpusel.shard_fetch_keys = $2" \
+    -c "SET gpusel.shard_round_fractions = $3" -c "$1"
 }
 plan_of() {
   q -c "SET gpusel.force_groupagg = on" -c "EXPLAIN (COSTS OFF) $1" | grep -c GpuselShards
@@ -158,17 +160,18 @@ for mode in default jit plan_as_gpu; do
       fail "$mode: not planned as GpuselShards: $shape"
       continue
     fi
-    for fetch in 32768 4; do
-      got=$(sharded "$shape" "$fetch" 2>&1)
+    # one round fetching all; narrowing rounds with shared fractions; and per group
+    for config in "32768 65536" "4 65536" "4 0"; do
+      got=$(sharded "$shape" $config 2>&1)
       if [ "$got" = "$want" ]; then
         passed=$((passed + 1))
       else
-        fail "$mode, shard_fetch_keys $fetch: $shape"
+        fail "$mode, shard_fetch_keys and shard_round_fractions $config: $shape"
         diff <(echo "$want") <(echo "$got") | grep "^>" | head -5
       fi
     done
   done
-  ok "$mode: $passed of $((2 * ${#shapes[@]})) answers equal PostgreSQL's"
+  ok "$mode: $passed of $((3 * ${#shapes[@]})) answers equal PostgreSQL's"
 done
 export PGOPTIONS="$base_options"
 

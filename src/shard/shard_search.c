@@ -595,11 +595,101 @@ append_group_test(ShardScanState *state, StringInfo buf, ShardGroup *g)
 	}
 }
 
+/* A range of fractions wanted by some group. */
+typedef struct FractionRange
+{
+	double		lo;
+	double		hi;
+} FractionRange;
+
+/* qsort comparator of FractionRanges by their start. */
+static int
+fraction_range_cmp(const void *a, const void *b)
+{
+	double		x = ((const FractionRange *) a)->lo;
+	double		y = ((const FractionRange *) b)->lo;
+
+	return x < y ? -1 : x > y ? 1 : 0;
+}
+
 /*
- * A later round's query for a partition: per group, the keys at the wanted
- * positions, as percentile_disc at fractions (p - 0.5) / n, which pick
- * exactly position p; a NULL array for an input no group asks about.  NULL
- * when the partition is asked nothing.
+ * One array of fractions that every group asking about an input in a
+ * partition can share: over the union of the groups' ranges of wanted
+ * positions (as fractions of each group's count), spaced finely enough
+ * that in every group consecutive fractions fall on positions closer than
+ * its wanted positions are (every position, where it wants them all).  A
+ * constant array is what gpusel's grouped scan on the partition's server
+ * answers itself.  Returns the number of fractions (0 where more than
+ * gpusel.shard_round_fractions would be needed).
+ */
+static int
+shared_fractions(ShardScanState *state, int index, double **out)
+{
+	FractionRange *ranges = palloc(sizeof(FractionRange) * state->ngroups);
+	int			nranges = 0;
+	double		spacing = 1.0;
+	double		total = 0;
+	int			count = 0;
+	double	   *fractions;
+
+	for (int gi = 0; gi < state->ngroups; gi++)
+	{
+		ShardGroup *g = state->groups[gi];
+		int			nw = g->nwanted[index];
+		double		n = (double) g->points[index].n;
+		int64		gap = INT64_MAX;
+
+		if (nw == 0)
+			continue;
+		for (int j = 1; j < nw; j++)
+			gap = Min(gap, g->wanted[index][j] - g->wanted[index][j - 1]);
+		if (gap == INT64_MAX)
+			gap = 1;
+		/* below gap / n: consecutive fractions never skip a wanted spacing */
+		spacing = Min(spacing, (double) gap / (n + 1.0));
+		ranges[nranges].lo = ((double) g->wanted[index][0] - 1.0) / n;
+		ranges[nranges++].hi = (double) g->wanted[index][nw - 1] / n;
+	}
+	qsort(ranges, nranges, sizeof(FractionRange), fraction_range_cmp);
+	/* merge overlapping ranges */
+	for (int r = 0; r < nranges; r++)
+	{
+		if (count > 0 && ranges[r].lo <= ranges[count - 1].hi)
+			ranges[count - 1].hi = Max(ranges[count - 1].hi, ranges[r].hi);
+		else
+			ranges[count++] = ranges[r];
+	}
+	nranges = count;
+	for (int r = 0; r < nranges; r++)
+		total += floor((ranges[r].hi - ranges[r].lo) / spacing) + 1;
+	if (total > gpusel_shard_round_fractions)
+		return 0;
+	fractions = palloc(sizeof(double) * ((int) total + 1));
+	count = 0;
+	for (int r = 0; r < nranges; r++)
+	{
+		for (int64 k = 1;; k++)
+		{
+			double		f = ranges[r].lo + (double) k * spacing;
+
+			if (f >= ranges[r].hi)
+				break;
+			fractions[count++] = f;
+		}
+		/* the range's last fraction, exactly: its group's last wanted position */
+		fractions[count++] = Min(1.0, ranges[r].hi);
+	}
+	*out = fractions;
+	return count;
+}
+
+/*
+ * A later round's query for a partition.  Per input that some group asks
+ * about: a constant array of fractions the groups share (shared_fractions),
+ * or else per group the keys at its wanted positions, as percentile_disc at
+ * fractions (p - 0.5) / n, which pick exactly position p, chosen by a CASE
+ * over the group's keys.  A NULL array for an input no group asks about;
+ * NULL when the partition is asked nothing.
  */
 static char *
 next_round_sql(ShardScanState *state, int part)
@@ -616,6 +706,7 @@ next_round_sql(ShardScanState *state, int part)
 
 		if (i > 0)
 			appendStringInfoString(&buf, ", ");
+		state->nshared[index] = 0;
 		for (int gi = 0; gi < state->ngroups; gi++)
 			if (state->groups[gi]->nwanted[index] > 0)
 				ngroups++;
@@ -623,6 +714,19 @@ next_round_sql(ShardScanState *state, int part)
 		{
 			appendStringInfo(&buf, "NULL::%s",
 							 format_type_be_qualified(get_array_type(state->input_types[i])));
+			continue;
+		}
+		any = true;
+		/* after a round of shared fractions that gave some group nothing new: per group */
+		if (state->shared_stalled[index])
+			state->shared_stalled[index] = false;
+		else
+			state->nshared[index] = shared_fractions(state, index, &state->shared[index]);
+		if (state->nshared[index] > 0)
+		{
+			appendStringInfoString(&buf, "percentile_disc(");
+			append_fractions(&buf, state->shared[index], state->nshared[index]);
+			appendStringInfo(&buf, ") WITHIN GROUP (ORDER BY %s)", state->input_sql[i]);
 			continue;
 		}
 		appendStringInfo(&buf, "percentile_disc(%s", state->nkeys > 0 ? "CASE" : "");
@@ -648,7 +752,6 @@ next_round_sql(ShardScanState *state, int part)
 		}
 		appendStringInfo(&buf, "%s) WITHIN GROUP (ORDER BY %s)",
 						 state->nkeys > 0 ? " END" : "", state->input_sql[i]);
-		any = true;
 	}
 	if (!any)
 	{
@@ -657,6 +760,17 @@ next_round_sql(ShardScanState *state, int part)
 	}
 	append_from(state, &buf, part);
 	return buf.data;
+}
+
+/* How many keys of a partition are known at positions lo..hi. */
+static int
+known_between(ShardPoints *points, int64 lo, int64 hi)
+{
+	int			count = 0;
+
+	for (int i = 0; i < points->npoints; i++)
+		count += points->positions[i] >= lo && points->positions[i] <= hi;
+	return count;
 }
 
 /* A later round's answer of a partition: keys at the wanted positions. */
@@ -676,7 +790,32 @@ absorb_next(ShardScanState *state, int part, ShardResult *result)
 		{
 			int			index = i * state->nparts + part;
 			int			c = state->nkeys + i;
+			int			nshared = state->nshared[index];
 
+			if (nshared > 0 && !nulls[c])
+			{
+				/* the shared fractions' positions in this group: percentile_disc's */
+				int64	   *positions = palloc(sizeof(int64) * nshared);
+				ShardPoints *points = &g->points[index];
+				int64		n = points->n;
+				int			before = 0;
+
+				if (g->nwanted[index] > 0)
+					before = known_between(points, g->wanted[index][0],
+										   g->wanted[index][g->nwanted[index] - 1]);
+				for (int j = 0; j < nshared; j++)
+					positions[j] = Min(n, Max(1, (int64) ceil(state->shared[index][j] *
+															  (double) n)));
+				add_points(state, i, points, row[c], positions, nshared);
+				pfree(positions);
+				/* no new key where the group asked: the next round asks it alone */
+				if (g->nwanted[index] > 0 &&
+					known_between(points, g->wanted[index][0],
+								  g->wanted[index][g->nwanted[index] - 1]) == before)
+					state->shared_stalled[index] = true;
+				g->nwanted[index] = 0;
+				continue;
+			}
 			if (g->nwanted[index] == 0)
 				continue;
 			if (nulls[c])
@@ -685,6 +824,11 @@ absorb_next(ShardScanState *state, int part, ShardResult *result)
 			g->nwanted[index] = 0;
 		}
 	}
+	/* every group asked about must have answered */
+	for (int gi = 0; gi < state->ngroups; gi++)
+		for (int i = 0; i < state->ninputs; i++)
+			if (state->groups[gi]->nwanted[i * state->nparts + part] > 0)
+				elog(ERROR, "gpusel: a partition did not answer for a group it was asked about");
 	MemoryContextSwitchTo(old);
 }
 
@@ -710,6 +854,10 @@ ShardRunRounds(ShardScanState *state)
 		sql[s] = first_round_sql(state, s);
 	run_round(state, sql, ncols, types, typmods, absorb_first, round_cxt);
 	plan_ranks(state);
+
+	state->shared = palloc0(sizeof(double *) * Max(1, state->ninputs * nparts));
+	state->nshared = palloc0(sizeof(int) * Max(1, state->ninputs * nparts));
+	state->shared_stalled = palloc0(sizeof(bool) * Max(1, state->ninputs * nparts));
 
 	/* later rounds: the keys, then an array of keys per percentile input */
 	ncols = state->nkeys;

@@ -71,6 +71,9 @@ typedef struct ShardScanState
 	int		   *slots;			/* open addressing: group index + 1, 0 empty */
 	int			nslots;
 	int			next;
+	double	  **shared;			/* a later round's shared fractions, [input * nparts + part] */
+	int		   *nshared;
+	bool	   *shared_stalled;	/* the last shared round gave a group nothing new */
 	/* for EXPLAIN ANALYZE */
 	int			rounds;
 	int64		bytes;

@@ -51,7 +51,7 @@ for i in $(seq 1 "$nshards"); do
   [ ${#gpus[@]} -gt 0 ] && env=(env CUDA_VISIBLE_DEVICES=${gpus[$(((i - 1) % ${#gpus[@]}))]})
   "${runas[@]}" "$bindir/initdb" -D "$tmp/s$i" -A trust -U shard >/dev/null 2>&1 || { echo "initdb failed"; exit 1; }
   "${runas[@]}" "${env[@]}" "$bindir/pg_ctl" -D "$tmp/s$i" -l "$tmp/s$i.log" -w start \
-    -o "-p $port -k $tmp -c listen_addresses= -c fsync=off -c shared_buffers=${GPUSEL_SHARD_SHARED_BUFFERS:-2GB} -c work_mem=256MB -c max_worker_processes=24 -c max_parallel_workers=16 -c max_parallel_workers_per_gather=4 -c shared_preload_libraries=gpusel" >/dev/null \
+    -o "-p $port -k $tmp -c listen_addresses= -c fsync=off -c shared_buffers=${GPUSEL_SHARD_SHARED_BUFFERS:-2GB} -c work_mem=256MB -c max_worker_processes=24 -c max_parallel_workers=16 -c max_parallel_workers_per_gather=4 -c shared_preload_libraries=gpusel -c log_min_duration_statement=${GPUSEL_SHARD_LOG_MS:--1}" >/dev/null \
     || { cat "$tmp/s$i.log"; exit 1; }
   shard_q $port -d postgres -c "CREATE DATABASE shard" >/dev/null
   q -c "CREATE SERVER shard$i FOREIGN DATA WRAPPER postgres_fdw OPTIONS (host '$tmp', port '$port', dbname 'shard', fetch_size '10000')" \
@@ -89,6 +89,12 @@ plan=$(q -c "EXPLAIN (ANALYZE, COSTS OFF) $query")
 rounds=$(echo "$plan" | sed -n 's/.*Rounds: \([0-9]*\).*/\1/p')
 bytes=$(echo "$plan" | sed -n 's/.*Bytes Received: \([0-9]*\).*/\1/p')
 echo "$plan" | head -12 | sed "s/^/  /"
+# with GPUSEL_SHARD_LOG_MS: each shard's statements that took at least that long
+if [ -n "${GPUSEL_SHARD_LOG_MS:-}" ]; then
+  for i in $(seq 1 "$nshards"); do
+    echo "shard $i:"; grep -o "duration: [0-9.]* ms  statement: .\{0,60\}" "$tmp/s$i.log" | tail -6
+  done
+fi
 printf 'percentile per group (100 groups, 3 fractions), %d x %d rows\n' "$nshards" "$rows"
 printf '  PostgreSQL (rows fetched): %10.1f ms\n' "$pg_ms"
 printf '  gpusel (rounds):           %10.1f ms   %.1fx faster, answers %s\n' "$gs_ms" \
