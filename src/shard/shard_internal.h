@@ -44,6 +44,8 @@
 #define SHARD_FIRST_POINTS		128
 #define SHARD_NEXT_POINTS		256
 #define SHARD_MAX_ROUNDS		64
+/* wanted positions further apart than this many times their least gap: separate ranges */
+#define SHARD_RANGE_BREAK		8
 
 /*
  * CustomScan.custom_private of the plan: Strings and Lists of them (OIDs as

@@ -117,6 +117,25 @@ ShardPointsAdd(ShardPoints *points, const int64 *positions, const Datum *values,
 	points->npoints = m;
 }
 
+/* The index of the first known position above p (npoints where none is). */
+static int
+first_position_above(const ShardPoints *points, int64 p)
+{
+	int			lo = 0,
+				hi = points->npoints;
+
+	while (lo < hi)
+	{
+		int			mid = (lo + hi) / 2;
+
+		if (points->positions[mid] > p)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 /*
  * The index of partition s's first known key above key x (strictly_above)
  * or at or above it; npoints where none is.  A partition's known keys
@@ -188,61 +207,70 @@ ShardRankSearch(ShardPoints *parts, int nparts, int64 rank, FmgrInfo *cmp, Oid c
 	ShardCompare c = {cmp, collation};
 	ShardKey   *keys;
 	int			nkeys = 0;
-	int			a,
-				b;
-	ShardKey	low,
-				high;
+	bool		have_low = false,
+				have_high = false;
+	ShardKey	low = {0},
+				high = {0};
 	int64		before = 0;
 	int64		unknown = 0;
 
 	state->found = false;
 	state->fetch_keys = 0;
+
+	/*
+	 * The bounds' sums only grow along the order, and each partition's known
+	 * keys are in that order: U is the least of every partition's first key
+	 * whose lower bounds reach rank, L the greatest of every partition's last
+	 * key whose upper bounds stay below it, each found by binary search.
+	 */
 	for (int s = 0; s < nparts; s++)
-		nkeys += parts[s].npoints;
-	if (nkeys == 0)
-		elog(ERROR, "gpusel: no keys known for a rank of the partitions' groups");
-	keys = palloc(sizeof(ShardKey) * nkeys);
-	nkeys = 0;
-	for (int s = 0; s < nparts; s++)
-		for (int i = 0; i < parts[s].npoints; i++)
+	{
+		int			a = 0,
+					b = parts[s].npoints;
+
+		while (a < b)
 		{
-			keys[nkeys].value = parts[s].values[i];
-			keys[nkeys].part = s;
-			keys[nkeys++].position = parts[s].positions[i];
+			int			mid = (a + b) / 2;
+			ShardKey	key = {parts[s].values[mid], s, parts[s].positions[mid]};
+
+			if (keys_at_or_below_at_least(parts, nparts, &c, &key) >= rank)
+				b = mid;
+			else
+				a = mid + 1;
 		}
-	qsort_arg(keys, nkeys, sizeof(ShardKey), compare_keys_qsort, &c);
+		if (a < parts[s].npoints)
+		{
+			ShardKey	key = {parts[s].values[a], s, parts[s].positions[a]};
 
-	/* U: the first known key with at least rank keys at or below it */
-	a = 0;
-	b = nkeys - 1;
-	while (a < b)
-	{
-		int			mid = (a + b) / 2;
+			if (!have_high || compare_keys(&c, &key, &high) < 0)
+				high = key;
+			have_high = true;
+		}
+		a = -1;
+		b = parts[s].npoints - 1;
+		while (a < b)
+		{
+			int			mid = (a + b + 1) / 2;
+			ShardKey	key = {parts[s].values[mid], s, parts[s].positions[mid]};
 
-		if (keys_at_or_below_at_least(parts, nparts, &c, &keys[mid]) >= rank)
-			b = mid;
-		else
-			a = mid + 1;
+			if (keys_below_at_most(parts, nparts, &c, &key) <= rank - 1)
+				a = mid;
+			else
+				b = mid - 1;
+		}
+		if (a >= 0)
+		{
+			ShardKey	key = {parts[s].values[a], s, parts[s].positions[a]};
+
+			if (!have_low || compare_keys(&c, &key, &low) > 0)
+				low = key;
+			have_low = true;
+		}
 	}
-	if (keys_at_or_below_at_least(parts, nparts, &c, &keys[a]) < rank)
+	if (!have_high)
 		elog(ERROR, "gpusel: the partitions hold fewer keys than the rank " INT64_FORMAT, rank);
-	high = keys[a];
-
-	/* L: the last known key with at most rank - 1 keys below it */
-	a = 0;
-	b = nkeys - 1;
-	while (a < b)
-	{
-		int			mid = (a + b + 1) / 2;
-
-		if (keys_below_at_most(parts, nparts, &c, &keys[mid]) <= rank - 1)
-			a = mid;
-		else
-			b = mid - 1;
-	}
-	if (keys_below_at_most(parts, nparts, &c, &keys[a]) > rank - 1)
+	if (!have_low)
 		elog(ERROR, "gpusel: the partitions' first keys do not bound the rank " INT64_FORMAT, rank);
-	low = keys[a];
 
 	if (compare_keys(&c, &low, &high) > 0)
 		elog(ERROR, "gpusel: the bounds of a rank over partitions crossed");
@@ -250,7 +278,6 @@ ShardRankSearch(ShardPoints *parts, int nparts, int64 rank, FmgrInfo *cmp, Oid c
 	{
 		state->found = true;
 		state->value = low.value;
-		pfree(keys);
 		return;
 	}
 
@@ -265,23 +292,19 @@ ShardRankSearch(ShardPoints *parts, int nparts, int64 rank, FmgrInfo *cmp, Oid c
 			(above < parts[s].npoints ? parts[s].positions[above] - 1 : parts[s].n);
 		before += lo[s] - 1;
 		if (hi[s] >= lo[s])
-		{
-			int			known = 0;
-
-			for (int i = 0; i < parts[s].npoints; i++)
-				if (parts[s].positions[i] >= lo[s] && parts[s].positions[i] <= hi[s])
-					known++;
-			unknown += (hi[s] - lo[s] + 1) - known;
-		}
+			unknown += (hi[s] - lo[s] + 1) -
+				(first_position_above(&parts[s], hi[s]) - first_position_above(&parts[s], lo[s] - 1));
 	}
 	if (unknown > 0)
 	{
 		state->fetch_keys = unknown;
-		pfree(keys);
 		return;
 	}
 
 	/* every key of the windows is known: pick the rank among them */
+	for (int s = 0; s < nparts; s++)
+		nkeys += parts[s].npoints;
+	keys = palloc(sizeof(ShardKey) * Max(1, nkeys));
 	nkeys = 0;
 	for (int s = 0; s < nparts; s++)
 		for (int i = 0; i < parts[s].npoints; i++)

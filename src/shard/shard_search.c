@@ -625,8 +625,9 @@ fraction_range_cmp(const void *a, const void *b)
 static int
 shared_fractions(ShardScanState *state, int index, double **out)
 {
-	FractionRange *ranges = palloc(sizeof(FractionRange) * state->ngroups);
+	FractionRange *ranges = NULL;
 	int			nranges = 0;
+	int			capacity = 0;
 	double		spacing = 1.0;
 	double		total = 0;
 	int			count = 0;
@@ -647,8 +648,22 @@ shared_fractions(ShardScanState *state, int index, double **out)
 			gap = 1;
 		/* below gap / n: consecutive fractions never skip a wanted spacing */
 		spacing = Min(spacing, (double) gap / (n + 1.0));
-		ranges[nranges].lo = ((double) g->wanted[index][0] - 1.0) / n;
-		ranges[nranges++].hi = (double) g->wanted[index][nw - 1] / n;
+		/* a range per run of wanted positions (one per rank's window, mostly) */
+		for (int j = 0, first = 0; j < nw; j++)
+		{
+			if (j + 1 < nw &&
+				g->wanted[index][j + 1] - g->wanted[index][j] <= SHARD_RANGE_BREAK * gap)
+				continue;
+			if (nranges == capacity)
+			{
+				capacity = Max(64, capacity * 2);
+				ranges = ranges == NULL ? palloc(sizeof(FractionRange) * capacity) :
+					repalloc(ranges, sizeof(FractionRange) * capacity);
+			}
+			ranges[nranges].lo = ((double) g->wanted[index][first] - 1.0) / n;
+			ranges[nranges++].hi = (double) g->wanted[index][j] / n;
+			first = j + 1;
+		}
 	}
 	qsort(ranges, nranges, sizeof(FractionRange), fraction_range_cmp);
 	/* merge overlapping ranges */

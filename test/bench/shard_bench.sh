@@ -71,6 +71,13 @@ q -c "ANALYZE m" >/dev/null
 echo "$nshards shards of $rows rows loaded in $(( $(date +%s) - start )) s"
 [ ${#gpus[@]} -gt 0 ] && echo "shards bound to GPUs: ${gpus[*]}"
 
+# GPUSEL_SHARD_KEEP=1: leave the servers and data for a look by hand
+if [ "${GPUSEL_SHARD_KEEP:-0}" = 1 ]; then
+  trap - EXIT
+  echo "kept: shards in $tmp, database $db"
+  exit 0
+fi
+
 query="SELECT g, percentile_disc(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY v) FROM m GROUP BY g ORDER BY g"
 # best of reps, in ms, of the query under settings
 best() {
