@@ -135,22 +135,34 @@ void
 ShardLinkSend(ShardLink *link, const char *sql)
 {
 	link->sql = pstrdup(sql);
-	if (link->remote && !PQsendQuery(link->conn, sql))
+	/* results in binary: arrays of thousands of keys are read without parsing text */
+	if (link->remote && !PQsendQueryParams(link->conn, sql, 0, NULL, NULL, NULL, NULL, 1))
 		fdw_report_error(ERROR, NULL, link->conn, false, sql);
 }
 
-/* Reads a column's value of an expected type from its text. */
+/*
+ * Reads a column's value of an expected type from its binary form (libpq
+ * ends every value with a zero byte, as receive functions expect).
+ */
 static Datum
-read_value(const char *text, Oid type, int32 typmod)
+read_value(FmgrInfo *receive, Oid ioparam, char *data, int len, int32 typmod)
 {
-	Oid			input;
-	Oid			ioparam;
+	StringInfoData buf;
+	Datum		value;
 
-	getTypeInputInfo(type, &input, &ioparam);
-	return OidInputFunctionCall(input, (char *) text, ioparam, typmod);
+	buf.data = data;
+	buf.len = len;
+	buf.maxlen = len + 1;
+	buf.cursor = 0;
+	value = ReceiveFunctionCall(receive, &buf, ioparam, typmod);
+	if (buf.cursor != buf.len)
+		ereport(ERROR,
+				(errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+				 errmsg("incorrect binary data format in a partition's answer")));
+	return value;
 }
 
-/* A remote partition's rows, read from their text in transmission modes. */
+/* A remote partition's rows, read from their binary form. */
 static ShardResult *
 receive_remote(ShardLink *link, int ncols, const Oid *types, const int32 *typmods,
 			   int64 *bytes)
@@ -160,7 +172,8 @@ receive_remote(ShardLink *link, int ncols, const Oid *types, const int32 *typmod
 
 	PG_TRY();
 	{
-		int			nest;
+		FmgrInfo   *receive;
+		Oid		   *ioparams;
 
 		res = fdw_get_result(link->conn, link->sql);
 		if (PQresultStatus(res) != PGRES_TUPLES_OK)
@@ -171,7 +184,18 @@ receive_remote(ShardLink *link, int ncols, const Oid *types, const int32 *typmod
 		result->ncols = ncols;
 		result->values = palloc(sizeof(Datum) * Max(1, result->nrows * ncols));
 		result->nulls = palloc(sizeof(bool) * Max(1, result->nrows * ncols));
-		nest = ShardSetTransmissionModes();
+		receive = palloc(sizeof(FmgrInfo) * Max(1, ncols));
+		ioparams = palloc(sizeof(Oid) * Max(1, ncols));
+		for (int c = 0; c < ncols; c++)
+		{
+			Oid			fn;
+
+			if (PQftype(res, c) != types[c])
+				elog(ERROR, "gpusel: a partition answered type %u, not %u", PQftype(res, c),
+					 types[c]);
+			getTypeBinaryInputInfo(types[c], &fn, &ioparams[c]);
+			fmgr_info(fn, &receive[c]);
+		}
 		for (int r = 0; r < result->nrows; r++)
 		{
 			for (int c = 0; c < ncols; c++)
@@ -181,10 +205,10 @@ receive_remote(ShardLink *link, int ncols, const Oid *types, const int32 *typmod
 				result->nulls[i] = PQgetisnull(res, r, c);
 				*bytes += PQgetlength(res, r, c) + 4;
 				result->values[i] = result->nulls[i] ? (Datum) 0 :
-					read_value(PQgetvalue(res, r, c), types[c], typmods[c]);
+					read_value(&receive[c], ioparams[c], PQgetvalue(res, r, c),
+							   PQgetlength(res, r, c), typmods[c]);
 			}
 		}
-		ShardResetTransmissionModes(nest);
 	}
 	PG_FINALLY();
 	{

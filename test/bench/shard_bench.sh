@@ -14,6 +14,10 @@
 # PostgreSQL's plan.  Prints, for a percentile per group (3 fractions):
 # PostgreSQL's time, gpusel's time and their ratio, the rounds, and the
 # bytes the coordinator received per group and fraction.
+#   GPUSEL_BENCH_GPUS_ALT="0 1"   then restart the shards on those GPUs and time
+#                                 gpusel again, beside the first binding
+#   GPUSEL_BENCH_SKIP_PG=1        leave out PostgreSQL's plan (minutes at 25M rows)
+#   GPUSEL_SHARD_LOG_MS=1000      print the shards' statements that took that long
 set -uo pipefail
 rows=${1:-25000000}
 nshards=${2:-4}
@@ -89,8 +93,20 @@ best() {
   done
   echo "$best"
 }
-pg_ms=$(best "SET gpusel.enable_shards = off; SET gpusel.replace_builtin_percentiles = off;" "$tmp/pg.out")
+# starts shard i (bound to the GPUs of the list in $2, if any); restart with $3
+shard_ctl() {
+  local i=$1 list=($2) env=()
+  [ ${#list[@]} -gt 0 ] && env=(env CUDA_VISIBLE_DEVICES=${list[$(((i - 1) % ${#list[@]}))]})
+  "${runas[@]}" "${env[@]}" "$bindir/pg_ctl" -D "$tmp/s$i" -l "$tmp/s$i.log" -w "$3" \
+    -o "-p $((base_port + i - 1)) -k $tmp -c listen_addresses= -c fsync=off -c shared_buffers=${GPUSEL_SHARD_SHARED_BUFFERS:-2GB} -c work_mem=256MB -c max_worker_processes=24 -c max_parallel_workers=16 -c max_parallel_workers_per_gather=4 -c shared_preload_libraries=gpusel -c log_min_duration_statement=${GPUSEL_SHARD_LOG_MS:--1}" >/dev/null
+}
+if [ "${GPUSEL_BENCH_SKIP_PG:-0}" = 1 ]; then
+  pg_ms=
+else
+  pg_ms=$(best "SET gpusel.enable_shards = off; SET gpusel.replace_builtin_percentiles = off;" "$tmp/pg.out")
+fi
 gs_ms=$(best "" "$tmp/gs.out")
+[ -n "$pg_ms" ] || cp "$tmp/gs.out" "$tmp/pg.out"
 same=$(cmp -s "$tmp/pg.out" "$tmp/gs.out" && echo same || echo DIFFERENT)
 plan=$(q -c "EXPLAIN (ANALYZE, COSTS OFF) $query")
 rounds=$(echo "$plan" | sed -n 's/.*Rounds: \([0-9]*\).*/\1/p')
@@ -103,8 +119,22 @@ if [ -n "${GPUSEL_SHARD_LOG_MS:-}" ]; then
   done
 fi
 printf 'percentile per group (100 groups, 3 fractions), %d x %d rows\n' "$nshards" "$rows"
-printf '  PostgreSQL (rows fetched): %10.1f ms\n' "$pg_ms"
-printf '  gpusel (rounds):           %10.1f ms   %.1fx faster, answers %s\n' "$gs_ms" \
-  "$(awk -v a="$pg_ms" -v b="$gs_ms" 'BEGIN { print a / b }')" "$same"
+if [ -n "$pg_ms" ]; then
+  printf '  PostgreSQL (rows fetched): %10.1f ms\n' "$pg_ms"
+  printf '  gpusel (rounds):           %10.1f ms   %.1fx faster, answers %s\n' "$gs_ms" \
+    "$(awk -v a="$pg_ms" -v b="$gs_ms" 'BEGIN { print a / b }')" "$same"
+else
+  printf '  gpusel (rounds):           %10.1f ms   (PostgreSQL not run)\n' "$gs_ms"
+fi
 printf '  rounds %s, bytes received %s, %.0f bytes per group and fraction\n' "${rounds:-?}" "${bytes:-?}" \
   "$(awk -v b="${bytes:-0}" 'BEGIN { print b / 300 }')"
+
+# GPUSEL_BENCH_GPUS_ALT="0 1": the shards restarted on those GPUs, timed again
+if [ -n "${GPUSEL_BENCH_GPUS_ALT:-}" ]; then
+  for i in $(seq 1 "$nshards"); do shard_ctl "$i" "$GPUSEL_BENCH_GPUS_ALT" restart || exit 1; done
+  alt_ms=$(best "" "$tmp/alt.out")
+  alt_same=$(cmp -s "$tmp/gs.out" "$tmp/alt.out" && echo same || echo DIFFERENT)
+  printf '  gpusel, shards on GPUs %s: %10.1f ms   %.2fx the first binding (%s), answers %s\n' \
+    "$GPUSEL_BENCH_GPUS_ALT" "$alt_ms" "$(awk -v a="$gs_ms" -v b="$alt_ms" 'BEGIN { print a / b }')" \
+    "${GPUSEL_BENCH_GPUS:-all GPUs visible}" "$alt_same"
+fi
