@@ -9,7 +9,8 @@
  * runs REPEATABLE READ remotely), an error on the remote side arrives as
  * that error, and on cancel or error postgres_fdw's abort handling cancels
  * the remote query.  Queries are sent to all connections before any result
- * is awaited, so the partitions work at the same time.
+ * is awaited, so the partitions work at the same time; results come back
+ * in binary, read by each type's receive function.
  *
  * A local partition answers the same SQL through SPI, in the query's
  * snapshot.
