@@ -120,6 +120,8 @@ typedef struct ShardResult
 extern ShardLink *ShardLinkOpen(Oid partition, bool remote, Oid userid);
 extern bool ShardLinkBusy(ShardLink *link);
 extern void *ShardLinkChannel(ShardLink *link);
+extern bool ShardLinkReady(ShardLink *link);
+extern void ShardLinkWaitAny(ShardLink **links, int n);
 extern void ShardLinkSend(ShardLink *link, const char *sql);
 extern ShardResult *ShardLinkReceive(ShardLink *link, int ncols, const Oid *types,
 									 const int32 *typmods, int64 *bytes);

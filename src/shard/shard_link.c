@@ -24,6 +24,8 @@
 #include "foreign/foreign.h"
 #include "libpq-fe.h"
 #include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/latch.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
 #include "utils/typcache.h"
@@ -129,6 +131,45 @@ void *
 ShardLinkChannel(ShardLink *link)
 {
 	return link->conn;
+}
+
+/* Whether the answer to the query sent can be read without waiting. */
+bool
+ShardLinkReady(ShardLink *link)
+{
+	if (!link->remote)
+		return true;
+	/* a broken connection is "ready": reading it reports the error */
+	if (!PQconsumeInput(link->conn))
+		return true;
+	return !PQisBusy(link->conn);
+}
+
+/* Waits until one of the links' connections has data, or an interrupt. */
+void
+ShardLinkWaitAny(ShardLink **links, int n)
+{
+	WaitEventSet *volatile set = CreateWaitEventSet(CurrentMemoryContext, n + 2);
+
+	PG_TRY();
+	{
+		WaitEvent	event;
+
+		AddWaitEventToSet(set, WL_LATCH_SET, PGINVALID_SOCKET, MyLatch, NULL);
+		AddWaitEventToSet(set, WL_EXIT_ON_PM_DEATH, PGINVALID_SOCKET, NULL, NULL);
+		for (int i = 0; i < n; i++)
+			if (links[i]->remote)
+				AddWaitEventToSet(set, WL_SOCKET_READABLE, PQsocket(links[i]->conn), NULL, NULL);
+		if (WaitEventSetWait(set, -1, &event, 1, PG_WAIT_EXTENSION) > 0 &&
+			(event.events & WL_LATCH_SET))
+			ResetLatch(MyLatch);
+		CHECK_FOR_INTERRUPTS();
+	}
+	PG_FINALLY();
+	{
+		FreeWaitEventSet(set);
+	}
+	PG_END_TRY();
 }
 
 /* Sends a query; a local partition runs it when its answer is asked for. */

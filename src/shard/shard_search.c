@@ -260,12 +260,32 @@ add_points(ShardScanState *state, int input, ShardPoints *points, Datum array,
 	ShardPointsAdd(points, positions, values, n);
 }
 
-/*
- * Sends one query per partition (one at a time per connection), waits for
- * every answer and hands each to absorb.
- */
+/* What takes a partition's answer of a round. */
 typedef void (*AbsorbFn) (ShardScanState *state, int part, ShardResult *result);
 
+/* Reads one partition's answer, notes its time and hands it to absorb. */
+static void
+receive_one(ShardScanState *state, int s, int ncols, const Oid *types, const int32 *typmods,
+			AbsorbFn absorb, MemoryContext round_cxt, instr_time *started)
+{
+	MemoryContext old = MemoryContextSwitchTo(round_cxt);
+	ShardResult *result;
+	instr_time	now;
+
+	result = ShardLinkReceive(state->links[s], ncols, types, typmods, &state->bytes);
+	INSTR_TIME_SET_CURRENT(now);
+	INSTR_TIME_SUBTRACT(now, *started);
+	state->part_ms[s] += INSTR_TIME_GET_MILLISEC(now);
+	MemoryContextSwitchTo(old);
+	absorb(state, s, result);
+	MemoryContextReset(round_cxt);
+}
+
+/*
+ * Sends one query per partition (one at a time per connection), runs the
+ * local partitions' while the remote ones work, and hands every answer to
+ * absorb as it comes.
+ */
 static void
 run_round(ShardScanState *state, char **sql, int ncols, const Oid *types,
 		  const int32 *typmods, AbsorbFn absorb, MemoryContext round_cxt)
@@ -289,7 +309,7 @@ run_round(ShardScanState *state, char **sql, int ncols, const Oid *types,
 		List	   *sent = NIL;
 		ListCell   *lc;
 
-		/* send to every connection that is free; local partitions after */
+		/* send to every connection that is free */
 		for (int s = 0; s < nparts; s++)
 		{
 			bool		channel_busy = false;
@@ -306,30 +326,42 @@ run_round(ShardScanState *state, char **sql, int ncols, const Oid *types,
 			ShardLinkSend(state->links[s], sql[s]);
 			sent = lappend_int(sent, s);
 		}
-		for (int s = 0; s < nparts && sent == NIL; s++)
+		/* the local partitions meanwhile, here */
+		for (int s = 0; s < nparts; s++)
 		{
-			if (!pending[s])
+			if (!pending[s] || state->part_remote[s])
 				continue;
 			INSTR_TIME_SET_CURRENT(started[s]);
 			ShardLinkSend(state->links[s], sql[s]);
-			sent = lappend_int(sent, s);
-		}
-		foreach(lc, sent)
-		{
-			int			s = lfirst_int(lc);
-			MemoryContext old = MemoryContextSwitchTo(round_cxt);
-			ShardResult *result;
-			instr_time	now;
-
-			result = ShardLinkReceive(state->links[s], ncols, types, typmods,
-									  &state->bytes);
-			INSTR_TIME_SET_CURRENT(now);
-			INSTR_TIME_SUBTRACT(now, started[s]);
-			state->part_ms[s] += INSTR_TIME_GET_MILLISEC(now);
-			MemoryContextSwitchTo(old);
-			absorb(state, s, result);
-			MemoryContextReset(round_cxt);
+			receive_one(state, s, ncols, types, typmods, absorb, round_cxt, &started[s]);
 			pending[s] = false;
+			left--;
+		}
+		/* the remote answers in the order they come */
+		while (sent != NIL)
+		{
+			int			ready = -1;
+
+			foreach(lc, sent)
+				if (ShardLinkReady(state->links[lfirst_int(lc)]))
+				{
+					ready = lfirst_int(lc);
+					break;
+				}
+			if (ready < 0)
+			{
+				ShardLink **waiting = palloc(sizeof(ShardLink *) * list_length(sent));
+				int			n = 0;
+
+				foreach(lc, sent)
+					waiting[n++] = state->links[lfirst_int(lc)];
+				ShardLinkWaitAny(waiting, n);
+				pfree(waiting);
+				continue;
+			}
+			receive_one(state, ready, ncols, types, typmods, absorb, round_cxt, &started[ready]);
+			sent = list_delete_int(sent, ready);
+			pending[ready] = false;
 			left--;
 		}
 	}
