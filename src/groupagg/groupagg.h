@@ -67,6 +67,7 @@ typedef enum GroupAggKind
 
 /* groupagg_aggs.c */
 extern bool GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending);
+extern bool GroupAggFractionsValid(Const *fraction);
 extern Expr *GroupAggAggrefInput(Aggref *agg);
 extern bool GroupAggInputColumnar(Expr *expr, bool is_key);
 extern Size GroupAggGroupBytes(int nkeys, int naggs, int ncollections);
@@ -79,6 +80,7 @@ extern bool GroupAggKindCrosses(GroupAggKind kind, Expr *input);
 extern void GroupAggPlanInit(void);
 extern void GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel,
 								  RelOptInfo *output_rel, void *extra);
+extern bool GroupAggCollectAggrefs(List *keys, List *exprs, Node *having, List **aggs);
 
 /* groupagg_numeric.c */
 extern bool GroupAggNumericInputBounded(Expr *input);

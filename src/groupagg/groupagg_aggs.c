@@ -47,8 +47,8 @@ fraction_valid(Datum value, bool isnull)
  * group, after reading only that group's rows in its sorted plan, before
  * errors that later rows would raise: such a query keeps PostgreSQL's plan.
  */
-static bool
-fractions_valid(Const *fraction)
+bool
+GroupAggFractionsValid(Const *fraction)
 {
 	ArrayType  *array;
 	Datum	   *values;
@@ -100,7 +100,7 @@ GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending)
 		if (!IsA(direct, Const) ||
 			(((Const *) direct)->consttype != FLOAT8OID &&
 			 ((Const *) direct)->consttype != FLOAT8ARRAYOID) ||
-			!fractions_valid((Const *) direct))
+			!GroupAggFractionsValid((Const *) direct))
 			return false;
 		typid = exprType((Node *) input);
 		if (IsA(input, Var) &&

@@ -155,7 +155,6 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 {
 	Query	   *parse = root->parse;
 	PathTarget *target = root->upper_targets[UPPERREL_GROUP_AGG];
-	CoverContext cxt;
 	ListCell   *lc;
 
 	memset(shape, 0, sizeof(*shape));
@@ -187,16 +186,10 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 	if (list_length(shape->keys) > GS_MAX_PROGRAM_LENGTH / 2)
 		return false;
 
-	cxt.keys = shape->keys;
-	cxt.aggs = NIL;
-	cxt.ok = true;
-	foreach(lc, target->exprs)
-		cover_walker(lfirst(lc), &cxt);
-	cover_walker(having, &cxt);
-	if (!cxt.ok)
+	if (!GroupAggCollectAggrefs(shape->keys, target->exprs, having, &shape->aggs))
 		return false;
 
-	foreach(lc, cxt.aggs)
+	foreach(lc, shape->aggs)
 	{
 		Aggref	   *agg = lfirst_node(Aggref, lc);
 		GroupAggKind kind;
@@ -208,8 +201,29 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, GroupAggShape *s
 		if (input != NULL && !input_is_evaluable(input, rel->relid))
 			return false;
 	}
-	shape->aggs = cxt.aggs;
 	return true;
+}
+
+/*
+ * Collects the distinct Aggrefs of a grouping step's target expressions and
+ * HAVING into *aggs; false where a column (or a grouping function, window
+ * function or subplan) stands outside both the group keys and an
+ * aggregate.  Shared by the plans that answer a whole grouping step.
+ */
+bool
+GroupAggCollectAggrefs(List *keys, List *exprs, Node *having, List **aggs)
+{
+	CoverContext cxt;
+	ListCell   *lc;
+
+	cxt.keys = keys;
+	cxt.aggs = NIL;
+	cxt.ok = true;
+	foreach(lc, exprs)
+		cover_walker(lfirst(lc), &cxt);
+	cover_walker(having, &cxt);
+	*aggs = cxt.aggs;
+	return cxt.ok;
 }
 
 /*

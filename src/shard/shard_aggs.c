@@ -26,6 +26,7 @@
 #include "utils/syscache.h"
 #include "utils/typcache.h"
 
+#include "groupagg.h"
 #include "percentile_builtins.h"
 #include "shard_internal.h"
 
@@ -56,41 +57,6 @@ percentile_kind(Oid aggfnoid, bool *continuous)
 		}
 	}
 	return GpuselIsPercentileAggregate(aggfnoid, continuous);
-}
-
-/* Whether one fraction is a percentile PostgreSQL accepts (NULL is). */
-static bool
-fraction_ok(Datum value, bool isnull)
-{
-	double		f;
-
-	if (isnull)
-		return true;
-	f = DatumGetFloat8(value);
-	return !isnan(f) && f >= 0 && f <= 1;
-}
-
-/*
- * Whether every fraction is one PostgreSQL accepts: otherwise PostgreSQL's
- * plan is left to raise its own error for the groups it finalizes.
- */
-static bool
-fractions_ok(Const *fraction)
-{
-	Datum	   *values;
-	bool	   *nulls;
-	int			n;
-
-	if (fraction->constisnull)
-		return true;
-	if (fraction->consttype == FLOAT8OID)
-		return fraction_ok(fraction->constvalue, false);
-	deconstruct_array(DatumGetArrayTypeP(fraction->constvalue), FLOAT8OID, sizeof(float8),
-					  FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &values, &nulls, &n);
-	for (int i = 0; i < n; i++)
-		if (!fraction_ok(values[i], nulls[i]))
-			return false;
-	return true;
 }
 
 /* The one input of an aggregate (the ORDER BY of a percentile), or NULL. */
@@ -161,7 +127,7 @@ ShardAggClassify(Aggref *agg, ShardAggInfo *info)
 		if (!IsA(direct, Const) ||
 			(((Const *) direct)->consttype != FLOAT8OID &&
 			 ((Const *) direct)->consttype != FLOAT8ARRAYOID) ||
-			!fractions_ok((Const *) direct))
+			!GroupAggFractionsValid((Const *) direct))
 			return false;
 		info->input_type = exprType((Node *) input);
 		if (continuous && info->input_type != FLOAT8OID && info->input_type != INTERVALOID)

@@ -35,6 +35,7 @@
 #include "utils/typcache.h"
 #include "access/table.h"
 
+#include "groupagg.h"
 #include "guc.h"
 #include "shard.h"
 #include "shard_internal.h"
@@ -139,36 +140,6 @@ partition_from(Oid relid, bool remote)
 	return quote_qualified_identifier(nspname, relname);
 }
 
-/* Walker context: collects Aggrefs and checks every column is covered. */
-typedef struct CoverContext
-{
-	List	   *keys;
-	List	   *aggs;
-	bool		ok;
-} CoverContext;
-
-/* Walker over the target and HAVING: keys and Aggrefs cover; Vars do not. */
-static bool
-cover_walker(Node *node, CoverContext *cxt)
-{
-	if (node == NULL || !cxt->ok)
-		return false;
-	if (list_member(cxt->keys, node))
-		return false;
-	if (IsA(node, Aggref))
-	{
-		cxt->aggs = list_append_unique(cxt->aggs, node);
-		return false;
-	}
-	if (IsA(node, Var) || IsA(node, PlaceHolderVar) || IsA(node, GroupingFunc) ||
-		IsA(node, WindowFunc) || IsA(node, SubPlan) || IsA(node, Param))
-	{
-		cxt->ok = false;
-		return false;
-	}
-	return expression_tree_walker(node, cover_walker, cxt);
-}
-
 /*
  * The group keys (each as SQL too) and aggregates when the partitions can
  * answer the query by rounds; false otherwise.
@@ -179,7 +150,6 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, List **keys, Lis
 {
 	Query	   *parse = root->parse;
 	RangeTblEntry *rte = planner_rt_fetch(rel->relid, root);
-	CoverContext cxt;
 	ListCell   *lc;
 	bool		any_percentile = false;
 
@@ -199,15 +169,10 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, List **keys, Lis
 																 rte->relid)));
 	}
 
-	cxt.keys = *keys;
-	cxt.aggs = NIL;
-	cxt.ok = true;
-	foreach(lc, root->upper_targets[UPPERREL_GROUP_AGG]->exprs)
-		cover_walker(lfirst(lc), &cxt);
-	cover_walker(having, &cxt);
-	if (!cxt.ok || cxt.aggs == NIL)
+	if (!GroupAggCollectAggrefs(*keys, root->upper_targets[UPPERREL_GROUP_AGG]->exprs, having,
+								aggs) || *aggs == NIL)
 		return false;
-	foreach(lc, cxt.aggs)
+	foreach(lc, *aggs)
 	{
 		Aggref	   *agg = lfirst_node(Aggref, lc);
 		ShardAggInfo info;
@@ -222,7 +187,6 @@ collect_shape(PlannerInfo *root, RelOptInfo *rel, Node *having, List **keys, Lis
 							 makeString(input == NULL ? "" :
 										ShardDeparseExpr((Node *) input, rel->relid, rte->relid)));
 	}
-	*aggs = cxt.aggs;
 	return any_percentile;
 }
 
