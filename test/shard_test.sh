@@ -143,6 +143,7 @@ shapes=(
   "SELECT percentile_cont(0.5) WITHIN GROUP (ORDER BY v), count(*), sum(w) FROM m WHERE w > 5000"
   "SELECT g, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) FROM m WHERE w > 5000 GROUP BY g"
   "SELECT s, percentile_disc(0.5) WITHIN GROUP (ORDER BY k) FROM m WHERE s IN (3, 4, 5) GROUP BY s ORDER BY s"
+  "SELECT g, percentile_disc(0.25) WITHIN GROUP (ORDER BY v) + 0, max(t) FROM m GROUP BY g ORDER BY g LIMIT 3"
 )
 
 declare -A mode_options=(
@@ -174,6 +175,11 @@ for mode in default jit plan_as_gpu; do
   ok "$mode: $passed of $((3 * ${#shapes[@]})) answers equal PostgreSQL's"
 done
 export PGOPTIONS="$base_options"
+
+# under a LIMIT, sums (which may overflow in a group PostgreSQL's plan never reaches) keep its plan
+limited=$(plan_of "SELECT g, sum(v), percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM m GROUP BY g ORDER BY g LIMIT 2")
+[ "$limited" = 0 ] && ok "a LIMIT over groups with sums keeps PostgreSQL's plan" \
+  || fail "a LIMIT over groups with sums was planned as GpuselShards"
 
 explain=$(q -c "SET gpusel.force_groupagg = on" -c "SET gpusel.shard_fetch_keys = 4" \
   -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING ON) SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM m GROUP BY g")

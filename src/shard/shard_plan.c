@@ -263,6 +263,23 @@ add_shard_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
 	if (!collect_shape(root, input_rel, gextra->havingQual, &keys, &key_sql, &aggs, &input_sql) ||
 		!collect_where(input_rel, rte->relid, &where_sql))
 		return;
+	/*
+	 * Every group is combined before the first is returned: where a LIMIT
+	 * (or a cursor) may stop PostgreSQL's plan after its first groups, a sum
+	 * that overflows in a later group would raise an error PostgreSQL's plan
+	 * does not.
+	 */
+	if (root->tuple_fraction > 0 && keys != NIL)
+	{
+		foreach(lc, aggs)
+		{
+			ShardAggInfo info;
+
+			if (ShardAggClassify(lfirst_node(Aggref, lc), &info) &&
+				(info.kind == SHARD_SUM || info.kind == SHARD_AVG))
+				return;
+		}
+	}
 
 	groups = keys == NIL ? 1 : estimate_num_groups(root, keys, input_rel->rows, NULL, NULL);
 	cost = SHARD_ROUND_COST * SHARD_ROUNDS_EXPECTED * nremote +
