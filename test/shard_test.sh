@@ -13,6 +13,8 @@
 #     plain table with gpusel off, with one round and with many (a small
 #     gpusel.shard_fetch_keys), the later rounds asking with fractions the
 #     groups share and per group (gpusel.shard_round_fractions = 0);
+#   - a LIMIT over grouped sums, and a local partition with row-level
+#     security, keep PostgreSQL's plan;
 #   - EXPLAIN ANALYZE shows the rounds, bytes and partition times;
 #   - a shard raising an error ends the query with its error;
 #   - a shard that is down ends the query with a connection error;
@@ -180,6 +182,17 @@ export PGOPTIONS="$base_options"
 limited=$(plan_of "SELECT g, sum(v), percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM m GROUP BY g ORDER BY g LIMIT 2")
 [ "$limited" = 0 ] && ok "a LIMIT over groups with sums keeps PostgreSQL's plan" \
   || fail "a LIMIT over groups with sums was planned as GpuselShards"
+
+# a local partition with row-level security enabled is not read by name
+q >/dev/null <<'SQL'
+CREATE TABLE m_rls (LIKE m) PARTITION BY LIST (s);
+CREATE FOREIGN TABLE m_rls1 PARTITION OF m_rls FOR VALUES IN (1) SERVER shard1 OPTIONS (table_name 'm');
+CREATE TABLE m_rls4 PARTITION OF m_rls FOR VALUES IN (4);
+ALTER TABLE m_rls4 ENABLE ROW LEVEL SECURITY;
+SQL
+[ "$(plan_of "SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM m_rls")" = 0 ] \
+  && ok "a local partition with row-level security keeps PostgreSQL's plan" \
+  || fail "a local partition with row-level security was planned as GpuselShards"
 
 explain=$(q -c "SET gpusel.force_groupagg = on" -c "SET gpusel.shard_fetch_keys = 4" \
   -c "EXPLAIN (ANALYZE, COSTS OFF, TIMING ON) SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM m GROUP BY g")

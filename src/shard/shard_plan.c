@@ -98,7 +98,8 @@ collect_leaves(PlannerInfo *root, RelOptInfo *rel, List **leaves, List **remote_
 /*
  * A partition's table as its own SQL names it: postgres_fdw's schema_name
  * and table_name options, else the local names.  NULL where a column is
- * renamed by a column_name option (not taken).
+ * renamed by a column_name option, or a local partition has row-level
+ * security enabled (neither is taken).
  */
 static char *
 partition_from(Oid relid, bool remote)
@@ -106,6 +107,19 @@ partition_from(Oid relid, bool remote)
 	char	   *nspname = get_namespace_name(get_rel_namespace(relid));
 	char	   *relname = get_rel_name(relid);
 
+	/*
+	 * A local partition is read by name, so its own row-level security
+	 * would apply where the parent's does when read through the parent
+	 */
+	if (!remote)
+	{
+		Relation	rel = table_open(relid, NoLock);
+		bool		rls = rel->rd_rel->relrowsecurity;
+
+		table_close(rel, NoLock);
+		if (rls)
+			return NULL;
+	}
 	if (remote)
 	{
 		ForeignTable *table = GetForeignTable(relid);
