@@ -118,7 +118,6 @@ typedef struct ShardResult
 } ShardResult;
 
 extern ShardLink *ShardLinkOpen(Oid partition, bool remote, Oid userid);
-extern bool ShardLinkBusy(ShardLink *link);
 extern void *ShardLinkChannel(ShardLink *link);
 extern bool ShardLinkReady(ShardLink *link);
 extern void ShardLinkWaitAny(ShardLink **links, int n);
@@ -145,6 +144,7 @@ typedef struct ShardRankState
 	int64		fetch_keys;		/* unknown keys in its windows, all partitions */
 } ShardRankState;
 
+extern int	ShardPointsCountBetween(const ShardPoints *points, int64 lo, int64 hi);
 extern void ShardPointsAdd(ShardPoints *points, const int64 *positions, const Datum *values,
 						   int n);
 extern void ShardRankSearch(ShardPoints *parts, int nparts, int64 rank, FmgrInfo *cmp,

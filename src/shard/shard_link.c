@@ -119,13 +119,6 @@ ShardLinkOpen(Oid partition, bool remote, Oid userid)
 	return link;
 }
 
-/* Whether the link's connection is waiting for an answer. */
-bool
-ShardLinkBusy(ShardLink *link)
-{
-	return link->sql != NULL;
-}
-
 /* The connection a link answers on (NULL for a local partition). */
 void *
 ShardLinkChannel(ShardLink *link)

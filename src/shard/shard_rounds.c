@@ -88,6 +88,9 @@ ShardPointsAdd(ShardPoints *points, const int64 *positions, const Datum *values,
 
 	if (n == 0)
 		return;
+	for (int k = 1; k < n; k++)
+		if (positions[k] < positions[k - 1])
+			elog(ERROR, "gpusel: positions of a partition's keys out of order");
 	merged_positions = palloc(sizeof(int64) * total);
 	merged_values = palloc(sizeof(Datum) * total);
 	while (i < have || j < n)
@@ -96,8 +99,6 @@ ShardPointsAdd(ShardPoints *points, const int64 *positions, const Datum *values,
 		int64		position = take_known ? points->positions[i] : positions[j];
 		Datum		value = take_known ? points->values[i] : values[j];
 
-		if (j > 0 && j < n && positions[j] < positions[j - 1])
-			elog(ERROR, "gpusel: positions of a partition's keys out of order");
 		if (take_known)
 			i++;
 		else
@@ -134,6 +135,13 @@ first_position_above(const ShardPoints *points, int64 p)
 			lo = mid + 1;
 	}
 	return lo;
+}
+
+/* How many keys of a partition are known at positions lo..hi. */
+int
+ShardPointsCountBetween(const ShardPoints *points, int64 lo, int64 hi)
+{
+	return first_position_above(points, hi) - first_position_above(points, lo - 1);
 }
 
 /*
@@ -292,8 +300,7 @@ ShardRankSearch(ShardPoints *parts, int nparts, int64 rank, FmgrInfo *cmp, Oid c
 			(above < parts[s].npoints ? parts[s].positions[above] - 1 : parts[s].n);
 		before += lo[s] - 1;
 		if (hi[s] >= lo[s])
-			unknown += (hi[s] - lo[s] + 1) -
-				(first_position_above(&parts[s], hi[s]) - first_position_above(&parts[s], lo[s] - 1));
+			unknown += (hi[s] - lo[s] + 1) - ShardPointsCountBetween(&parts[s], lo[s], hi[s]);
 	}
 	if (unknown > 0)
 	{

@@ -488,7 +488,7 @@ ShardGroupRank(ShardGroup *g, int input, int64 rank, bool create)
 			return &g->ranks[k];
 	if (!create)
 		elog(ERROR, "gpusel: a rank of a group over partitions was not searched");
-	g->ranks = g->ranks == NULL ? palloc(sizeof(ShardRank) * 4) :
+	g->ranks = g->ranks == NULL ? palloc(sizeof(ShardRank)) :
 		repalloc(g->ranks, sizeof(ShardRank) * (g->nranks + 1));
 	memset(&g->ranks[g->nranks], 0, sizeof(ShardRank));
 	g->ranks[g->nranks].input = input;
@@ -809,17 +809,6 @@ next_round_sql(ShardScanState *state, int part)
 	return buf.data;
 }
 
-/* How many keys of a partition are known at positions lo..hi. */
-static int
-known_between(ShardPoints *points, int64 lo, int64 hi)
-{
-	int			count = 0;
-
-	for (int i = 0; i < points->npoints; i++)
-		count += points->positions[i] >= lo && points->positions[i] <= hi;
-	return count;
-}
-
 /* A later round's answer of a partition: keys at the wanted positions. */
 static void
 absorb_next(ShardScanState *state, int part, ShardResult *result)
@@ -848,7 +837,7 @@ absorb_next(ShardScanState *state, int part, ShardResult *result)
 				int			before = 0;
 
 				if (g->nwanted[index] > 0)
-					before = known_between(points, g->wanted[index][0],
+					before = ShardPointsCountBetween(points, g->wanted[index][0],
 										   g->wanted[index][g->nwanted[index] - 1]);
 				for (int j = 0; j < nshared; j++)
 					positions[j] = Min(n, Max(1, (int64) ceil(state->shared[index][j] *
@@ -857,7 +846,7 @@ absorb_next(ShardScanState *state, int part, ShardResult *result)
 				pfree(positions);
 				/* no new key where the group asked: the next round asks it alone */
 				if (g->nwanted[index] > 0 &&
-					known_between(points, g->wanted[index][0],
+					ShardPointsCountBetween(points, g->wanted[index][0],
 								  g->wanted[index][g->nwanted[index] - 1]) == before)
 					state->shared_stalled[index] = true;
 				g->nwanted[index] = 0;
