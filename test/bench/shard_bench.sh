@@ -18,6 +18,9 @@
 #                                 gpusel again, beside the first binding
 #   GPUSEL_BENCH_SKIP_PG=1        leave out PostgreSQL's plan (minutes at 25M rows)
 #   GPUSEL_SHARD_LOG_MS=1000      print the shards' statements that took that long
+#   GPUSEL_BENCH_CACHE=1          each shard keeps its table in gpusel's column
+#                                 cache (device memory with the GPU service), so
+#                                 the shards' rounds read columns, not the heap
 set -uo pipefail
 rows=${1:-25000000}
 nshards=${2:-4}
@@ -70,6 +73,16 @@ for i in $(seq 1 "$nshards"); do
     -c "VACUUM ANALYZE m" >/dev/null &
 done
 wait
+# each shard's table cached (again after every restart: the cache is in memory)
+cache_shards() {
+  [ "${GPUSEL_BENCH_CACHE:-0}" = 1 ] || return 0
+  for i in $(seq 1 "$nshards"); do
+    shard_q $((base_port + i - 1)) -c "SELECT gpusel_cache('m')" >/dev/null &
+  done
+  wait
+  echo "shards' tables cached: $(shard_q "$base_port" -c "SELECT rows || ' rows, ' || pg_size_pretty(bytes) || ', device ' || pg_size_pretty(device_bytes) FROM gpusel_cached_tables")"
+}
+cache_shards
 # the planner needs the partitions' sizes: postgres_fdw samples them remotely
 q -c "ANALYZE m" >/dev/null
 echo "$nshards shards of $rows rows loaded in $(( $(date +%s) - start )) s"
@@ -132,9 +145,16 @@ printf '  rounds %s, bytes received %s, %.0f bytes per group and fraction\n' "${
 # GPUSEL_BENCH_GPUS_ALT="0 1": the shards restarted on those GPUs, timed again
 if [ -n "${GPUSEL_BENCH_GPUS_ALT:-}" ]; then
   for i in $(seq 1 "$nshards"); do shard_ctl "$i" "$GPUSEL_BENCH_GPUS_ALT" restart || exit 1; done
+  cache_shards
   alt_ms=$(best "" "$tmp/alt.out")
   alt_same=$(cmp -s "$tmp/gs.out" "$tmp/alt.out" && echo same || echo DIFFERENT)
   printf '  gpusel, shards on GPUs %s: %10.1f ms   %.2fx the first binding (%s), answers %s\n' \
     "$GPUSEL_BENCH_GPUS_ALT" "$alt_ms" "$(awk -v a="$gs_ms" -v b="$alt_ms" 'BEGIN { print a / b }')" \
     "${GPUSEL_BENCH_GPUS:-all GPUs visible}" "$alt_same"
+fi
+# with GPUSEL_BENCH_CACHE: whether the shards' rounds read their caches
+if [ "${GPUSEL_BENCH_CACHE:-0}" = 1 ]; then
+  printf "  shards' cache hits:"
+  for i in $(seq 1 "$nshards"); do printf ' %s' "$(shard_q $((base_port + i - 1)) -c "SELECT hits FROM gpusel_cached_tables")"; done
+  echo
 fi
