@@ -18,6 +18,7 @@
 #                                 gpusel again, beside the first binding
 #   GPUSEL_BENCH_SKIP_PG=1        leave out PostgreSQL's plan (minutes at 25M rows)
 #   GPUSEL_SHARD_LOG_MS=1000      print the shards' statements that took that long
+#   GPUSEL_BENCH_PG_REPS=1        time PostgreSQL's plan this many times (default: reps)
 #   GPUSEL_BENCH_CACHE=1          each shard keeps its table in gpusel's column
 #                                 cache (device memory with the GPU service), so
 #                                 the shards' rounds read columns, not the heap
@@ -106,6 +107,18 @@ best() {
   done
   echo "$best"
 }
+# nvidia-smi's share of time each GPU ran a kernel, sampled while gpusel is
+# timed: whether the GPUs are what the rounds wait for
+util_start() {
+  command -v nvidia-smi >/dev/null || return 0
+  nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 50 > "$tmp/util.$1" 2>/dev/null &
+  util_pid=$!
+}
+util_report() {
+  [ -n "${util_pid:-}" ] || return 0
+  kill "$util_pid" 2>/dev/null; wait "$util_pid" 2>/dev/null; util_pid=
+  awk -F', *' '{ s[$1] += $2; n[$1]++ } END { for (g in s) printf "GPU %s busy %.0f%%  ", g, s[g] / n[g] }' "$tmp/util.$1"
+}
 # starts shard i (bound to the GPUs of the list in $2, if any); restart with $3
 shard_ctl() {
   local i=$1 list=($2) env=()
@@ -116,9 +129,11 @@ shard_ctl() {
 if [ "${GPUSEL_BENCH_SKIP_PG:-0}" = 1 ]; then
   pg_ms=
 else
-  pg_ms=$(best "SET gpusel.enable_shards = off; SET gpusel.replace_builtin_percentiles = off;" "$tmp/pg.out")
+  pg_ms=$(reps=${GPUSEL_BENCH_PG_REPS:-$reps} best "SET gpusel.enable_shards = off; SET gpusel.replace_builtin_percentiles = off;" "$tmp/pg.out")
 fi
+util_start first
 gs_ms=$(best "" "$tmp/gs.out")
+gs_util=$(util_report first)
 [ -n "$pg_ms" ] || cp "$tmp/gs.out" "$tmp/pg.out"
 same=$(cmp -s "$tmp/pg.out" "$tmp/gs.out" && echo same || echo DIFFERENT)
 plan=$(q -c "EXPLAIN (ANALYZE, COSTS OFF) $query")
@@ -139,6 +154,7 @@ if [ -n "$pg_ms" ]; then
 else
   printf '  gpusel (rounds):           %10.1f ms   (PostgreSQL not run)\n' "$gs_ms"
 fi
+[ -n "$gs_util" ] && echo "  while gpusel ran: $gs_util"
 printf '  rounds %s, bytes received %s, %.0f bytes per group and fraction\n' "${rounds:-?}" "${bytes:-?}" \
   "$(awk -v b="${bytes:-0}" 'BEGIN { print b / 300 }')"
 
@@ -146,11 +162,14 @@ printf '  rounds %s, bytes received %s, %.0f bytes per group and fraction\n' "${
 if [ -n "${GPUSEL_BENCH_GPUS_ALT:-}" ]; then
   for i in $(seq 1 "$nshards"); do shard_ctl "$i" "$GPUSEL_BENCH_GPUS_ALT" restart || exit 1; done
   cache_shards
+  util_start alt
   alt_ms=$(best "" "$tmp/alt.out")
+  alt_util=$(util_report alt)
   alt_same=$(cmp -s "$tmp/gs.out" "$tmp/alt.out" && echo same || echo DIFFERENT)
   printf '  gpusel, shards on GPUs %s: %10.1f ms   %.2fx the first binding (%s), answers %s\n' \
     "$GPUSEL_BENCH_GPUS_ALT" "$alt_ms" "$(awk -v a="$gs_ms" -v b="$alt_ms" 'BEGIN { print a / b }')" \
     "${GPUSEL_BENCH_GPUS:-all GPUs visible}" "$alt_same"
+  [ -n "$alt_util" ] && echo "  while gpusel ran: $alt_util"
 fi
 # with GPUSEL_BENCH_CACHE: whether the shards' rounds read their caches
 if [ "${GPUSEL_BENCH_CACHE:-0}" = 1 ]; then
