@@ -93,10 +93,23 @@ device_key_expr(GroupAggSink *sink, int k)
 }
 
 /*
+ * Whether aggregate a is count() of the input of the sink's one
+ * collection: the device's tally of that collection's keys (its non-NULL
+ * values) counts it, with no program of its own.
+ */
+bool
+GroupAggCountsCollectionKeys(GroupAggSink *sink, int a)
+{
+	return sink->aggs[a].kind == GROUPAGG_COUNT && sink->ncollections == 1 &&
+		sink->aggs[a].input == sink->collections[0].input;
+}
+
+/*
  * Whether the device can group this sink's rows, decided once: at most
  * GS_GROUP_MAX_KEYS keys, plain columns or expressions of one the device
  * computes, at most one collection over a plain column the device maps,
- * and beside them only count(*) and sums the device's programs take.
+ * and beside them only count(*), count() of the collection's column and
+ * sums the device's programs take.
  */
 static bool
 device_groups_fit(GroupAggSink *sink)
@@ -468,6 +481,8 @@ GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int6
 		for (int a = 0; a < sink->naggs; a++)
 			if (sink->aggs[a].kind == GROUPAGG_COUNT_STAR)
 				sink->cells[g * sink->naggs + a].count += key_rows;
+			else if (pc != NULL && GroupAggCountsCollectionKeys(sink, a))
+				sink->cells[g * sink->naggs + a].count += (int64) tally[k].keys;
 	}
 	pfree(groups);
 	if (sums != NULL)

@@ -81,7 +81,8 @@ GroupAggDeviceSumPrograms(GroupAggSink *sink)
 		int			e;
 
 		sink->sum_of_agg[a] = -1;
-		if (desc->kind == GROUPAGG_COUNT_STAR || desc->collection >= 0)
+		if (desc->kind == GROUPAGG_COUNT_STAR || desc->collection >= 0 ||
+			GroupAggCountsCollectionKeys(sink, a))
 			continue;
 		if (!GroupAggKindHas(desc->kind, GROUPAGG_NUMERIC_SUM) && !is_int)
 			return false;

@@ -352,6 +352,9 @@ GroupAggShipIfDue(GroupAggSink *sink)
 	}
 }
 
+/* groupagg_batch.c */
+extern bool GroupAggCountsCollectionKeys(GroupAggSink *sink, int a);
+
 /* groupagg_devsum.c */
 extern bool GroupAggDeviceSumPrograms(GroupAggSink *sink);
 extern bool GroupAggMarkSumColumns(GroupAggSink *sink, uint8 *ship, int ncols);

@@ -419,14 +419,15 @@ summed_on_device(Aggref *agg, GroupAggKind kind)
  * per row: count(*) alone; or at most GS_GROUP_MAX_KEYS keys (columns, or
  * expressions of one the device computes: GroupAggDeviceKeyParse) with
  * count(*), sums the device takes (at most GS_SUM_MAX_EXPRS) and
- * percentiles of one column of a type the device maps
- * (groupagg_devsum.c, groupagg_batch.c).
+ * percentiles of one column of a type the device maps, with count() of
+ * that column (groupagg_devsum.c, groupagg_batch.c).
  */
 static bool
 aggregates_on_device(GroupAggShape *shape)
 {
 	Node	   *input = NULL;
 	List	   *summed = NIL;
+	List	   *counted = NIL;
 	ListCell   *lc;
 
 	if (counts_only(shape))
@@ -460,6 +461,12 @@ aggregates_on_device(GroupAggShape *shape)
 			summed = list_append_unique(summed, GroupAggAggrefInput(agg));
 			continue;
 		}
+		/* count(x) of the percentiles' column is the device's tally of their keys */
+		if (kind == GROUPAGG_COUNT)
+		{
+			counted = list_append_unique(counted, GroupAggAggrefInput(agg));
+			continue;
+		}
 		if (agg->aggkind != AGGKIND_ORDERED_SET || list_length(agg->args) < 1)
 			return false;
 		arg = (Node *) llast_node(TargetEntry, agg->args)->expr;
@@ -471,6 +478,9 @@ aggregates_on_device(GroupAggShape *shape)
 	/* sums of one input share a program */
 	if (list_length(summed) > GS_SUM_MAX_EXPRS)
 		return false;
+	foreach(lc, counted)
+		if (input == NULL || !equal(lfirst(lc), input))
+			return false;
 	return shape->keys != NIL || input != NULL || summed != NIL;
 }
 

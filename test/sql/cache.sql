@@ -29,7 +29,8 @@ SELECT g, g % 37,
 FROM generate_series(1, 70001) g;
 
 -- every shape, answered by gpusel and by PostgreSQL with gpusel off (no float
--- sums: under Gather their last digits depend on the order rows are added)
+-- sums: under Gather their last digits depend on the order rows are added);
+-- count(x) beside percentiles of x is the device's tally of their keys
 CREATE FUNCTION cache_check() RETURNS TABLE (shape int, same boolean) LANGUAGE sql AS $$
   SELECT * FROM cache_same_as_postgres(ARRAY[
     'SELECT count(*), sum(k), avg(k), min(d), max(m), min(x), max(x) FROM cache_t WHERE x < 0.5 OR k > 900',
@@ -37,7 +38,9 @@ CREATE FUNCTION cache_check() RETURNS TABLE (shape int, same boolean) LANGUAGE s
     'SELECT grp, percentile_cont(ARRAY[0.1, 0.9]) WITHIN GROUP (ORDER BY k) FROM cache_t GROUP BY grp',
     'SELECT b, count(*), min(x), max(x) FROM cache_t WHERE k IS NULL OR x <> x GROUP BY b',
     'SELECT id, x, t FROM cache_t WHERE k BETWEEN 10 AND 12 AND d < ''2010-01-01''',
-    'SELECT count(*) FROM cache_t WHERE m > 5000.25'])
+    'SELECT count(*) FROM cache_t WHERE m > 5000.25',
+    'SELECT grp, count(x), percentile_disc(ARRAY[0, 0.5, 1]) WITHIN GROUP (ORDER BY x), count(*) FROM cache_t GROUP BY grp',
+    'SELECT count(x), count(k), percentile_cont(0.5) WITHIN GROUP (ORDER BY x) FROM cache_t WHERE d > ''2001-01-01'''])
 $$;
 
 -- where a scan's rows came from
@@ -53,6 +56,12 @@ SELECT * FROM cache_state;
 SELECT tgname, tgenabled FROM pg_trigger WHERE tgrelid = 'cache_t'::regclass ORDER BY 1;
 SELECT line FROM cache_source('SELECT count(*) FROM cache_t WHERE x < 0.5') WHERE line ~ 'Source|From';
 SELECT * FROM cache_check();
+-- with a device copy, count(x) beside percentiles of x leaves the rows grouped in device memory
+SET gpusel.explain_device_details = on;
+SELECT (SELECT device_bytes > 0 FROM gpusel_cached_tables WHERE relation = 'cache_t'::regclass)
+       = bool_or(line ~ 'Rows Grouped on Device: [1-9]') AS grouped_where_held
+FROM cache_source('SELECT grp, count(x), percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_t GROUP BY grp');
+SET gpusel.explain_device_details = off;
 
 -- under Gather every process reads its share of the blocks through the cache
 SET parallel_setup_cost = 0;

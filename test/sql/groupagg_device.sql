@@ -97,6 +97,14 @@ SELECT * FROM ga_check($$SELECT g, count(*) AS c,
   FROM ga_dev WHERE i % 3 <> 1 GROUP BY g$$);
 SELECT ga_grouped_where_run($$SELECT g, count(*), gpu_percentile(0.5) WITHIN GROUP (ORDER BY x)
   FROM ga_dev WHERE i % 3 <> 1 GROUP BY g$$);
+-- count(x) beside percentiles of x: the device's tally of the pairs it appended
+SELECT * FROM ga_check($$SELECT g, count(x) AS cx, count(*) AS c, count(y) AS cy,
+  gpu_percentile(0.5) WITHIN GROUP (ORDER BY x) AS p50
+  FROM ga_dev WHERE i % 3 <> 1 GROUP BY g$$);
+SELECT * FROM ga_check($$SELECT s, count(x) AS cx, gpu_percentile_cont(ARRAY[0.1, 0.9]) WITHIN GROUP (ORDER BY x DESC) AS pc
+  FROM ga_dev WHERE y > -900000 GROUP BY s$$);
+SELECT ga_grouped_where_run($$SELECT g, count(x), gpu_percentile(0.5) WITHIN GROUP (ORDER BY x)
+  FROM ga_dev WHERE i % 3 <> 1 GROUP BY g$$);
 SELECT * FROM ga_check($$SELECT s, gpu_percentile(ARRAY[0.1, 0.9]) WITHIN GROUP (ORDER BY y DESC) AS p,
   count(*) AS c FROM ga_dev WHERE y > -900000 GROUP BY s$$);
 SELECT * FROM ga_check($$SELECT b, gpu_percentile(0.5) WITHIN GROUP (ORDER BY z) AS p,
