@@ -24,7 +24,7 @@ bool		gpusel_group_on_device = true;
 bool		gpusel_plan_as_gpu = false;
 bool		gpusel_force_groupagg = false;
 bool		gpusel_enable_shards = true;
-int			gpusel_shard_fetch_keys = 32768;
+int			gpusel_shard_fetch_keys = 4096;
 int			gpusel_shard_round_fractions = 65536;
 bool		gpusel_replace_builtin_percentiles = true;
 bool		gpusel_service_enabled = true;
@@ -187,7 +187,7 @@ GpuselGucInit(void)
 							"spaced keys of its candidates instead, narrowing them.  Small "
 							"values mean more rounds and fewer bytes.",
 							&gpusel_shard_fetch_keys,
-							32768,
+							4096,
 							1,
 							1 << 24,
 							PGC_USERSET,
