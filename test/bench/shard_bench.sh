@@ -78,10 +78,19 @@ wait
 cache_shards() {
   [ "${GPUSEL_BENCH_CACHE:-0}" = 1 ] || return 0
   for i in $(seq 1 "$nshards"); do
-    shard_q $((base_port + i - 1)) -c "SELECT gpusel_cache('m')" >/dev/null &
+    # a service still starting would leave the table in shared memory only
+    ( for _ in $(seq 1 100); do
+        [ "$(shard_q $((base_port + i - 1)) -c "SELECT state FROM gpusel_service" 2>/dev/null)" = up ] && break
+        sleep 0.1
+      done
+      shard_q $((base_port + i - 1)) -c "SELECT gpusel_cache('m')" >/dev/null ) &
   done
   wait
-  echo "shards' tables cached: $(shard_q "$base_port" -c "SELECT rows || ' rows, ' || pg_size_pretty(bytes) || ', device ' || pg_size_pretty(device_bytes) FROM gpusel_cached_tables")"
+  printf "shards' tables cached:"
+  for i in $(seq 1 "$nshards"); do
+    printf ' %s' "$(shard_q $((base_port + i - 1)) -c "SELECT rows || ' rows, ' || pg_size_pretty(bytes) || ' (device ' || pg_size_pretty(device_bytes) || ')' FROM gpusel_cached_tables")"
+  done
+  echo
 }
 cache_shards
 # the planner needs the partitions' sizes: postgres_fdw samples them remotely
