@@ -364,6 +364,20 @@ GpuselDeviceKeepsResident(void)
 		GpuselServiceHasGpu();
 }
 
+/*
+ * GpuselDeviceKeepsResident, after waiting (up to
+ * GPUSEL_SERVICE_START_WAIT_MS) for a service that is starting or
+ * restarting: a table cached right after the server starts would
+ * otherwise stay in shared memory only.
+ */
+bool
+GpuselDeviceAwaitKeepsResident(void)
+{
+	if (GpuselServiceConfigured() && GpuselDev != &GpuselLocalDeviceCalls && !GpuselServiceHasGpu())
+		(void) GpuselServiceAwaitUp(GPUSEL_SERVICE_START_WAIT_MS);
+	return GpuselDeviceKeepsResident();
+}
+
 /* Whether a device copy the cache made is still held, and this process may read it. */
 bool
 GpuselDeviceResidentCurrent(uint64 handle)

@@ -23,6 +23,7 @@ extern void GpuselCountFallback(void);
 extern bool GpuselDeviceIsService(void);
 extern double GpuselDeviceWaitMs(void);
 extern bool GpuselDeviceKeepsResident(void);
+extern bool GpuselDeviceAwaitKeepsResident(void);
 extern bool GpuselDeviceResidentCurrent(uint64 handle);
 
 /* a grouped scan's group selects on the GPU from this many keys */

@@ -219,6 +219,14 @@ if [ "$gpu" = t ]; then
   [ "$(q "SELECT device_bytes > 0 FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = t ] \
     && ok "gpusel_cache() made a new device copy" || fail "no device copy after the rebuild"
   compare_all "rebuilt" device
+  # a build while the device process restarts waits for it instead of caching in shared memory only
+  kill -9 "$(q "SELECT device_pid FROM gpusel_service")"
+  sleep 0.2
+  state_then=$(q "SELECT state FROM gpusel_service")
+  q "SELECT gpusel_cache('cache_dev_t', $cols)" >/dev/null
+  [ "$(q "SELECT device_bytes > 0 FROM gpusel_cached_tables WHERE relation = 'cache_dev_t'::regclass")" = t ] \
+    && ok "gpusel_cache() called while the service was $state_then waited for it and made a device copy" \
+    || fail "no device copy from a build while the service was $state_then: $(q 'SELECT relation, device_bytes FROM gpusel_cached_tables')"
 
   # 200 cycles of cache, write, query, uncache: device memory stays flat
   q "SELECT gpusel_uncache('cache_dev_t')" >/dev/null

@@ -301,11 +301,14 @@ choose_columns(Relation rel, ArrayType *names, GpuselCacheEntry *entry, GpuselPr
 	entry->segment_bytes += MAXALIGN((Size) GPUSEL_CACHE_SEGMENT_ROWS * sizeof(ItemPointerData));
 }
 
-/* Whether the build makes a device copy: the GPU service keeps such memory and the budget allows some. */
+/*
+ * Whether the build makes a device copy: the budget allows some and the
+ * GPU service keeps such memory, once it is up if it is starting.
+ */
 static bool
 wants_device_copy(void)
 {
-	return gpusel_cache_device_memory_mb > 0 && GpuselDeviceKeepsResident();
+	return gpusel_cache_device_memory_mb > 0 && GpuselDeviceAwaitKeepsResident();
 }
 
 /*
