@@ -12,8 +12,9 @@
 # a table of (g int4: 100 groups, v float8); the coordinator's table is
 # partitioned over them, with postgres_fdw's fetch_size at 10000 for
 # PostgreSQL's plan.  Prints, for a percentile per group (3 fractions):
-# PostgreSQL's time, gpusel's time and their ratio, the rounds, and the
-# bytes the coordinator received per group and fraction.
+# PostgreSQL's time, gpusel's time (each the best of its runs in one session)
+# and their ratio, the rounds, and the bytes the coordinator received per
+# group and fraction.
 #   GPUSEL_BENCH_GPUS_ALT="0 1"   then restart the shards on those GPUs and time
 #                                 gpusel again, beside the first binding
 #   GPUSEL_BENCH_SKIP_PG=1        leave out PostgreSQL's plan (minutes at 25M rows)
@@ -107,14 +108,12 @@ fi
 
 query="SELECT g, percentile_disc(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY v) FROM m GROUP BY g ORDER BY g"
 # best of reps, in ms, of the query under settings
+# in one session, as an application keeps its connection: the first run also
+# connects to the shards (and they to their GPU services)
 best() {
-  local settings=$1 out=$2 t best=
-  for _ in $(seq 1 "$reps"); do
-    t=$( { echo "$settings"; echo '\timing on'; echo "$query \\g $out"; } | psql -X -q -d "$db" 2>&1 \
-         | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | tail -1)
-    [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }' && best=$t
-  done
-  echo "$best"
+  local settings=$1 out=$2
+  { echo "$settings"; echo '\timing on'; for _ in $(seq 1 "$reps"); do echo "$query \\g $out"; done; } \
+    | psql -X -q -d "$db" 2>&1 | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | sort -g | head -1
 }
 # nvidia-smi's share of time each GPU ran a kernel, sampled while gpusel is
 # timed: whether the GPUs are what the rounds wait for
