@@ -22,6 +22,13 @@
 #define RADIX_NARROW_DIGIT_BITS	8
 /* inputs up to this size use narrow digits: a 64K-bucket histogram would dominate */
 #define RADIX_NARROW_MAX_KEYS	(INT64CONST(1) << 16)
+/*
+ * Ranks at least one per this many keys are read from a sort of the keys:
+ * each rank costs the selection a descent of its own through the levels,
+ * so thousands of ranks (the fractions of a sharded percentile's rounds)
+ * cost more than sorting the keys once.
+ */
+#define RADIX_DENSE_KEYS_PER_RANK	64
 
 /* Reads key i of a segment of 4- or 8-byte keys. */
 static pg_attribute_always_inline uint64
@@ -218,14 +225,94 @@ select_level(KeySource *source, int key_bits, uint64 prefix, int prefix_bits,
 }
 
 /*
+ * Sorts n keys whose high bytes beyond key_bytes are zero, least
+ * significant byte first, through tmp (n keys); a byte that every key
+ * shares costs its count and no move.  Returns the array that holds the
+ * sorted keys (keys or tmp).
+ */
+static uint64 *
+lsd_sort(uint64 *keys, uint64 *tmp, int64 n, int key_bytes)
+{
+	int64		counts[256];
+
+	for (int byte = 0; byte < key_bytes; byte++)
+	{
+		int			shift = byte * 8;
+		int64		at = 0;
+		uint64	   *swap;
+
+		memset(counts, 0, sizeof(counts));
+		for (int64 i = 0; i < n; i++)
+			counts[(keys[i] >> shift) & 0xFF]++;
+		if (counts[(keys[0] >> shift) & 0xFF] == n)
+			continue;
+		for (int d = 0; d < 256; d++)
+		{
+			int64		c = counts[d];
+
+			counts[d] = at;
+			at += c;
+		}
+		for (int64 i = 0; i < n; i++)
+			tmp[counts[(keys[i] >> shift) & 0xFF]++] = keys[i];
+		swap = keys;
+		keys = tmp;
+		tmp = swap;
+	}
+	return keys;
+}
+
+/*
+ * Dense ranks (RADIX_DENSE_KEYS_PER_RANK): copies the keys, if they fit
+ * the memory the selection would give its buckets, sorts them and reads
+ * the ranks.  False, with nothing done, otherwise.
+ */
+static bool
+select_dense(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
+{
+	int64		n = source->count;
+	int			key_bytes = source->key_bytes;
+	int64		limit = Max((int64) work_mem * 1024 / (2 * sizeof(uint64)), RADIX_NARROW_MAX_KEYS);
+	uint64	   *copy;
+	uint64	   *tmp;
+	uint64	   *sorted;
+	const void *keys;
+	int64		nkeys;
+	int64		filled = 0;
+
+	if (n <= 0 || n > limit || (int64) nranks * RADIX_DENSE_KEYS_PER_RANK < n)
+		return false;
+	copy = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
+	tmp = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
+	source->rewind(source);
+	while (filled < n && source->next(source, &keys, &nkeys))
+		for (int64 i = 0; i < nkeys && filled < n; i++)
+			copy[filled++] = segment_key(keys, i, key_bytes);
+	if (filled != n)
+		elog(ERROR, "gpusel lost keys of a selection: %lld of %lld",
+			 (long long) filled, (long long) n);
+	sorted = lsd_sort(copy, tmp, n, key_bytes);
+	for (int i = 0; i < nranks; i++)
+		out[i] = sorted[ranks[i]];
+	pfree(copy);
+	pfree(tmp);
+	return true;
+}
+
+/*
  * Selects the keys at 0-based ascending ranks (nondecreasing, each below
  * source->count) into out[0..nranks-1].
  */
 void
 RadixSelectKeys(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
 {
-	int64	   *work = palloc(sizeof(int64) * nranks);
-	int		   *out_index = palloc(sizeof(int) * nranks);
+	int64	   *work;
+	int		   *out_index;
+
+	if (select_dense(source, ranks, nranks, out))
+		return;
+	work = palloc(sizeof(int64) * nranks);
+	out_index = palloc(sizeof(int) * nranks);
 
 	source->rewind(source);
 	for (int i = 0; i < nranks; i++)

@@ -78,6 +78,31 @@ CREATE TABLE t_interval AS SELECT cid, v * interval '1 minute' AS x FROM base WH
 \set tbl t_interval
 :cont
 
+-- thousands of fractions: ranks so dense that the CPU sorts a group's keys
+-- instead of selecting each rank (groups of 1,023 keys and more; 4- and
+-- 8-byte keys), and under a small work_mem selects them again
+SELECT '{' || string_agg((i / 1999.0)::text, ',') || ', NULL, 0.5}' AS fractions
+FROM generate_series(0, 1999) i \gset
+\set tbl t_int4
+:compare
+\set tbl t_int8
+:compare
+\set tbl t_float4
+:compare
+\set tbl t_float8
+:compare
+\set tbl t_date
+:compare
+\set tbl t_timestamp
+:compare
+\set tbl t_float8
+:cont
+SET work_mem = '64kB';
+\set tbl t_float8
+:compare
+RESET work_mem;
+\set fractions '{0, 0.001, 0.1, 0.25, 0.3333333333333333, 0.5, 0.75, 0.9, 0.999, 1, NULL, 0.03125, 0.0009765625}'
+
 -- past work_mem: keys spill to a temporary file and selection streams over it
 SET work_mem = '64kB';
 \set tbl t_int8
