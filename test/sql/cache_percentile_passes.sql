@@ -76,6 +76,14 @@ SELECT * FROM cache_same_as_postgres(ARRAY[
   'SELECT grp, percentile_disc(0.5) WITHIN GROUP (ORDER BY x), percentile_disc(0.5) WITHIN GROUP (ORDER BY sparse), count(sparse) FROM cache_pp_t GROUP BY grp',
   'SELECT id % 1000, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_pp_t GROUP BY 1',
   'SELECT grp, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_pp_t WHERE x > 2 GROUP BY grp']);
+-- hundreds of fractions a group, with repeats and NULL: the results read
+-- many picked positions a group, ascending
+SELECT r.* FROM (SELECT '{' || string_agg((i / 257.0)::text, ',') || ',0.5,0.5,NULL}' AS f
+                 FROM generate_series(0, 257) i) s,
+  cache_same_as_postgres(ARRAY[
+    format('SELECT grp, percentile_disc(%L::float8[]) WITHIN GROUP (ORDER BY x) FROM cache_pp_t GROUP BY grp', f),
+    format('SELECT grp, percentile_cont(%L::float8[]) WITHIN GROUP (ORDER BY x DESC) FROM cache_pp_t GROUP BY grp', f),
+    format('SELECT percentile_disc(%L::float8[]) WITHIN GROUP (ORDER BY i8) FROM cache_pp_t', f)]) r;
 -- read twice, few keys kept
 SELECT * FROM cache_pp_passes('SELECT grp, percentile_disc(ARRAY[0.5, 0.9]) WITHIN GROUP (ORDER BY x) FROM cache_pp_t GROUP BY grp');
 SELECT * FROM cache_pp_passes('SELECT percentile_disc(0.5) WITHIN GROUP (ORDER BY x), count(*) FROM cache_pp_t');
