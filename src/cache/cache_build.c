@@ -301,14 +301,11 @@ choose_columns(Relation rel, ArrayType *names, GpuselCacheEntry *entry, GpuselPr
 	entry->segment_bytes += MAXALIGN((Size) GPUSEL_CACHE_SEGMENT_ROWS * sizeof(ItemPointerData));
 }
 
-/*
- * Whether the build makes a device copy: the budget allows some and the
- * GPU service keeps such memory, once it is up if it is starting.
- */
+/* Whether the build makes a device copy: the GPU service keeps such memory and the budget allows some. */
 static bool
 wants_device_copy(void)
 {
-	return gpusel_cache_device_memory_mb > 0 && GpuselDeviceAwaitKeepsResident();
+	return gpusel_cache_device_memory_mb > 0 && GpuselDeviceKeepsResident();
 }
 
 /*
@@ -423,6 +420,14 @@ gpusel_cache(PG_FUNCTION_ARGS)
 
 	require_registry();
 	GpuselCacheForgetDropped();
+
+	/*
+	 * A GPU service that is starting (just after the server started) or
+	 * restarting is the GPU in a moment: wait for it once, before any lock
+	 * is taken, rather than leave the table in shared memory only.
+	 */
+	if (gpusel_cache_device_memory_mb > 0 && gpusel_device_mode != GPUSEL_DEVICE_CPU)
+		(void) GpuselDeviceAwaitKeepsResident();
 
 	/*
 	 * Once the triggers are in place, a build lets writers go on: it takes

@@ -241,6 +241,7 @@ lsd_sort(uint64 *keys, uint64 *tmp, int64 n, int key_bytes)
 		int64		at = 0;
 		uint64	   *swap;
 
+		CHECK_FOR_INTERRUPTS();
 		memset(counts, 0, sizeof(counts));
 		for (int64 i = 0; i < n; i++)
 			counts[(keys[i] >> shift) & 0xFF]++;
@@ -270,7 +271,7 @@ lsd_sort(uint64 *keys, uint64 *tmp, int64 n, int key_bytes)
 static bool
 select_dense(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
 {
-	int64		n = source->count;
+	int64		n;
 	int			key_bytes = source->key_bytes;
 	int64		limit = Max((int64) work_mem * 1024 / (2 * sizeof(uint64)), RADIX_NARROW_MAX_KEYS);
 	uint64	   *copy;
@@ -280,11 +281,13 @@ select_dense(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
 	int64		nkeys;
 	int64		filled = 0;
 
+	/* a key store counts its keys when rewound */
+	source->rewind(source);
+	n = source->count;
 	if (n <= 0 || n > limit || (int64) nranks * RADIX_DENSE_KEYS_PER_RANK < n)
 		return false;
 	copy = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
 	tmp = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
-	source->rewind(source);
 	while (filled < n && source->next(source, &keys, &nkeys))
 		for (int64 i = 0; i < nkeys && filled < n; i++)
 			copy[filled++] = segment_key(keys, i, key_bytes);

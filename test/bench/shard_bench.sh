@@ -111,9 +111,12 @@ query="SELECT g, percentile_disc(ARRAY[0.5, 0.9, 0.99]) WITHIN GROUP (ORDER BY v
 # in one session, as an application keeps its connection: the first run also
 # connects to the shards (and they to their GPU services)
 best() {
-  local settings=$1 out=$2
+  local settings=$1 out=$2 log=$tmp/best.log t
   { echo "$settings"; echo '\timing on'; for _ in $(seq 1 "$reps"); do echo "$query \\g $out"; done; } \
-    | psql -X -q -d "$db" 2>&1 | sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' | sort -g | head -1
+    | psql -X -q -v ON_ERROR_STOP=1 -d "$db" > "$log" 2>&1
+  t=$(sed -n 's/^Time: \([0-9.]*\) ms.*/\1/p' "$log" | sort -g | head -1)
+  [ -n "$t" ] || { echo "the query failed:" >&2; cat "$log" >&2; return 1; }
+  echo "$t"
 }
 # nvidia-smi's share of time each GPU ran a kernel, sampled while gpusel is
 # timed: whether the GPUs are what the rounds wait for
@@ -122,9 +125,12 @@ util_start() {
   nvidia-smi --query-gpu=index,utilization.gpu --format=csv,noheader,nounits -lms 50 > "$tmp/util.$1" 2>/dev/null &
   util_pid=$!
 }
-util_report() {
+util_stop() {
   [ -n "${util_pid:-}" ] || return 0
   kill "$util_pid" 2>/dev/null; wait "$util_pid" 2>/dev/null; util_pid=
+}
+util_report() {
+  [ -f "$tmp/util.$1" ] || return 0
   awk -F', *' '{ s[$1] += $2; n[$1]++ } END { for (g in s) printf "GPU %s busy %.0f%%  ", g, s[g] / n[g] }' "$tmp/util.$1"
 }
 # starts shard i (bound to the GPUs of the list in $2, if any); restart with $3
@@ -137,10 +143,11 @@ shard_ctl() {
 if [ "${GPUSEL_BENCH_SKIP_PG:-0}" = 1 ]; then
   pg_ms=
 else
-  pg_ms=$(reps=${GPUSEL_BENCH_PG_REPS:-$reps} best "SET gpusel.enable_shards = off; SET gpusel.replace_builtin_percentiles = off;" "$tmp/pg.out")
+  pg_ms=$(reps=${GPUSEL_BENCH_PG_REPS:-$reps} best "SET gpusel.enable_shards = off; SET gpusel.replace_builtin_percentiles = off;" "$tmp/pg.out") || exit 1
 fi
 util_start first
-gs_ms=$(best "" "$tmp/gs.out")
+gs_ms=$(best "" "$tmp/gs.out") || exit 1
+util_stop
 gs_util=$(util_report first)
 [ -n "$pg_ms" ] || cp "$tmp/gs.out" "$tmp/pg.out"
 same=$(cmp -s "$tmp/pg.out" "$tmp/gs.out" && echo same || echo DIFFERENT)
@@ -171,7 +178,8 @@ if [ -n "${GPUSEL_BENCH_GPUS_ALT:-}" ]; then
   for i in $(seq 1 "$nshards"); do shard_ctl "$i" "$GPUSEL_BENCH_GPUS_ALT" restart || exit 1; done
   cache_shards
   util_start alt
-  alt_ms=$(best "" "$tmp/alt.out")
+  alt_ms=$(best "" "$tmp/alt.out") || exit 1
+  util_stop
   alt_util=$(util_report alt)
   alt_same=$(cmp -s "$tmp/gs.out" "$tmp/alt.out" && echo same || echo DIFFERENT)
   printf '  gpusel, shards on GPUs %s: %10.1f ms   %.2fx the first binding (%s), answers %s\n' \
