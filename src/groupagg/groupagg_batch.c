@@ -93,18 +93,6 @@ device_key_expr(GroupAggSink *sink, int k)
 }
 
 /*
- * Whether aggregate a is count() of the input of the sink's one
- * collection: the device's tally of that collection's keys (its non-NULL
- * values) counts it, with no program of its own.
- */
-bool
-GroupAggCountsCollectionKeys(GroupAggSink *sink, int a)
-{
-	return sink->aggs[a].kind == GROUPAGG_COUNT && sink->ncollections == 1 &&
-		sink->aggs[a].input == sink->collections[0].input;
-}
-
-/*
  * Whether the device can group this sink's rows, decided once: at most
  * GS_GROUP_MAX_KEYS keys, plain columns or expressions of one the device
  * computes, at most one collection over a plain column the device maps,

@@ -110,6 +110,18 @@ GroupAggDeviceSumPrograms(GroupAggSink *sink)
 }
 
 /*
+ * Whether aggregate a is count() of the input of the sink's one
+ * collection: the device's tally of that collection's keys (its non-NULL
+ * values) counts it, with no program of its own.
+ */
+bool
+GroupAggCountsCollectionKeys(GroupAggSink *sink, int a)
+{
+	return sink->aggs[a].kind == GROUPAGG_COUNT && sink->ncollections == 1 &&
+		sink->aggs[a].input == sink->collections[0].input;
+}
+
+/*
  * Whether a batch's sums can be used: none left 128 bits, and no integer
  * program saw the greatest int8, which the device reads as numeric NaN.
  */

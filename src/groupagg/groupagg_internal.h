@@ -352,10 +352,8 @@ GroupAggShipIfDue(GroupAggSink *sink)
 	}
 }
 
-/* groupagg_batch.c */
-extern bool GroupAggCountsCollectionKeys(GroupAggSink *sink, int a);
-
 /* groupagg_devsum.c */
+extern bool GroupAggCountsCollectionKeys(GroupAggSink *sink, int a);
 extern bool GroupAggDeviceSumPrograms(GroupAggSink *sink);
 extern bool GroupAggMarkSumColumns(GroupAggSink *sink, uint8 *ship, int ncols);
 extern bool GroupAggDeviceSumsExact(GroupAggSink *sink, const gs_sum_result *results);
