@@ -264,14 +264,14 @@ lsd_sort(uint64 *keys, uint64 *tmp, int64 n, int key_bytes)
 }
 
 /*
- * Dense ranks (RADIX_DENSE_KEYS_PER_RANK): copies the keys, if they fit
- * the memory the selection would give its buckets, sorts them and reads
- * the ranks.  False, with nothing done, otherwise.
+ * Dense ranks (RADIX_DENSE_KEYS_PER_RANK): copies the keys of the rewound
+ * source, if they fit the memory the selection would give its buckets,
+ * sorts them and reads the ranks.  False, with nothing read, otherwise.
  */
 static bool
 select_dense(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
 {
-	int64		n;
+	int64		n = source->count;
 	int			key_bytes = source->key_bytes;
 	int64		limit = Max((int64) work_mem * 1024 / (2 * sizeof(uint64)), RADIX_NARROW_MAX_KEYS);
 	uint64	   *copy;
@@ -281,9 +281,6 @@ select_dense(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
 	int64		nkeys;
 	int64		filled = 0;
 
-	/* a key store counts its keys when rewound */
-	source->rewind(source);
-	n = source->count;
 	if (n <= 0 || n > limit || (int64) nranks * RADIX_DENSE_KEYS_PER_RANK < n)
 		return false;
 	copy = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
@@ -312,12 +309,12 @@ RadixSelectKeys(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
 	int64	   *work;
 	int		   *out_index;
 
+	/* a key store counts its keys when rewound */
+	source->rewind(source);
 	if (select_dense(source, ranks, nranks, out))
 		return;
 	work = palloc(sizeof(int64) * nranks);
 	out_index = palloc(sizeof(int) * nranks);
-
-	source->rewind(source);
 	for (int i = 0; i < nranks; i++)
 	{
 		Assert(ranks[i] >= 0 && ranks[i] < source->count);

@@ -120,7 +120,7 @@ partition_from(Oid relid, bool remote)
 		if (rls)
 			return NULL;
 	}
-	if (remote)
+	else
 	{
 		ForeignTable *table = GetForeignTable(relid);
 		Relation	rel;
