@@ -371,6 +371,14 @@ to_device(GpuselCacheEntry *entry, GpuselCacheDeviceStream *stream)
 		GpuselCacheReleaseDevice(entry);
 	entry->resident = 0;
 	entry->device_bytes = 0;
+
+	/*
+	 * A device process killed just before or during the read may have
+	 * looked up while it died: its successor, a moment away, takes the
+	 * copy instead of leaving the table in shared memory only.
+	 */
+	if (gpusel_cache_device_memory_mb > 0 && gpusel_device_mode != GPUSEL_DEVICE_CPU)
+		(void) GpuselDeviceAwaitKeepsResident();
 	if (!wants_device_copy())
 		return false;
 	bytes = GpuselCacheDeviceLayout(entry);

@@ -58,6 +58,7 @@ typedef struct CacheSource
 	ParallelBlockTableScanDesc pscan;
 	ParallelBlockTableScanWorkerData pwork;
 	bool		pstarted;
+	BlockNumber pending;		/* a block drawn from the allocator and not yet planned */
 	MemoryContextCallback unpin;
 	bool		pinned;
 	struct
@@ -158,25 +159,54 @@ unpin_callback(void *arg)
 	}
 }
 
-/* A parallel scan's next block from the shared allocator: cached rows or a heap block. */
-static bool
-plan_next_parallel(CacheSource *cs)
+/* The next block the shared allocator hands this process, or one drawn before. */
+static BlockNumber
+next_parallel_block(CacheSource *cs)
 {
-	GpuselCacheEntry *e = cs->entry;
-	BlockNumber blk;
+	BlockNumber blk = cs->pending;
 
 	if (!cs->pstarted)
 	{
 		table_block_parallelscan_startblock_init(cs->blocks->rel, &cs->pwork, cs->pscan);
 		cs->pstarted = true;
 	}
-	blk = table_block_parallelscan_nextpage(cs->blocks->rel, &cs->pwork, cs->pscan);
+	cs->pending = InvalidBlockNumber;
+	if (BlockNumberIsValid(blk))
+		return blk;
+	return table_block_parallelscan_nextpage(cs->blocks->rel, &cs->pwork, cs->pscan);
+}
+
+/*
+ * A parallel scan's next stretch from the shared allocator: a heap block,
+ * or the cached rows of as many unchanged blocks in a row as it hands this
+ * process (its chunk of blocks), up to a chunk's rows, so that the rows are
+ * lent in runs of thousands rather than a block's worth at a time.
+ */
+static bool
+plan_next_parallel(CacheSource *cs)
+{
+	GpuselCacheEntry *e = cs->entry;
+	BlockNumber blk = next_parallel_block(cs);
+
 	if (!BlockNumberIsValid(blk))
 		return false;
 	if (!GpuselCacheBlockChanged(e, cs->changed, blk))
 	{
+		BlockNumber end = blk + 1;
+
+		while (cs->block_first[end] - cs->block_first[blk] < cs->source.chunk_rows)
+		{
+			BlockNumber next = next_parallel_block(cs);
+
+			if (next != end || GpuselCacheBlockChanged(e, cs->changed, next))
+			{
+				cs->pending = next;
+				break;
+			}
+			end++;
+		}
 		cs->run_next = cs->block_first[blk];
-		cs->run_end = cs->block_first[blk + 1];
+		cs->run_end = cs->block_first[end];
 		cs->in_heap = false;
 	}
 	else
@@ -512,6 +542,7 @@ cache_rescan_parallel(GpuselSource *source)
 	CacheSource *cs = (CacheSource *) source;
 
 	cs->pstarted = false;
+	cs->pending = InvalidBlockNumber;
 	cs->run_next = cs->run_end = 0;
 	cs->in_heap = false;
 }
@@ -557,12 +588,12 @@ static const GpuselSourceMethods cache_methods = {
 	.explain = cache_explain,
 };
 
-/* A process's part of a parallel scan: it only fills. */
+/* A process's part of a parallel scan: it fills, or lends its cached rows in place. */
 static const GpuselSourceMethods cache_parallel_methods = {
 	.name = "column cache, a parallel part",
 	.next_slot = NULL,
 	.fill = cache_fill,
-	.next_chunk = NULL,
+	.next_chunk = cache_next_chunk,
 	.rescan = cache_rescan_parallel,
 	.end = cache_end,
 	.explain = cache_explain,
@@ -652,15 +683,16 @@ GpuselCacheSourceBegin(Relation rel, Snapshot snapshot, const GpuselProgram *pro
  */
 static GpuselSource *
 cache_source_begin_parallel(Relation rel, Snapshot snapshot, const GpuselProgram *prog,
-							ParallelBlockTableScanDesc pscan)
+							ParallelBlockTableScanDesc pscan, int64 chunk_rows)
 {
 	CacheSource *cs = open_cache(rel, snapshot, prog);
 
 	if (cs == NULL)
 		return NULL;
 	cs->pscan = pscan;
+	cs->pending = InvalidBlockNumber;
 	cs->nblocks = pscan->phs_nblocks;
-	GpuselSourceInit(&cs->source, &cache_parallel_methods, prog, 0);
+	GpuselSourceInit(&cs->source, &cache_parallel_methods, prog, chunk_rows);
 	return &cs->source;
 }
 

@@ -272,7 +272,8 @@ GpuselFeedAttach(GpuselFeedShared *shared, Relation rel, Snapshot snapshot,
 		feed->reader = GpuselPagesBeginParallel(rel, snapshot, &shared->pscan);
 		GpuselPagesSetColumns(feed->reader, prog);
 		/* each process decides for itself: a block is read once, from one or the other */
-		feed->cached = GpuselSourceFromProviderParallel(rel, snapshot, prog, &shared->pscan);
+		feed->cached = GpuselSourceFromProviderParallel(rel, snapshot, prog, &shared->pscan,
+														 shared->chunk_rows);
 	}
 	return feed;
 }
@@ -450,6 +451,18 @@ GpuselFeedReadOwn(GpuselFeed *feed, GpuselChunk *batch, TupleTableSlot *slot)
 
 	if (feed->own_done)
 		return false;
+	/* cached rows are lent where they lie, without a copy */
+	if (feed->cached != NULL)
+	{
+		if (!GpuselSourceNextChunk(feed->cached, batch, slot))
+		{
+			feed->own_done = true;
+			return false;
+		}
+		ExecClearTuple(slot);
+		feed->rows_read_here += batch->nrows;
+		return true;
+	}
 	if (feed->local.tids == NULL)
 		GpuselStagingAlloc(&feed->local, shared->ncols, shared->coltypes, shared->chunk_rows);
 	memset(feed->local.has_nulls, 0, Max(shared->ncols, 1));

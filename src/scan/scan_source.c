@@ -160,11 +160,11 @@ GpuselSourceFromProvider(Relation rel, Snapshot snapshot, const GpuselProgram *p
 /* The provider's source for this process's part of a parallel scan, or NULL. */
 GpuselSource *
 GpuselSourceFromProviderParallel(Relation rel, Snapshot snapshot, const GpuselProgram *prog,
-								 ParallelBlockTableScanDesc pscan)
+								 ParallelBlockTableScanDesc pscan, int64 chunk_rows)
 {
 	if (source_provider == NULL || source_provider->begin_parallel == NULL)
 		return NULL;
-	return source_provider->begin_parallel(rel, snapshot, prog, pscan);
+	return source_provider->begin_parallel(rel, snapshot, prog, pscan, chunk_rows);
 }
 
 /* Whether the provider holds the relation: scans of it will likely read no heap. */

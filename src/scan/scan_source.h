@@ -162,10 +162,11 @@ typedef struct GpuselSourceProvider
 							int64 chunk_rows);
 	/*
 	 * The source for this process's part of a parallel scan, whose blocks
-	 * come from the shared block allocator, or NULL; it only fills.
+	 * come from the shared block allocator, or NULL; it fills, and lends
+	 * chunks of at most chunk_rows rows.
 	 */
 	GpuselSource *(*begin_parallel) (Relation rel, Snapshot snapshot, const GpuselProgram *prog,
-									 ParallelBlockTableScanDesc pscan);
+									 ParallelBlockTableScanDesc pscan, int64 chunk_rows);
 	/* whether it holds the relation, for the planner's costs and plain EXPLAIN */
 	bool		(*holds) (Oid relid);
 	/* whether its rows of the relation lie in device memory, for the device path's costs */
@@ -209,7 +210,8 @@ extern GpuselSource *GpuselSourceFromProvider(Relation rel, Snapshot snapshot,
 											  const GpuselProgram *prog, int64 chunk_rows);
 extern GpuselSource *GpuselSourceFromProviderParallel(Relation rel, Snapshot snapshot,
 													  const GpuselProgram *prog,
-													  ParallelBlockTableScanDesc pscan);
+													  ParallelBlockTableScanDesc pscan,
+													  int64 chunk_rows);
 extern bool GpuselSourceProvided(Oid relid);
 extern bool GpuselSourceProvidedOnDevice(Oid relid);
 extern void GpuselSourceExplain(GpuselSource *source, struct ExplainState *es);
