@@ -117,6 +117,7 @@ extern void GroupAggSinkEndSecondPass(GroupAggSink *sink);
 struct GpuselFeed;
 struct GpuselChunk;
 extern Size GroupAggSinkPartialRecordBytes(GroupAggSink *sink);
+extern bool GroupAggSinkPartialSendsKeys(GroupAggSink *sink);
 extern void GroupAggSinkSendPartial(GroupAggSink *sink, struct GpuselFeed *feed,
 									int64 nscanned);
 extern void GroupAggSinkMerge(GroupAggSink *sink, struct GpuselChunk *batch);

@@ -90,6 +90,16 @@ GroupAggSinkPartialRecordBytes(GroupAggSink *sink)
 }
 
 /*
+ * Whether a worker sends percentile keys beside its groups: every key it
+ * collects crosses to the consumer, as many bytes as rows would.
+ */
+bool
+GroupAggSinkPartialSendsKeys(GroupAggSink *sink)
+{
+	return sink->ncollections > 0;
+}
+
+/*
  * A worker: sends the dictionary of each key numbered by one, as a stream
  * of values in their numbers' order over as many chunks as it takes.
  * False when the consumer is done and takes nothing more.

@@ -597,6 +597,13 @@ group_sink_record_bytes(void *sink)
 	return GroupAggSinkPartialRecordBytes((GroupAggSink *) sink);
 }
 
+/* GpuselSinkMethods.partial_sends_keys */
+static bool
+group_sink_sends_keys(void *sink)
+{
+	return GroupAggSinkPartialSendsKeys((GroupAggSink *) sink);
+}
+
 /* GpuselSinkMethods.rescan */
 static void
 group_sink_rescan(void *sink)
@@ -627,6 +634,7 @@ static const GpuselSinkMethods group_sink_methods = {
 	.groups_on_device = group_sink_groups_on_device,
 	.columnar = group_sink_columnar,
 	.partial_record_bytes = group_sink_record_bytes,
+	.partial_sends_keys = group_sink_sends_keys,
 	.rescan = group_sink_rescan,
 	.end = group_sink_end,
 	.explain = group_sink_explain,

@@ -116,9 +116,9 @@ feed_nchunks(int nworkers)
 
 /* Rows per chunk: as many as fit the ring's budget, within the limits. */
 static int64
-feed_chunk_rows(const GpuselProgram *prog, int nchunks)
+feed_chunk_rows(const GpuselProgram *prog, int nchunks, Size budget)
 {
-	int64		rows = GPUSEL_FEED_MAX_BYTES / (nchunks * (row_bytes(prog) + 8 * (prog->ncols + 1)));
+	int64		rows = budget / (nchunks * (row_bytes(prog) + 8 * (prog->ncols + 1)));
 
 	rows = Min(rows, GPUSEL_FEED_CHUNK_ROWS);
 	rows -= rows % GPUSEL_FEED_MIN_CHUNK_ROWS;
@@ -154,12 +154,37 @@ feed_chunk_bytes(const GpuselProgram *prog, int64 rows, GpuselFeedShared *shared
 	return off;
 }
 
-/* EstimateDSMCustomScan's part: the feed's shared memory for nworkers workers. */
+/*
+ * The ring's bytes.  Where workers send only their groups, a small ring
+ * carries them (a record must fit a chunk): PostgreSQL allocates every
+ * byte of a parallel query's shared memory when it creates it, so a ring
+ * sized for rows would cost each query milliseconds it does not use.
+ */
+static Size
+feed_budget(const GpuselProgram *prog, int nchunks, Size partial_record_bytes,
+			bool partial_sends_keys)
+{
+	if (partial_record_bytes > 0 && !partial_sends_keys &&
+		partial_record_bytes <= feed_chunk_bytes(prog,
+												 feed_chunk_rows(prog, nchunks,
+																 GPUSEL_FEED_GROUPS_MAX_BYTES),
+												 NULL))
+		return GPUSEL_FEED_GROUPS_MAX_BYTES;
+	return GPUSEL_FEED_MAX_BYTES;
+}
+
+/*
+ * EstimateDSMCustomScan's part: the feed's shared memory for nworkers
+ * workers, given what the workers send (as GpuselFeedInitialize).
+ */
 Size
-GpuselFeedEstimate(const GpuselProgram *prog, int nworkers)
+GpuselFeedEstimate(const GpuselProgram *prog, int nworkers, Size partial_record_bytes,
+				   bool partial_sends_keys)
 {
 	int			nchunks = feed_nchunks(nworkers);
-	int64		rows = feed_chunk_rows(prog, nchunks);
+	int64		rows = feed_chunk_rows(prog, nchunks,
+									   feed_budget(prog, nchunks, partial_record_bytes,
+												   partial_sends_keys));
 
 	return add_size(feed_data_off(nchunks),
 					mul_size(feed_chunk_bytes(prog, rows, NULL), nchunks));
@@ -205,11 +230,12 @@ reset_shared(GpuselFeedShared *shared)
  * false leaves the workers idle: the consumer then reads the table alone.
  * Producers filter their rows; a nonzero 'partial_record_bytes' (a group's
  * record) has them also aggregate their rows themselves and send their
- * groups, where a record fits a chunk.
+ * groups, where a record fits a chunk; 'partial_sends_keys' says they send
+ * every key they collect too.
  */
 GpuselFeedShared *
 GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int nworkers,
-					 bool enabled, Size partial_record_bytes)
+					 bool enabled, Size partial_record_bytes, bool partial_sends_keys)
 {
 	GpuselFeedShared *shared = (GpuselFeedShared *) space;
 	int			nchunks = feed_nchunks(nworkers);
@@ -219,7 +245,9 @@ GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int n
 	ConditionVariableInit(&shared->cv);
 	shared->enabled = enabled;
 	shared->nchunks = nchunks;
-	shared->chunk_rows = feed_chunk_rows(prog, nchunks);
+	shared->chunk_rows = feed_chunk_rows(prog, nchunks,
+										 feed_budget(prog, nchunks, partial_record_bytes,
+													 partial_sends_keys));
 	shared->ncols = prog->ncols;
 	memcpy(shared->attnos, prog->attnos, sizeof(AttrNumber) * prog->ncols);
 	memcpy(shared->coltypes, prog->coltypes, sizeof(gs_coltype) * prog->ncols);
@@ -273,7 +301,7 @@ GpuselFeedAttach(GpuselFeedShared *shared, Relation rel, Snapshot snapshot,
 		GpuselPagesSetColumns(feed->reader, prog);
 		/* each process decides for itself: a block is read once, from one or the other */
 		feed->cached = GpuselSourceFromProviderParallel(rel, snapshot, prog, &shared->pscan,
-														 shared->chunk_rows);
+														 GPUSEL_FEED_CHUNK_ROWS);
 	}
 	return feed;
 }
@@ -440,9 +468,11 @@ GpuselFeedWorkersAggregate(GpuselFeed *feed)
 }
 
 /*
- * A chunk's worth of this process's own blocks into the feed's local
- * staging, for a producer that aggregates its rows itself.  False when
- * the allocator has no block left.
+ * This process's next rows of its own blocks, for a producer that
+ * aggregates them itself or the consumer reading beside the workers:
+ * cached rows lent in place, or up to GPUSEL_FEED_CHUNK_ROWS rows read
+ * into the feed's local staging (never the ring's, whose chunks may be
+ * small).  False when the allocator has no block left.
  */
 bool
 GpuselFeedReadOwn(GpuselFeed *feed, GpuselChunk *batch, TupleTableSlot *slot)
@@ -464,11 +494,11 @@ GpuselFeedReadOwn(GpuselFeed *feed, GpuselChunk *batch, TupleTableSlot *slot)
 		return true;
 	}
 	if (feed->local.tids == NULL)
-		GpuselStagingAlloc(&feed->local, shared->ncols, shared->coltypes, shared->chunk_rows);
+		GpuselStagingAlloc(&feed->local, shared->ncols, shared->coltypes, GPUSEL_FEED_CHUNK_ROWS);
 	memset(feed->local.has_nulls, 0, Max(shared->ncols, 1));
 	batch->kind = GPUSEL_CHUNK_ROWS;
 	batch->staging = feed->local;
-	batch->nrows = read_own_blocks(feed, &batch->staging, shared->chunk_rows, slot);
+	batch->nrows = read_own_blocks(feed, &batch->staging, GPUSEL_FEED_CHUNK_ROWS, slot);
 	ExecClearTuple(slot);
 	batch->nscanned = batch->nrows;
 	batch->filtered = false;

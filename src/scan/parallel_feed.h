@@ -26,12 +26,14 @@
  * most shared memory the chunks take (they shrink to stay under it when a
  * row has many columns or the query many workers).  The cap stays well
  * under the 64 MB a container gives /dev/shm by default, where the
- * parallel query's shared memory lives.
+ * parallel query's shared memory lives.  Where workers send only their
+ * groups, the chunks take GPUSEL_FEED_GROUPS_MAX_BYTES at most.
  */
 #define GPUSEL_FEED_CHUNK_ROWS		32768
 #define GPUSEL_FEED_MIN_CHUNK_ROWS	1024
 #define GPUSEL_FEED_CHUNKS_PER_WORKER 3
 #define GPUSEL_FEED_MAX_BYTES		((Size) 32 * 1024 * 1024)
+#define GPUSEL_FEED_GROUPS_MAX_BYTES ((Size) 2 * 1024 * 1024)
 
 typedef struct GpuselFeedShared GpuselFeedShared;
 
@@ -65,11 +67,13 @@ typedef struct GpuselFeed
 	double		device_ms;		/* their device time */
 } GpuselFeed;
 
-extern Size GpuselFeedEstimate(const GpuselProgram *prog, int nworkers);
+extern Size GpuselFeedEstimate(const GpuselProgram *prog, int nworkers,
+							   Size partial_record_bytes, bool partial_sends_keys);
 extern GpuselFeedShared *GpuselFeedInitialize(void *space, Relation rel,
 											  const GpuselProgram *prog,
 											  int nworkers, bool enabled,
-											  Size partial_record_bytes);
+											  Size partial_record_bytes,
+											  bool partial_sends_keys);
 extern void GpuselFeedReinitialize(GpuselFeedShared *shared, Relation rel);
 extern GpuselFeed *GpuselFeedAttach(GpuselFeedShared *shared, Relation rel,
 									Snapshot snapshot, const GpuselProgram *prog);

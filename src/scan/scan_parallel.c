@@ -36,6 +36,20 @@ feed_usable(GpuselScanState *state)
 		GpuselPagesUsable(state->rel, state->css.ss.ps.state->es_snapshot);
 }
 
+/* Bytes of the record a worker sends per group; 0 where workers send rows. */
+static Size
+partial_record_bytes(GpuselScanState *state)
+{
+	return state->sink != NULL ? state->sink_methods->partial_record_bytes(state->sink) : 0;
+}
+
+/* Whether workers that aggregate also send every key they collect. */
+static bool
+partial_sends_keys(GpuselScanState *state)
+{
+	return state->sink != NULL && state->sink_methods->partial_sends_keys(state->sink);
+}
+
 /* EstimateDSMCustomScan: the feed's chunks and the block allocator. */
 static Size
 scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
@@ -44,7 +58,8 @@ scan_estimate_dsm(CustomScanState *node, ParallelContext *pcxt)
 
 	if (state->program == NULL)
 		return 0;
-	return GpuselFeedEstimate(state->program, pcxt->nworkers);
+	return GpuselFeedEstimate(state->program, pcxt->nworkers, partial_record_bytes(state),
+							  partial_sends_keys(state));
 }
 
 /* InitializeDSMCustomScan: lays out the feed; the leader attaches to it. */
@@ -57,9 +72,8 @@ scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 	if (state->program == NULL)
 		return;
 	shared = GpuselFeedInitialize(coordinate, state->rel, state->program, pcxt->nworkers,
-								  feed_usable(state),
-								  state->sink != NULL ?
-								  state->sink_methods->partial_record_bytes(state->sink) : 0);
+								  feed_usable(state), partial_record_bytes(state),
+								  partial_sends_keys(state));
 	state->feed = GpuselFeedAttach(shared, state->rel, node->ss.ps.state->es_snapshot,
 								   state->program);
 

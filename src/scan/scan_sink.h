@@ -37,6 +37,8 @@ typedef struct GpuselSinkMethods
 	bool		(*columnar) (void *sink);
 	/* bytes of one record a worker sends the consumer */
 	Size		(*partial_record_bytes) (void *sink);
+	/* whether a worker that aggregates also sends every key it collects */
+	bool		(*partial_sends_keys) (void *sink);
 	/* forgets every row, for a rescan */
 	void		(*rescan) (void *sink);
 	/* releases what outlives memory contexts (temporary files) */
