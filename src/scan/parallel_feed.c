@@ -173,6 +173,15 @@ feed_budget(const GpuselProgram *prog, int nchunks, Size partial_record_bytes,
 	return GPUSEL_FEED_MAX_BYTES;
 }
 
+/* Rows per chunk of the ring for what the workers send: Estimate's and Initialize's layout. */
+static int64
+feed_rows(const GpuselProgram *prog, int nchunks, Size partial_record_bytes,
+		  bool partial_sends_keys)
+{
+	return feed_chunk_rows(prog, nchunks,
+						   feed_budget(prog, nchunks, partial_record_bytes, partial_sends_keys));
+}
+
 /*
  * EstimateDSMCustomScan's part: the feed's shared memory for nworkers
  * workers, given what the workers send (as GpuselFeedInitialize).
@@ -182,9 +191,7 @@ GpuselFeedEstimate(const GpuselProgram *prog, int nworkers, Size partial_record_
 				   bool partial_sends_keys)
 {
 	int			nchunks = feed_nchunks(nworkers);
-	int64		rows = feed_chunk_rows(prog, nchunks,
-									   feed_budget(prog, nchunks, partial_record_bytes,
-												   partial_sends_keys));
+	int64		rows = feed_rows(prog, nchunks, partial_record_bytes, partial_sends_keys);
 
 	return add_size(feed_data_off(nchunks),
 					mul_size(feed_chunk_bytes(prog, rows, NULL), nchunks));
@@ -245,9 +252,7 @@ GpuselFeedInitialize(void *space, Relation rel, const GpuselProgram *prog, int n
 	ConditionVariableInit(&shared->cv);
 	shared->enabled = enabled;
 	shared->nchunks = nchunks;
-	shared->chunk_rows = feed_chunk_rows(prog, nchunks,
-										 feed_budget(prog, nchunks, partial_record_bytes,
-													 partial_sends_keys));
+	shared->chunk_rows = feed_rows(prog, nchunks, partial_record_bytes, partial_sends_keys);
 	shared->ncols = prog->ncols;
 	memcpy(shared->attnos, prog->attnos, sizeof(AttrNumber) * prog->ncols);
 	memcpy(shared->coltypes, prog->coltypes, sizeof(gs_coltype) * prog->ncols);
