@@ -31,6 +31,21 @@
 #define GPUSEL_VECTOR_CLONES
 #endif
 
+/*
+ * How a test's dense loop compares values: through their keys (any pair of
+ * types KEY_LOOP_DISPATCH has), or, cheaper, in the values' own domain.
+ * Integers pass when value - lo, wrapped to the key's width, is at most
+ * span (the keys' range shifted by the sign bit); floats compare as IEEE
+ * does, which is PostgreSQL's order for a constant that is not NaN.
+ */
+typedef enum DenseCompare
+{
+	DENSE_KEYS,					/* key_of(value) - lo <= span, in 64 bits */
+	DENSE_INT32,				/* int2, int4, date compared in 32 bits */
+	DENSE_INT64,				/* integers compared in int8 */
+	DENSE_FLOAT					/* float4 or float8 against a number */
+} DenseCompare;
+
 /* One comparison of a batch column with a constant's key. */
 typedef struct ColumnTest
 {
@@ -43,6 +58,8 @@ typedef struct ColumnTest
 	uint64		key;			/* the constant's key */
 	uint64		lo;				/* the keys that pass: lo .. lo + span */
 	uint64		span;
+	DenseCompare dense;			/* how and_test_dense compares */
+	float8		bound;			/* DENSE_FLOAT: the constant, as compared */
 } ColumnTest;
 
 
@@ -143,6 +160,48 @@ set_range(ColumnTest *t)
 	return true;
 }
 
+/*
+ * Chooses how the dense loop compares (DenseCompare), once the test's key
+ * range is set.  A float constant that is NaN keeps its keys: IEEE orders
+ * nothing against NaN, PostgreSQL puts it above every number.
+ */
+static void
+set_dense_compare(ColumnTest *t)
+{
+	t->dense = DENSE_KEYS;
+	switch (t->compared)
+	{
+		case INT2OID:
+		case INT4OID:
+		case DATEOID:
+			if (t->coltype == GS_COL_INT2 || t->coltype == GS_COL_INT4)
+				t->dense = DENSE_INT32;
+			break;
+		case INT8OID:
+			if (t->coltype == GS_COL_INT2 || t->coltype == GS_COL_INT4 ||
+				t->coltype == GS_COL_INT8)
+				t->dense = DENSE_INT64;
+			break;
+		case FLOAT4OID:
+		case FLOAT8OID:
+			{
+				Datum		value = t->keytype->from_key(t->key);
+				float8		bound = t->compared == FLOAT4OID ?
+					(float8) DatumGetFloat4(value) : DatumGetFloat8(value);
+
+				if ((t->coltype == GS_COL_FLOAT4 || t->coltype == GS_COL_FLOAT8) &&
+					!isnan(bound))
+				{
+					t->dense = DENSE_FLOAT;
+					t->bound = bound;
+				}
+				break;
+			}
+		default:
+			break;
+	}
+}
+
 /* The btree strategy of a comparison opcode; InvalidStrategy for <>. */
 static StrategyNumber
 strategy_of_opcode(int opcode)
@@ -196,6 +255,7 @@ make_numeric_test(OpExpr *op, Var *var, Const *cst, bool commuted,
 	test->key = test->keytype->to_key(Int64GetDatum(bound));
 	if (!set_range(test))
 		*never = true;
+	set_dense_compare(test);
 	return true;
 }
 
@@ -232,6 +292,7 @@ make_date_timestamp_test(OpExpr *op, const GpuselProgram *prog, ColumnTest *test
 	test->key = test->keytype->to_key(DateADTGetDatum(bound));
 	if (!set_range(test))
 		*never = true;
+	set_dense_compare(test);
 	return true;
 }
 
@@ -252,6 +313,7 @@ make_test(Expr *qual, const GpuselProgram *prog, ColumnTest *test, bool *never)
 	TypeCacheEntry *tc;
 	int			strategy;
 
+	test->dense = DENSE_KEYS;
 	if (!IsA(qual, OpExpr) || list_length(((OpExpr *) qual)->args) != 2)
 		return false;
 	op = (OpExpr *) qual;
@@ -303,6 +365,7 @@ make_test(Expr *qual, const GpuselProgram *prog, ColumnTest *test, bool *never)
 													  compared));
 		if (!set_range(test))
 			*never = true;
+		set_dense_compare(test);
 	}
 	return true;
 }
@@ -379,11 +442,57 @@ key_passes(uint64 key, const ColumnTest *t)
 }
 
 /*
+ * Runs LOOP(ctype, wide, test) for a test compared in its values' domain
+ * (DenseCompare), where test is an expression of the value v, widened to
+ * 'wide'; runs 'otherwise' for DENSE_KEYS.  The locals lo32, span32, lo64,
+ * span, c8 and c4 are the caller's (VALUE_TEST_LOCALS).
+ */
+#define VALUE_TEST_LOCALS(t) \
+	const uint32 lo32 = (uint32) (t)->lo ^ 0x80000000; \
+	const uint32 span32 = (uint32) (t)->span; \
+	const uint64 lo64 = (t)->lo ^ UINT64CONST(0x8000000000000000); \
+	const uint64 span = (t)->span; \
+	const float8 c8 = (t)->bound; \
+	const float4 c4 = (float4) (t)->bound
+/* a strategy's IEEE test of v against c: NaN fails <, <=, = and passes >, >= */
+#define FLOAT_TESTS(t, LOOP, ctype, wide, c) \
+	switch ((t)->strategy) \
+	{ \
+		case BTLessStrategyNumber: LOOP(ctype, wide, v < (c)); break; \
+		case BTLessEqualStrategyNumber: LOOP(ctype, wide, v <= (c)); break; \
+		case BTEqualStrategyNumber: LOOP(ctype, wide, v == (c)); break; \
+		case BTGreaterEqualStrategyNumber: LOOP(ctype, wide, !(v < (c))); break; \
+		default: LOOP(ctype, wide, !(v <= (c))); break; \
+	}
+#define VALUE_TEST_DISPATCH(t, LOOP, otherwise) \
+	switch ((t)->dense) \
+	{ \
+		case DENSE_INT32: \
+			/* the key is the value with its sign bit flipped: subtract the value */ \
+			if ((t)->coltype == GS_COL_INT2) LOOP(int16, uint32, v - lo32 <= span32); \
+			else LOOP(int32, uint32, v - lo32 <= span32); \
+			break; \
+		case DENSE_INT64: \
+			if ((t)->coltype == GS_COL_INT2) LOOP(int16, uint64, v - lo64 <= span); \
+			else if ((t)->coltype == GS_COL_INT4) LOOP(int32, uint64, v - lo64 <= span); \
+			else LOOP(int64, uint64, v - lo64 <= span); \
+			break; \
+		case DENSE_FLOAT: \
+			/* float4 against float4 in float4: c4 is exact, twice the lanes */ \
+			if ((t)->coltype == GS_COL_FLOAT8) FLOAT_TESTS(t, LOOP, float8, float8, c8) \
+			else if ((t)->compared == FLOAT4OID) FLOAT_TESTS(t, LOOP, float4, float4, c4) \
+			else FLOAT_TESTS(t, LOOP, float4, float8, c8) \
+			break; \
+		default: \
+			otherwise; \
+	}
+
+/*
  * ANDs into pass[0..len) whether rows first..first + len of a batch pass a
- * test, one straight loop per column type (KEY_LOOP_DISPATCH's pairs; no
- * gather, no branch per row),
- * so that every test of a block runs over it while it sits in L1.  False
- * for a pair of types without such a loop (the caller gathers instead).
+ * test, one straight loop per pair of types (no gather, no branch per
+ * row), so that every test of a block runs over it while it sits in L1.
+ * False for a pair of types without such a loop (the caller gathers
+ * instead).
  */
 static bool GPUSEL_VECTOR_CLONES
 and_test_dense(const ColumnTest *t, const GpuselStaging *staging, int64 first, int len,
@@ -391,17 +500,29 @@ and_test_dense(const ColumnTest *t, const GpuselStaging *staging, int64 first, i
 {
 	const void *values = staging->values[t->column];
 	const uint64 lo = t->lo;
-	const uint64 span = t->span;
 
-#define DENSE_LOOP(ctype, key_of) \
+	VALUE_TEST_LOCALS(t);
+
+#define KEY_LOOP(ctype, key_of) \
 	do { \
 		const ctype *col = (const ctype *) values + first; \
 		for (int j = 0; j < len; j++) \
 			pass[j] &= (uint8) ((uint64) key_of(col[j]) - lo <= span); \
 	} while (0)
+#define VALUE_LOOP(ctype, wide, test) \
+	do { \
+		const ctype *col = (const ctype *) values + first; \
+		for (int j = 0; j < len; j++) \
+		{ \
+			wide		v = (wide) col[j]; \
+			pass[j] &= (uint8) (test); \
+		} \
+	} while (0)
 
-	KEY_LOOP_DISPATCH(t->coltype, t->compared, DENSE_LOOP, return false);
-#undef DENSE_LOOP
+	VALUE_TEST_DISPATCH(t, VALUE_LOOP,
+						KEY_LOOP_DISPATCH(t->coltype, t->compared, KEY_LOOP, return false));
+#undef VALUE_LOOP
+#undef KEY_LOOP
 	/* a NULL fails every comparison */
 	if (staging->has_nulls[t->column])
 	{
@@ -429,7 +550,29 @@ apply_test(const ColumnTest *t, const GpuselStaging *staging, const uint32 *rows
 
 	/* locals: the stores to positions could alias the test (no strict aliasing) */
 	const uint64 lo = t->lo;
-	const uint64 span = t->span;
+
+	VALUE_TEST_LOCALS(t);
+
+	/* branch-free: every row is written, only those that pass are kept */
+#define GATHER_LOOP(ctype, wide, test) \
+	do { \
+		const ctype *col = (const ctype *) values; \
+		for (int64 j = 0; j < count; j++) \
+		{ \
+			uint32		row = rows[j]; \
+			wide		v = (wide) col[row]; \
+			bool		passes = (test); \
+			if (nulls != NULL) \
+				passes &= !nulls[row]; \
+			positions[kept] = row; \
+			kept += passes; \
+		} \
+	} while (0)
+
+	VALUE_TEST_DISPATCH(t, GATHER_LOOP, break);
+#undef GATHER_LOOP
+	if (t->dense != DENSE_KEYS)
+		return kept;
 
 	for (int64 start = 0; start < count; start += KEYS_BLOCK)
 	{
@@ -438,7 +581,6 @@ apply_test(const ColumnTest *t, const GpuselStaging *staging, const uint32 *rows
 
 		if (KeysOfColumn(t->coltype, t->compared, values, block, 0, len, keys))
 		{
-			/* branch-free: every row is written, only those that pass are kept */
 			for (int j = 0; j < len; j++)
 			{
 				uint32		row = block[j];
@@ -478,6 +620,39 @@ count_passing(const uint8 *pass, int len)
 }
 
 /*
+ * Writes base + j for each j in [0, len) whose pass[j] is set to out, in
+ * order, and returns how many: eight rows at a time, skipping eight that
+ * all failed at once (a selective test leaves most so), and branch-free
+ * within them (every row written, only those that pass kept).
+ */
+static inline int
+emit_passing(const uint8 *pass, int len, uint32 base, uint32 *out)
+{
+	int			n = 0;
+	int			j = 0;
+
+	for (; j + 8 <= len; j += 8)
+	{
+		uint64		eight;
+
+		memcpy(&eight, pass + j, sizeof(eight));
+		if (eight == 0)
+			continue;
+		for (int b = 0; b < 8; b++)
+		{
+			out[n] = base + j + b;
+			n += pass[j + b];
+		}
+	}
+	for (; j < len; j++)
+	{
+		out[n] = base + j;
+		n += pass[j];
+	}
+	return n;
+}
+
+/*
  * Runs the tests over the first nrows rows of a batch; writes the rows
  * that pass every test (a NULL fails) to positions, in order, and returns
  * their number.  A block of rows runs its tests densely, each ANDed into
@@ -511,12 +686,7 @@ ColumnFilterApply(ColumnFilter *filter, const GpuselStaging *staging, int64 nrow
 			if (i + 1 < filter->ntests)
 				live = count_passing(pass, len);
 		}
-		/* branch-free: every row is written, only those that pass are kept */
-		for (int j = 0; j < len; j++)
-		{
-			out[n] = (uint32) (first + j);
-			n += pass[j];
-		}
+		n = emit_passing(pass, len, (uint32) first, out);
 		for (; i < filter->ntests && n > 0; i++)
 			n = apply_test(&filter->tests[i], staging, out, n, out);
 		kept += n;

@@ -3,7 +3,10 @@
 # selective count, sum + count under five terms, count/sum/min/max by 101
 # groups) timed over the heap and over the cache, per number of workers set
 # on the table, gpusel.device = cpu; then EXPLAIN ANALYZE of each with the
-# last count.  The best three of seven runs in one session.  Needs a server
+# last count.  The best three of seven runs in one session.  Beside them,
+# the floor a parallel plan cannot go under: PostgreSQL's own count(*) of a
+# 100,000-row table with the same workers, which is mostly the workers'
+# start and exit.  Needs a server
 # with gpusel in shared_preload_libraries (PGHOST etc.).
 #
 #   bash test/bench/cache_workers_bench.sh [rows] ["workers ..."]
@@ -22,6 +25,9 @@ SELECT i::int8 AS id, random() AS x, random() * 1000 - 500 AS y, (random() * 1e6
        (i % 101)::int4 AS grp
 FROM generate_series(1, $rows) i;
 VACUUM ANALYZE cache_workers_t;
+DROP TABLE IF EXISTS cache_workers_floor;
+CREATE UNLOGGED TABLE cache_workers_floor AS SELECT i::int8 AS id, random() AS x FROM generate_series(1, 100000) i;
+VACUUM ANALYZE cache_workers_floor;
 SQL
 shapes=(
   "SELECT count(*) FROM cache_workers_t WHERE x < 0.01 AND k > 1000"
@@ -35,6 +41,10 @@ best3() {
 }
 declare -A heap
 for w in "${workers[@]}"; do
+  p -c "ALTER TABLE cache_workers_floor SET (parallel_workers = $w)" >/dev/null
+  echo "workers $w: PostgreSQL's count(*) of 100,000 rows (the floor of a parallel plan)"
+  printf '  floor  %s\n' "$(best3 "SET gpusel.enable_scan = off; SET max_parallel_workers_per_gather = $w; SET parallel_setup_cost = 0; SET min_parallel_table_scan_size = 0;" \
+    "SELECT count(*) FROM cache_workers_floor WHERE x < 0.01")"
   p -c "ALTER TABLE cache_workers_t SET (parallel_workers = $w)" >/dev/null
   for i in "${!shapes[@]}"; do
     heap[$w,$i]=$(best3 "SET gpusel.device = cpu; SET max_parallel_workers_per_gather = $w;" "${shapes[$i]}")
@@ -54,4 +64,4 @@ for q in "${shapes[@]}"; do
   p -c "SET gpusel.device = cpu" -c "SET max_parallel_workers_per_gather = $last" \
     -c "EXPLAIN (ANALYZE, VERBOSE, COSTS OFF) $q" | grep -v "^ *Output:"
 done
-p -c "SELECT gpusel_uncache('cache_workers_t')" -c "DROP TABLE cache_workers_t" >/dev/null
+p -c "SELECT gpusel_uncache('cache_workers_t')" -c "DROP TABLE cache_workers_t" -c "DROP TABLE cache_workers_floor" >/dev/null

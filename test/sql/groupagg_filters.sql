@@ -87,3 +87,17 @@ SET gpusel.batch_rows = 100000;
 SELECT pred, (gf_check(pred)).* FROM (VALUES
   ('x > -10 AND y < 10 AND b > -3000'), ('b = 17 AND x > -10'), ('y = -0.0 AND x <= 0')
 ) v(pred);
+
+-- the dense loops compare integers in their own width and floats as IEEE
+-- does (NaN passes > and >=, -0 equals 0); a NaN constant keeps the keys
+SET gpusel.batch_rows = 1024;
+SELECT pred, (gf_check(pred)).* FROM (VALUES
+  ('x >= 0::float4'), ('x > -0.0::float4'), ('x <= 0::float4'), ('x < ''NaN''::float4'),
+  ('x > ''NaN''::float4'), ('x <= ''Infinity''::float4'), ('x > 0.5::float8'),
+  ('y >= -0.0'), ('y > 0'), ('y <= ''-Infinity'''), ('y > ''NaN'''), ('y <= 0'),
+  ('y >= ''Infinity'''), ('a > -3::int8'), ('a <= -100'), ('b >= -2147483648::int8'),
+  ('c <= -1::int2'), ('d >= ''2000-01-01 12:00''::timestamp'),
+  -- survivors of a selective test through the typed gathers
+  ('b < -2000 AND y > 0 AND x >= 0::float4 AND a <= 0::int8 AND c > -9e18::int8'),
+  ('b > 2000 AND x > 0.5 AND y <= 0 AND d < ''2020-01-01''')
+) v(pred);
