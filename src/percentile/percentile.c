@@ -30,6 +30,7 @@
 #include "utils/fmgrprotos.h"
 #include "utils/datum.h"
 #include "utils/lsyscache.h"
+#include "utils/memutils.h"
 #include "utils/sortsupport.h"
 #include "utils/timestamp.h"
 #include "utils/tuplesort.h"
@@ -67,7 +68,19 @@ typedef struct PercentileQuery
 	bool		nulls_first;
 	bool		descending;		/* key path: the ORDER BY is the type's '>' */
 	const KeyType *keytype;		/* NULL: the tuplesort path */
+	/*
+	 * A grouped scan's fraction array is a constant of its plan, the same
+	 * for every group: taken apart once, by its address (constant_fractions).
+	 */
+	bool		constant_fractions;
+	Datum		parsed_param;
+	Datum	   *fractions;
+	bool	   *fraction_nulls;
+	int			nfractions;
 } PercentileQuery;
+
+/* Fractions of an array form up to which a result's work arrays are locals. */
+#define PERCENTILE_LOCAL_FRACTIONS 16
 
 /* Transition state of one group (declared in percentile.h). */
 struct PercentileState
@@ -414,8 +427,11 @@ static void
 fetch_rows_by_key(PercentileState *state, RowRequest *req, int nreq, Datum *values)
 {
 	const KeyType *kt = state->query->keytype;
-	int64	   *ranks = palloc(sizeof(int64) * nreq);
-	uint64	   *keys = palloc(sizeof(uint64) * nreq);
+	int64		local_ranks[2 * PERCENTILE_LOCAL_FRACTIONS];
+	uint64		local_keys[2 * PERCENTILE_LOCAL_FRACTIONS];
+	bool		local = nreq <= 2 * PERCENTILE_LOCAL_FRACTIONS;
+	int64	   *ranks = local ? local_ranks : palloc(sizeof(int64) * nreq);
+	uint64	   *keys = local ? local_keys : palloc(sizeof(uint64) * nreq);
 	KeySelectFn select_keys;
 
 	/* positions in a descending order are ranks counted from the top */
@@ -454,8 +470,11 @@ fetch_rows_by_key(PercentileState *state, RowRequest *req, int nreq, Datum *valu
 		else
 			values[req[i].slot] = kt->from_key(keys[i]);
 	}
-	pfree(ranks);
-	pfree(keys);
+	if (!local)
+	{
+		pfree(ranks);
+		pfree(keys);
+	}
 }
 
 /* Tuplesort path: walks the sorted values to the requested positions. */
@@ -644,40 +663,89 @@ gpusel_percentile_cont_final(PG_FUNCTION_ARGS)
 }
 
 /*
+ * The fractions of an array form's argument, taken apart; with constant
+ * fractions (a grouped scan's plan), once per array, kept in the query's
+ * memory.
+ */
+static void
+parse_fractions(PercentileQuery *query, Datum param_datum, ArrayType *param,
+				Datum **fractions, bool **nulls, int *n)
+{
+	MemoryContext cxt;
+
+	if (query->constant_fractions && query->fractions != NULL &&
+		query->parsed_param == param_datum)
+	{
+		*fractions = query->fractions;
+		*nulls = query->fraction_nulls;
+		*n = query->nfractions;
+		return;
+	}
+	deconstruct_array(param, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+					  fractions, nulls, n);
+	if (!query->constant_fractions)
+		return;
+	cxt = GetMemoryChunkContext(query);
+	if (query->fractions != NULL)
+	{
+		pfree(query->fractions);
+		pfree(query->fraction_nulls);
+	}
+	query->fractions = MemoryContextAlloc(cxt, sizeof(Datum) * Max(*n, 1));
+	query->fraction_nulls = MemoryContextAlloc(cxt, sizeof(bool) * Max(*n, 1));
+	memcpy(query->fractions, *fractions, sizeof(Datum) * *n);
+	memcpy(query->fraction_nulls, *nulls, sizeof(bool) * *n);
+	query->nfractions = *n;
+	query->parsed_param = param_datum;
+}
+
+/*
  * The array forms: results shaped like the fraction array, NULL where a
  * fraction is NULL; every wanted position selected in one call, so the GPU
  * serves all fractions in one multiselection pass per level.
  */
 static Datum
-percentile_multi_result(PercentileState *state, ArrayType *param, bool continuous)
+percentile_multi_result(PercentileState *state, Datum param_datum, bool continuous)
 {
+	PercentileQuery *query = state->query;
+	ArrayType  *param = DatumGetArrayTypeP(param_datum);
 	Datum	   *fractions;
 	bool	   *fraction_nulls;
 	int			nfractions;
+	RowRequest	local_req[2 * PERCENTILE_LOCAL_FRACTIONS];
+	Datum		local_fetched[2 * PERCENTILE_LOCAL_FRACTIONS];
+	Datum		local_result[PERCENTILE_LOCAL_FRACTIONS];
+	bool		local_nulls[PERCENTILE_LOCAL_FRACTIONS];
 	RowRequest *req;
 	int			nreq = 0;
 	Datum	   *fetched;
 	Datum	   *result;
 	bool	   *result_nulls;
-	Oid			result_type;
-	int16		typlen;
-	bool		typbyval;
-	char		typalign;
 	LerpFn		lerp = NULL;
 	int64		n;
 
-	deconstruct_array(param, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-					  &fractions, &fraction_nulls, &nfractions);
-
-	result_type = state->query->typid;
+	parse_fractions(query, param_datum, param, &fractions, &fraction_nulls, &nfractions);
 	if (nfractions == 0)
-		return PointerGetDatum(construct_empty_array(result_type));
+		return PointerGetDatum(construct_empty_array(query->typid));
 	if (continuous)
-		lerp = lerp_for_type(result_type);
+		lerp = lerp_for_type(query->typid);
 
 	/* positions to fetch: one per fraction, two where cont interpolates */
 	n = state->nrows;
-	req = palloc(sizeof(RowRequest) * nfractions * 2);
+	if (nfractions <= PERCENTILE_LOCAL_FRACTIONS)
+	{
+		req = local_req;
+		fetched = local_fetched;
+		result = local_result;
+		result_nulls = local_nulls;
+	}
+	else
+	{
+		req = palloc(sizeof(RowRequest) * nfractions * 2);
+		fetched = palloc(sizeof(Datum) * nfractions * 2);
+		result = palloc(sizeof(Datum) * nfractions);
+		result_nulls = palloc(sizeof(bool) * nfractions);
+	}
 	for (int i = 0; i < nfractions; i++)
 	{
 		double		p;
@@ -699,11 +767,8 @@ percentile_multi_result(PercentileState *state, ArrayType *param, bool continuou
 			req[nreq++].slot = 2 * i;
 		}
 	}
-	fetched = palloc(sizeof(Datum) * nfractions * 2);
 	fetch_rows(state, req, nreq, fetched);
 
-	result = palloc(sizeof(Datum) * nfractions);
-	result_nulls = palloc(sizeof(bool) * nfractions);
 	for (int i = 0; i < nfractions; i++)
 	{
 		result_nulls[i] = fraction_nulls[i];
@@ -723,10 +788,11 @@ percentile_multi_result(PercentileState *state, ArrayType *param, bool continuou
 			result[i] = fetched[2 * i];
 	}
 
-	get_typlenbyvalalign(result_type, &typlen, &typbyval, &typalign);
+	/* the result's type is the input's: percentile_cont takes float8 and interval */
 	return PointerGetDatum(construct_md_array(result, result_nulls,
 											  ARR_NDIM(param), ARR_DIMS(param), ARR_LBOUND(param),
-											  result_type, typlen, typbyval, typalign));
+											  query->typid, query->typlen, query->typbyval,
+											  query->typalign));
 }
 
 /* The array forms' final function: NULL for no rows or a NULL array. */
@@ -740,7 +806,7 @@ percentile_multi_final(FunctionCallInfo fcinfo, bool continuous)
 	state = (PercentileState *) PG_GETARG_POINTER(0);
 	if (state->nrows == 0 || PG_ARGISNULL(1))
 		PG_RETURN_NULL();
-	return percentile_multi_result(state, PG_GETARG_ARRAYTYPE_P(1), continuous);
+	return percentile_multi_result(state, PointerGetDatum(PG_GETARG_ARRAYTYPE_P(1)), continuous);
 }
 
 /* gpu_percentile(float8[]) WITHIN GROUP (ORDER BY anyelement). */
@@ -808,7 +874,7 @@ GpuselPercentileResult(PercentileState *state, Datum fraction, bool fraction_isn
 			*isnull = true;
 			return (Datum) 0;
 		}
-		return percentile_multi_result(state, DatumGetArrayTypeP(fraction), continuous);
+		return percentile_multi_result(state, fraction, continuous);
 	}
 	if (fraction_isnull)
 	{
@@ -852,6 +918,7 @@ GpuselPercentileResultForKeys(PercentileState *like, const void *keys, int64 nke
 	KeyArraySource src;
 
 	memset(&state, 0, sizeof(state));
+	like->query->constant_fractions = true;	/* the grouped scan's plan constant */
 	state.query = like->query;
 	state.nrows = nkeys;
 	state.seen_negative_zero = seen_negative_zero;
@@ -928,6 +995,7 @@ GpuselPercentileResultForValues(PercentileState *like, const Datum *sorted, int6
 	PercentileState state;
 
 	memset(&state, 0, sizeof(state));
+	like->query->constant_fractions = true;	/* the grouped scan's plan constant */
 	state.query = like->query;
 	state.nrows = n;
 	state.values = sorted;
