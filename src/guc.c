@@ -16,6 +16,7 @@ int			gpusel_device_mode = GPUSEL_DEVICE_AUTO;
 int			gpusel_min_rows = 100000;
 bool		gpusel_enable_scan = true;
 bool		gpusel_enable_groupagg = true;
+bool		gpusel_enable_group_order = true;
 bool		gpusel_enable_parallel = true;
 int			gpusel_batch_rows = 1048576;
 double		gpusel_device_setup_cost = 2000.0;
@@ -85,6 +86,17 @@ GpuselGucInit(void)
 							 "percentiles) in one pass; it competes with PostgreSQL's plans on cost. "
 							 "It also needs gpusel.enable_scan.",
 							 &gpusel_enable_groupagg,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusel.enable_group_order",
+							 "Lets gpusel's grouped scan return its groups in the query's ORDER BY.",
+							 "Where the ORDER BY sorts by exactly the group keys, the scan sorts its "
+							 "groups itself, by ranks of each key's distinct values, and no Sort is "
+							 "planned above it.",
+							 &gpusel_enable_group_order,
 							 true,
 							 PGC_USERSET,
 							 0,

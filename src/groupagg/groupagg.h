@@ -64,6 +64,7 @@ typedef enum GroupAggKind
 
 /* Positions in CustomScan.custom_private after scan_plan.h's ones. */
 #define GPUSEL_PRIV_GROUP_NKEYS		5	/* Integer: leading key entries of custom_scan_tlist */
+#define GPUSEL_PRIV_GROUP_ORDER		6	/* List: the groups' order (groupagg_order.c), or NIL */
 
 /* groupagg_aggs.c */
 extern bool GpuselGroupAggClassify(Aggref *agg, GroupAggKind *kind, bool *descending);
@@ -84,6 +85,9 @@ extern bool GroupAggCollectAggrefs(List *keys, List *exprs, Node *having, List *
 
 /* groupagg_numeric.c */
 extern bool GroupAggNumericInputBounded(Expr *input);
+
+/* groupagg_order.c: the planner's half */
+extern List *GroupAggSortOrder(PlannerInfo *root, List *keys);
 
 /* groupagg_native.c */
 extern bool GroupAggNativeExprParse(Node *expr, Var **var, int *op, bool *is_int8,
@@ -136,6 +140,7 @@ extern void GroupAggSinkNoDeviceSums(GroupAggSink *sink);
 extern bool GroupAggSinkAddDeviceSums(GroupAggSink *sink, struct gs_filter *filter, int slot,
 									  int64 from, int64 npositions);
 extern bool GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot);
+extern void GroupAggSinkSetOrder(GroupAggSink *sink, List *order);
 extern void GroupAggSinkReset(GroupAggSink *sink);
 extern void GroupAggSinkEnd(GroupAggSink *sink);
 extern void GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix,

@@ -250,6 +250,10 @@ struct GroupAggSink
 	uint64	   *bits;
 
 	int64		next_group;		/* next group to return */
+	/* the plan's order of the groups (groupagg_order.c): none when norder is 0 */
+	int			norder;
+	struct GroupOrderItem *order_items;
+	int64	   *group_order;	/* the groups in that order, made before the first */
 
 	/*
 	 * the source may be read twice (groupagg_narrow.c): set by the scan
@@ -320,6 +324,11 @@ extern bool GroupAggColumnForm(const Var *var, bool is_key, GpuselFormChoice *ch
 
 /* groupagg_aggtable.c */
 extern const GroupAggMethods *GroupAggMethodsOf(GroupAggKind kind);
+
+/* groupagg_order.c */
+extern int64 *GroupAggOrderGroups(GroupAggSink *sink);
+extern void GroupAggOrderExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix,
+								 ExplainState *es);
 
 /* groupagg_results.c */
 extern Datum GroupAggPercentileFinal(GroupAggSink *sink, const GroupAggDesc *desc,

@@ -522,7 +522,7 @@ make_groupagg_path(PlannerInfo *root, RelOptInfo *output_rel, GroupAggShape *sha
 	cpath->path.total_cost = cost;
 	cpath->flags = 0;
 	cpath->custom_paths = NIL;
-	cpath->custom_private = list_make4(input_rel, shape->keys, shape->aggs, having);
+	cpath->custom_private = list_make5(input_rel, shape->keys, shape->aggs, having, NIL);
 	cpath->methods = &groupagg_path_methods;
 	return cpath;
 }
@@ -633,6 +633,34 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	gather->path.total_cost = Max(gather->path.total_cost - parallel_tuple_cost * groups,
 								  gather->path.startup_cost);
 	add_path(output_rel, &gather->path);
+}
+
+/*
+ * Offers the serial grouped scan again with the query's ORDER BY as its
+ * path keys, where that sorts by exactly the group keys: it ranks each
+ * key's distinct values and sorts the groups by their ranks
+ * (groupagg_order.c), a comparison of integers per step where a Sort above
+ * it would compare the keys themselves.
+ */
+static void
+add_sorted_groupagg_path(PlannerInfo *root, RelOptInfo *output_rel, CustomPath *serial,
+						 List *keys)
+{
+	List	   *order = gpusel_enable_group_order ? GroupAggSortOrder(root, keys) : NIL;
+	CustomPath *cpath;
+	double		groups = serial->path.rows;
+
+	if (order == NIL)
+		return;
+	cpath = makeNode(CustomPath);
+	memcpy(cpath, serial, sizeof(CustomPath));
+	cpath->path.pathkeys = root->sort_pathkeys;
+	cpath->custom_private = list_copy(serial->custom_private);
+	lfirst(list_nth_cell(cpath->custom_private, 4)) = order;
+	cpath->path.startup_cost += cpu_operator_cost * groups *
+		(list_length(keys) + log2(Max(groups, 2.0)));
+	cpath->path.total_cost = cpath->path.startup_cost;
+	add_path(output_rel, &cpath->path);
 }
 
 /*
@@ -791,6 +819,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		!reads_device_copy(root, &shape, quals, rows))
 		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, shape.aggs, flags,
 								   row_cost, disabled);
+	add_sorted_groupagg_path(root, output_rel, cpath, shape.keys);
 	add_path(output_rel, &cpath->path);
 }
 
@@ -808,6 +837,7 @@ plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 	List	   *keys = (List *) lsecond(best_path->custom_private);
 	List	   *aggs = (List *) lthird(best_path->custom_private);
 	Node	   *having = (Node *) lfourth(best_path->custom_private);
+	List	   *order = (List *) list_nth(best_path->custom_private, 4);
 	CustomScan *cscan = makeNode(CustomScan);
 	List	   *scan_tlist = NIL;
 	List	   *quals;
@@ -861,6 +891,7 @@ plan_groupagg_path(PlannerInfo *root, RelOptInfo *rel, CustomPath *best_path,
 									   quals,
 									   makeInteger(base->relid));
 	cscan->custom_private = lappend(cscan->custom_private, makeInteger(list_length(keys)));
+	cscan->custom_private = lappend(cscan->custom_private, order);
 	cscan->custom_scan_tlist = scan_tlist;
 	cscan->methods = &gpusel_scan_methods;
 	return &cscan->scan.plan;

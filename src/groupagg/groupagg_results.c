@@ -338,8 +338,13 @@ GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot)
 		GroupAggNoteMemory(sink);
 		for (int c = 0; c < sink->ncollections; c++)
 			segment_collection(sink, &sink->collections[c]);
+		if (sink->group_order != NULL)
+			pfree(sink->group_order);	/* a rescan's */
+		sink->group_order = GroupAggOrderGroups(sink);
 	}
 	g = sink->next_group++;
+	if (sink->group_order != NULL)
+		g = sink->group_order[g];
 	sink->groups_total++;
 	ExecClearTuple(scanslot);
 	old = MemoryContextSwitchTo(sink->ps->ps_ExprContext->ecxt_per_tuple_memory);
@@ -376,6 +381,7 @@ GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix, Expla
 												useprefix, false));
 	if (keys != NIL)
 		ExplainPropertyList("Group Key", keys, es);
+	GroupAggOrderExplain(sink, deparse_cxt, useprefix, es);
 	if (es->analyze)
 	{
 		ExplainPropertyInteger("Groups", NULL, sink->groups_total, es);

@@ -571,9 +571,13 @@ GpuselGroupScanNext(GpuselScanState *state)
 static void *
 group_sink_create(GpuselScanState *state, CustomScan *cscan, EState *estate)
 {
-	return GroupAggSinkCreate(&state->css.ss.ps, cscan->custom_scan_tlist,
-							  intVal(list_nth(cscan->custom_private, GPUSEL_PRIV_GROUP_NKEYS)),
-							  state->rel, estate);
+	GroupAggSink *sink = GroupAggSinkCreate(&state->css.ss.ps, cscan->custom_scan_tlist,
+											intVal(list_nth(cscan->custom_private,
+															GPUSEL_PRIV_GROUP_NKEYS)),
+											state->rel, estate);
+
+	GroupAggSinkSetOrder(sink, (List *) list_nth(cscan->custom_private, GPUSEL_PRIV_GROUP_ORDER));
+	return sink;
 }
 
 /* GpuselSinkMethods.groups_on_device */
