@@ -158,34 +158,26 @@ static uint32
 rank_key(GroupAggSink *sink, const GroupOrderItem *item, uint32 *rank, int stride)
 {
 	int64		n = sink->ngroups;
-	Oid			typid = sink->inputs[item->key].typid;
-	int16		typlen;
-	bool		typbyval;
+	GroupInput *in = &sink->inputs[item->key];
+	/* a key read as int8 (a dictionary code, a short char(n)): its int8 tells values apart */
+	bool		coded = in->form != GPUSEL_FORM_PLAIN;
+	int16		typlen = sizeof(int64);
+	bool		typbyval = true;
 	uint64		slots = 16;
-	int64	   *table;
-	int64	   *slot_of;
+	uint32	   *table;
 	DistinctValue *distinct;
+	int64		capacity = Min(n, 1024);
 	uint32	   *rank_of;
 	int64		ndistinct = 0;
 	SortSupportData ssup;
 
-	GroupInput *in = &sink->inputs[item->key];
-	/* a key read as int8 (a dictionary code, a short char(n)): its int8 tells values apart */
-	bool		coded = in->form != GPUSEL_FORM_PLAIN;
-
-	if (coded)
-	{
-		typlen = sizeof(int64);
-		typbyval = true;
-	}
-	else
-		get_typlenbyval(typid, &typlen, &typbyval);
+	if (!coded)
+		get_typlenbyval(in->typid, &typlen, &typbyval);
 	while (slots < (uint64) n * 2)
 		slots <<= 1;
-	table = palloc(sizeof(int64) * slots);	/* distinct value + 1, 0 when empty */
-	memset(table, 0, sizeof(int64) * slots);
-	slot_of = palloc(sizeof(int64) * n);	/* each group's distinct value */
-	distinct = palloc(sizeof(DistinctValue) * n);
+	table = palloc0(sizeof(uint32) * slots);	/* distinct value + 1, 0 when empty */
+	distinct = palloc(sizeof(DistinctValue) * capacity);
+	/* rank[] holds each group's distinct value until the values are ranked */
 	for (int64 g = 0; g < n; g++)
 	{
 		bool		isnull = sink->keynulls[g * sink->nkeys + item->key];
@@ -196,21 +188,26 @@ rank_key(GroupAggSink *sink, const GroupOrderItem *item, uint32 *rank, int strid
 
 		for (;;)
 		{
-			int64		d = table[s] - 1;
+			int64		d = (int64) table[s] - 1;
 
 			if (d < 0)
 			{
+				if (ndistinct == capacity)
+				{
+					capacity *= 2;
+					distinct = repalloc_huge(distinct, sizeof(DistinctValue) * capacity);
+				}
 				distinct[ndistinct].value = v;
 				distinct[ndistinct].isnull = isnull;
 				distinct[ndistinct].index = ndistinct;
-				table[s] = ++ndistinct;
-				slot_of[g] = ndistinct - 1;
+				table[s] = (uint32) ++ndistinct;
+				rank[g * stride] = (uint32) (ndistinct - 1);
 				break;
 			}
 			if (distinct[d].isnull == isnull &&
 				(isnull || datum_image_eq(distinct[d].value, v, typbyval, typlen)))
 			{
-				slot_of[g] = d;
+				rank[g * stride] = (uint32) d;
 				break;
 			}
 			s = (s + 1) & (slots - 1);
@@ -218,6 +215,7 @@ rank_key(GroupAggSink *sink, const GroupOrderItem *item, uint32 *rank, int strid
 		if ((g & 0xFFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 	}
+	pfree(table);
 
 	/* the distinct values as their type has them, for the comparison */
 	if (coded)
@@ -237,9 +235,7 @@ rank_key(GroupAggSink *sink, const GroupOrderItem *item, uint32 *rank, int strid
 			(i > 0 && distinct_cmp(&distinct[i - 1], &distinct[i], &ssup) == 0) ?
 			rank_of[distinct[i - 1].index] : (uint32) i;
 	for (int64 g = 0; g < n; g++)
-		rank[g * stride] = rank_of[slot_of[g]];
-	pfree(table);
-	pfree(slot_of);
+		rank[g * stride] = rank_of[rank[g * stride]];
 	pfree(distinct);
 	pfree(rank_of);
 	return (uint32) Max(ndistinct, 1);
