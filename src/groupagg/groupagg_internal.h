@@ -116,6 +116,7 @@ typedef struct PercentileCollection
 	uint32	   *groups;			/* per pair */
 	char	   *keys;			/* per pair, key_bytes each */
 	int64	   *counts;			/* per group: its keys; then its segment's start */
+	int64	   *seg_end;		/* host segments laid out in the groups' order: each one's end */
 	uint8	   *zeros;			/* per group: 1 = saw -0, 2 = saw +0 */
 	/* held on the GPU while the scan runs (groupagg_device.c) */
 	gs_pairs   *dev;			/* NULL: not (yet) */

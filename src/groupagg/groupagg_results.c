@@ -45,12 +45,13 @@ percentile_value(GroupAggSink *sink, const GroupAggDesc *desc, int64 g, bool *is
 {
 	PercentileCollection *pc = &sink->collections[desc->collection];
 	int64		start = pc->counts[g];
+	int64		end = pc->seg_end != NULL ? pc->seg_end[g] : pc->counts[g + 1];
 	Datum		result;
 
 	/* values kept whole: the group's, sorted by the type's comparison */
 	if (pc->kept != NULL)
 	{
-		int64		n = pc->counts[g + 1] - start;
+		int64		n = end - start;
 		Datum	   *values = palloc(sizeof(Datum) * Max(n, 1));
 
 		for (int64 i = 0; i < n; i++)
@@ -70,7 +71,7 @@ percentile_value(GroupAggSink *sink, const GroupAggDesc *desc, int64 g, bool *is
 	result = GpuselPercentileResultForKeys(pc->like,
 										 pc->picked != NULL ? NULL :
 										 pc->segments + start * pc->key_bytes,
-										 pc->counts[g + 1] - start,
+										 end - start,
 										 pc->picked,
 										 (pc->zeros[g] & 1) != 0,
 										 (pc->zeros[g] & 2) != 0,
@@ -81,7 +82,7 @@ percentile_value(GroupAggSink *sink, const GroupAggDesc *desc, int64 g, bool *is
 										 isnull);
 	/* a numeric column's keys are its scaled values (not yet while noting ranks) */
 	if (pc->numeric_scale >= 0 && !*isnull && (pc->picked == NULL || !pc->picked->noting))
-		result = GroupAggNumericResult(pc, g, pc->counts[g + 1] - start,
+		result = GroupAggNumericResult(pc, g, end - start,
 									   desc->fraction->constvalue,
 									   desc->fraction->consttype == FLOAT8ARRAYOID, result);
 	return result;
@@ -190,7 +191,8 @@ pick_collection(GroupAggSink *sink, PercentileCollection *pc)
 /*
  * Turns a collection's pairs into what the results read: counts[g] is
  * where group g's keys start in the order by group and counts[g + 1] where
- * they end.  The GPU, when it holds the pairs or takes them now, sorts (or
+ * they end, or, where the host lays the segments out in the groups' ORDER
+ * BY (sink->group_order), seg_end[g] where they end.  The GPU, when it holds the pairs or takes them now, sorts (or
  * selects) them and picks the keys the results read (pick_collection);
  * otherwise a counting sort by group on the host makes one segment per
  * group, in scan order, and without groups the keys are the one segment.
@@ -202,6 +204,7 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 	int64	   *next;
 	int			kb = pc->key_bytes;
 
+	pc->seg_end = NULL;
 	if (pc->narrow != NULL)
 	{
 		/* read twice: the kept keys give the noted positions' keys */
@@ -221,13 +224,34 @@ segment_collection(GroupAggSink *sink, PercentileCollection *pc)
 		pc->keys = NULL;
 		return;
 	}
-	for (int64 g = 0; g < sink->ngroups; g++)
+	if (pc->dev == NULL && pc->spill == NULL && sink->group_order != NULL)
 	{
-		int64		n = pc->counts[g];
+		/*
+		 * the keys all here and the groups returned in the ORDER BY: their
+		 * segments laid out in that order, so that the results read them in
+		 * the order they lie
+		 */
+		pc->seg_end = MemoryContextAllocExtended(sink->cxt,
+												 sizeof(int64) * Max(sink->ngroups, 1),
+												 MCXT_ALLOC_HUGE);
+		for (int64 p = 0; p < sink->ngroups; p++)
+		{
+			int64		g = sink->group_order[p];
+			int64		n = pc->counts[g];
 
-		pc->counts[g] = start;
-		start += n;
+			pc->counts[g] = start;
+			start += n;
+			pc->seg_end[g] = start;
+		}
 	}
+	else
+		for (int64 g = 0; g < sink->ngroups; g++)
+		{
+			int64		n = pc->counts[g];
+
+			pc->counts[g] = start;
+			start += n;
+		}
 	pc->counts[sink->ngroups] = start;
 	if ((pc->dev != NULL || pc->spill != NULL) && pick_collection(sink, pc))
 		return;
@@ -336,11 +360,11 @@ GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot)
 	if (sink->next_group == 0)
 	{
 		GroupAggNoteMemory(sink);
-		for (int c = 0; c < sink->ncollections; c++)
-			segment_collection(sink, &sink->collections[c]);
 		if (sink->group_order != NULL)
 			pfree(sink->group_order);	/* a rescan's */
 		sink->group_order = GroupAggOrderGroups(sink);
+		for (int c = 0; c < sink->ncollections; c++)
+			segment_collection(sink, &sink->collections[c]);
 	}
 	g = sink->next_group++;
 	if (sink->group_order != NULL)
