@@ -192,10 +192,11 @@ pick_collection(GroupAggSink *sink, PercentileCollection *pc)
  * Turns a collection's pairs into what the results read: counts[g] is
  * where group g's keys start in the order by group and counts[g + 1] where
  * they end, or, where the host lays the segments out in the groups' ORDER
- * BY (sink->group_order), seg_end[g] where they end.  The GPU, when it holds the pairs or takes them now, sorts (or
- * selects) them and picks the keys the results read (pick_collection);
- * otherwise a counting sort by group on the host makes one segment per
- * group, in scan order, and without groups the keys are the one segment.
+ * BY (sink->group_order), seg_end[g] where they end.  The GPU, when it
+ * holds the pairs or takes them now, sorts (or selects) them and picks the
+ * keys the results read (pick_collection); otherwise a counting sort by
+ * group on the host makes one segment per group, in scan order, and
+ * without groups the keys are the one segment.
  */
 static void
 segment_collection(GroupAggSink *sink, PercentileCollection *pc)
