@@ -3,7 +3,7 @@
 # selective count, sum + count under five terms, count/sum/min/max by 101
 # groups) timed over the heap and over the cache, per number of workers set
 # on the table, gpusel.device = cpu; then EXPLAIN ANALYZE of each with the
-# last count.  The best three of seven runs in one session.  Beside them,
+# last count.  The best three of seven runs in one psql session.  Beside them,
 # the floor a parallel plan cannot go under: PostgreSQL's own count(*) of a
 # 100,000-row table with the same workers, which is mostly the workers'
 # start and exit.  Needs a server
