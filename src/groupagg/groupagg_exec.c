@@ -253,6 +253,7 @@ start_groups(GroupAggSink *sink)
 	sink->batch_groups = NULL;	/* freed by the reset's callback */
 	sink->batch_sums = NULL;	/* likewise */
 	sink->next_group = 0;
+	sink->group_order = NULL;	/* it lived in the context just reset */
 	sink->maps = NULL;			/* they lived in the context just reset */
 	sink->nmaps = 0;
 	for (int i = 0; i < GROUPAGG_RECENT; i++)
@@ -266,6 +267,7 @@ start_groups(GroupAggSink *sink)
 		pc->groups = NULL;
 		pc->keys = NULL;
 		pc->segments = NULL;
+		pc->seg_end = NULL;
 		pc->picked = NULL;
 		pc->narrow = NULL;
 		pc->dev = NULL;			/* freed by the reset's callback */

@@ -104,7 +104,7 @@ GroupAggSortOrder(PlannerInfo *root, List *keys)
 	return order;
 }
 
-/* Takes the plan's order (GroupAggSortOrder's list) into the sink. */
+/* Takes the plan's order (GroupAggSortOrder's list) into the sink, as it starts. */
 void
 GroupAggSinkSetOrder(GroupAggSink *sink, List *order)
 {
@@ -115,7 +115,8 @@ GroupAggSinkSetOrder(GroupAggSink *sink, List *order)
 	sink->norder = list_length(order);
 	if (sink->norder == 0)
 		return;
-	items = MemoryContextAlloc(sink->cxt, sizeof(GroupOrderItem) * sink->norder);
+	/* the plan's, for every scan: not in sink->cxt, which a rescan resets */
+	items = palloc(sizeof(GroupOrderItem) * sink->norder);
 	foreach(lc, order)
 	{
 		List	   *item = lfirst(lc);
@@ -129,8 +130,7 @@ GroupAggSinkSetOrder(GroupAggSink *sink, List *order)
 	sink->order_items = items;
 }
 
-
-/* A distinct value of one key and its first group: qsort's element. */
+/* A distinct value of one key and its place in the table: qsort's element. */
 typedef struct DistinctValue
 {
 	Datum		value;
@@ -258,7 +258,7 @@ ranks_cmp(const void *a, const void *b, void *arg)
 
 /*
  * The groups in the plan's order, as a permutation of their numbers in
- * the sink's memory; NULL where the plan asked for none.  Where the ranks
+ * sink->cxt (a rescan's reset frees it); NULL where the plan asked for none.  Where the ranks
  * of all keys together take few values (their product at most a few per
  * group: 40 texts times 556 hours for 22,240 groups), a counting sort by
  * that one number places the groups; otherwise a sort compares the ranks.

@@ -361,8 +361,6 @@ GroupAggSinkNextGroup(GroupAggSink *sink, TupleTableSlot *scanslot)
 	if (sink->next_group == 0)
 	{
 		GroupAggNoteMemory(sink);
-		if (sink->group_order != NULL)
-			pfree(sink->group_order);	/* a rescan's */
 		sink->group_order = GroupAggOrderGroups(sink);
 		for (int c = 0; c < sink->ncollections; c++)
 			segment_collection(sink, &sink->collections[c]);

@@ -75,6 +75,13 @@ SELECT q, (go_check(q)).* FROM (VALUES
   ('SELECT a, c, count(*) FROM go GROUP BY a, c ORDER BY a, c, count(*)')
 ) v(q);
 
+-- rescanned under a nested loop: every scan returns its groups in order
+SET enable_memoize = off;
+SELECT q, (go_check(q)).* FROM (VALUES
+  ('SELECT o.v, s.* FROM (VALUES (0), (37), (1000)) o(v), LATERAL (SELECT a, t, count(*) c, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM go GROUP BY a, t HAVING count(*) > o.v ORDER BY t DESC, a) s')
+) v(q);
+RESET enable_memoize;
+
 -- the same over a text column in the "C" collation
 ALTER TABLE go ALTER COLUMN t TYPE text COLLATE "C";
 SELECT q, (go_check(q)).* FROM (VALUES
