@@ -905,7 +905,9 @@ GpuselPercentileRelease(PercentileState *state)
  * GpuselPercentileResult computes it: 'like' is a state of the same type
  * and order from GpuselPercentileCreate, whose own keys are not read; the
  * flags say whether the group's zeros included -0 and +0.  With picked,
- * the keys (then NULL) are read from there instead.
+ * the keys (then NULL) are read from there instead.  The fraction is a
+ * constant of the plan, the same Datum for every group: an array is taken
+ * apart once (parse_fractions).
  */
 Datum
 GpuselPercentileResultForKeys(PercentileState *like, const void *keys, int64 nkeys,

@@ -123,46 +123,8 @@ widen_value(Datum value, Oid from, Oid to)
 }
 
 /*
- * The test as a range of keys, lo .. lo + span; false when no key passes
- * (less than the smallest key, greater than the largest).
- */
-static bool
-set_range(ColumnTest *t)
-{
-	uint64		max = t->keytype->key_bytes == 4 ? PG_UINT32_MAX : PG_UINT64_MAX;
-	uint64		lo = 0;
-	uint64		hi = max;
-
-	switch (t->strategy)
-	{
-		case BTLessStrategyNumber:
-			if (t->key == 0)
-				return false;
-			hi = t->key - 1;
-			break;
-		case BTLessEqualStrategyNumber:
-			hi = t->key;
-			break;
-		case BTEqualStrategyNumber:
-			lo = hi = t->key;
-			break;
-		case BTGreaterEqualStrategyNumber:
-			lo = t->key;
-			break;
-		default:
-			if (t->key == max)
-				return false;
-			lo = t->key + 1;
-			break;
-	}
-	t->lo = lo;
-	t->span = hi - lo;
-	return true;
-}
-
-/*
- * Chooses how the dense loop compares (DenseCompare), once the test's key
- * range is set.  A float constant that is NaN keeps its keys: IEEE orders
+ * Chooses how the dense loop compares (DenseCompare), as set_range sets
+ * the test's key range.  A float constant that is NaN keeps its keys: IEEE orders
  * nothing against NaN, PostgreSQL puts it above every number.
  */
 static void
@@ -200,6 +162,46 @@ set_dense_compare(ColumnTest *t)
 		default:
 			break;
 	}
+}
+
+/*
+ * The test as a range of keys, lo .. lo + span, and how its dense loop
+ * compares; false when no key passes (less than the smallest key, greater
+ * than the largest).
+ */
+static bool
+set_range(ColumnTest *t)
+{
+	uint64		max = t->keytype->key_bytes == 4 ? PG_UINT32_MAX : PG_UINT64_MAX;
+	uint64		lo = 0;
+	uint64		hi = max;
+
+	switch (t->strategy)
+	{
+		case BTLessStrategyNumber:
+			if (t->key == 0)
+				return false;
+			hi = t->key - 1;
+			break;
+		case BTLessEqualStrategyNumber:
+			hi = t->key;
+			break;
+		case BTEqualStrategyNumber:
+			lo = hi = t->key;
+			break;
+		case BTGreaterEqualStrategyNumber:
+			lo = t->key;
+			break;
+		default:
+			if (t->key == max)
+				return false;
+			lo = t->key + 1;
+			break;
+	}
+	t->lo = lo;
+	t->span = hi - lo;
+	set_dense_compare(t);
+	return true;
 }
 
 /* The btree strategy of a comparison opcode; InvalidStrategy for <>. */
@@ -255,7 +257,6 @@ make_numeric_test(OpExpr *op, Var *var, Const *cst, bool commuted,
 	test->key = test->keytype->to_key(Int64GetDatum(bound));
 	if (!set_range(test))
 		*never = true;
-	set_dense_compare(test);
 	return true;
 }
 
@@ -292,7 +293,6 @@ make_date_timestamp_test(OpExpr *op, const GpuselProgram *prog, ColumnTest *test
 	test->key = test->keytype->to_key(DateADTGetDatum(bound));
 	if (!set_range(test))
 		*never = true;
-	set_dense_compare(test);
 	return true;
 }
 
@@ -365,7 +365,6 @@ make_test(Expr *qual, const GpuselProgram *prog, ColumnTest *test, bool *never)
 													  compared));
 		if (!set_range(test))
 			*never = true;
-		set_dense_compare(test);
 	}
 	return true;
 }
