@@ -5,11 +5,13 @@
  *	  arrays would grow past work_mem, the pairs they hold go to a temporary
  *	  file and the arrays are refilled.  When the results need the keys and
  *	  the device cannot pick them, the pairs are dealt by group into
- *	  partitions of consecutive groups that fit work_mem together, and each
- *	  group whose ranks the results read (the positions pick_collection
- *	  notes in groupagg_results.c) selects them by radix selection over its
- *	  keys, which spills again where one group alone passes work_mem
- *	  (keystore.c, radix_select.c): a few linear passes, no sort.
+ *	  partitions of consecutive groups that fit work_mem together.  A
+ *	  partition's keys are placed by group in one array (the groups' counts
+ *	  say where each goes), and each group whose ranks the results read (the
+ *	  positions pick_collection notes in groupagg_results.c) selects them
+ *	  where its keys lie (inplace_select.c); a group alone past work_mem is
+ *	  a partition whose keys go to a store that spills, read by radix
+ *	  selection (keystore.c, radix_select.c).
  *
  * A collection the device holds keeps that copy: every pair is shipped to
  * the device before it is spilled, so the file only stands in for the
@@ -25,11 +27,14 @@
 #include "utils/memutils.h"
 
 #include "groupagg_internal.h"
+#include "inplace_select.h"
 #include "keystore.h"
 #include "radix_select.h"
 
 /* pairs moved to or from the file at a time */
 #define SPILL_CHUNK_PAIRS 8192
+/* pairs gathered for a partition's file before they are written */
+#define SPILL_DEAL_PAIRS 64
 
 /* Bytes of one pair in the host's arrays and in the file. */
 Size
@@ -192,17 +197,17 @@ rewind_pairs(BufFile *file)
 }
 
 
-/* What is done with each pair read back. */
-typedef void (*PairFn) (void *arg, uint32 group, uint64 key);
+/* What is done with each chunk of pairs read back: n groups and keys. */
+typedef void (*PairsFn) (void *arg, const uint32 *groups, const uint64 *keys, int64 n);
 
 /*
  * Calls fn on the 'in_file' pairs of a file written as GroupAggSpillPairs
- * writes them, from its start, and then, with_held, on the collection's
- * pairs still in its arrays.
+ * writes them, from its start, a chunk at a time, and then, with_held, on
+ * the collection's pairs still in its arrays.
  */
 static void
 for_each_pair(GroupAggSink *sink, PercentileCollection *pc, BufFile *file, int64 in_file,
-			  bool with_held, PairFn fn, void *arg)
+			  bool with_held, PairsFn fn, void *arg)
 {
 	Size		pb = GroupAggPairBytes(sink, pc);
 	char	   *buf = palloc(pb * SPILL_CHUNK_PAIRS);
@@ -215,86 +220,134 @@ for_each_pair(GroupAggSink *sink, PercentileCollection *pc, BufFile *file, int64
 		rewind_pairs(file);
 	while ((n = read_pairs(file, &left, pb, pc->key_bytes, sink->nkeys > 0, buf,
 						   SPILL_CHUNK_PAIRS, groups, keys)) > 0)
-		for (int64 i = 0; i < n; i++)
-			fn(arg, groups[i], keys[i]);
-	for (int64 i = 0; with_held && i < pc->nkeys; i++)
+		fn(arg, groups, keys, n);
+	for (int64 i = 0; with_held && i < pc->nkeys; i += n)
 	{
-		if ((i & 0xFFFF) == 0)
-			CHECK_FOR_INTERRUPTS();
-		fn(arg, sink->nkeys > 0 ? pc->groups[i] : 0, GroupAggHeldKey(pc, i));
+		n = Min(pc->nkeys - i, SPILL_CHUNK_PAIRS);
+		CHECK_FOR_INTERRUPTS();
+		for (int64 j = 0; j < n; j++)
+		{
+			groups[j] = sink->nkeys > 0 ? pc->groups[i + j] : 0;
+			keys[j] = GroupAggHeldKey(pc, i + j);
+		}
+		fn(arg, groups, keys, n);
 	}
 	pfree(buf);
 	pfree(groups);
 	pfree(keys);
 }
 
-/* Where the pairs are dealt to when there are several partitions. */
+/*
+ * Where the pairs are dealt to when there are several partitions: each
+ * partition's file, with a few pairs gathered before each write (a write
+ * of one pair costs more than the pair).
+ */
 typedef struct PartitionFiles
 {
 	BufFile   **files;
 	int64	   *in_file;
 	const int32 *part_of;		/* each group's partition */
 	int			key_bytes;
+	Size		pair_bytes;
+	char	   *gathered;		/* SPILL_DEAL_PAIRS pairs per partition */
+	int		   *ngathered;
 } PartitionFiles;
 
-/* PairFn: writes a pair to its group's partition file. */
+/* Writes the pairs gathered for partition p to its file. */
 static void
-deal_pair(void *arg, uint32 group, uint64 key)
+flush_partition(PartitionFiles *pf, int p)
 {
-	PartitionFiles *pf = (PartitionFiles *) arg;
-	int			p = pf->part_of[group];
-	uint32		k4 = (uint32) key;
-
-	BufFileWrite(pf->files[p], &group, sizeof(uint32));
-	BufFileWrite(pf->files[p], pf->key_bytes == 4 ? (void *) &k4 : (void *) &key, pf->key_bytes);
-	pf->in_file[p]++;
+	if (pf->ngathered[p] > 0)
+		BufFileWrite(pf->files[p], pf->gathered + (Size) p * SPILL_DEAL_PAIRS * pf->pair_bytes,
+					 pf->ngathered[p] * pf->pair_bytes);
+	pf->in_file[p] += pf->ngathered[p];
+	pf->ngathered[p] = 0;
 }
 
-/* What one partition's groups keep: a key store for each group the results read. */
-typedef struct PartitionStores
+/* PairsFn: deals pairs to their groups' partitions, in GroupAggSpillPairs' format. */
+static void
+deal_pairs(void *arg, const uint32 *groups, const uint64 *keys, int64 n)
+{
+	PartitionFiles *pf = (PartitionFiles *) arg;
+
+	for (int64 i = 0; i < n; i++)
+	{
+		int			p = pf->part_of[groups[i]];
+		char	   *at = pf->gathered + ((Size) p * SPILL_DEAL_PAIRS + pf->ngathered[p]) * pf->pair_bytes;
+		uint32		k4 = (uint32) keys[i];
+
+		memcpy(at, &groups[i], sizeof(uint32));
+		if (pf->key_bytes == 4)
+			memcpy(at + sizeof(uint32), &k4, sizeof(uint32));
+		else
+			memcpy(at + sizeof(uint32), &keys[i], sizeof(uint64));
+		if (++pf->ngathered[p] == SPILL_DEAL_PAIRS)
+			flush_partition(pf, p);
+	}
+}
+
+/*
+ * What one partition keeps: its groups' keys side by side in one array,
+ * each group's at its place among the collection's keys (the counts give
+ * it), or, for a partition of one group past the budget, a key store that
+ * spills.
+ */
+typedef struct PartitionKeys
 {
 	int64		first;			/* its first group */
 	int64		end;			/* past its last group */
-	KeyStore  **stores;			/* by group - first; NULL where no rank is read */
-} PartitionStores;
+	int64		base;			/* keys of the groups before it */
+	uint64	   *keys;			/* NULL: the store holds them */
+	int64	   *fill;			/* by group - first: where its next key goes in keys */
+	KeyStore	store;
+} PartitionKeys;
 
-/* PairFn: adds a pair to its group's store, where its group has one. */
+/* PairsFn: places pairs' keys with their groups'. */
 static void
-store_pair(void *arg, uint32 group, uint64 key)
+place_pairs(void *arg, const uint32 *groups, const uint64 *keys, int64 n)
 {
-	PartitionStores *ps = (PartitionStores *) arg;
-	KeyStore   *store = ps->stores[group - ps->first];
+	PartitionKeys *pk = (PartitionKeys *) arg;
 
-	if (store != NULL)
-		KeyStoreAdd(store, key);
+	if (pk->keys == NULL)
+	{
+		for (int64 i = 0; i < n; i++)
+			KeyStoreAdd(&pk->store, keys[i]);
+		return;
+	}
+	for (int64 i = 0; i < n; i++)
+		pk->keys[pk->fill[groups[i] - pk->first]++] = keys[i];
 }
 
 /*
  * Selects the keys at the positions of one partition's groups into out:
- * positions [*next, ...) that fall in its groups, by radix selection over
- * each group's store.
+ * positions [*next, ...) that fall in its groups, in place in the
+ * partition's array (or by radix selection over its one group's store).
  */
 static void
-select_partition(PercentileCollection *pc, PartitionStores *ps, const int64 *positions,
+select_partition(PercentileCollection *pc, PartitionKeys *pk, const int64 *positions,
 				 int64 npositions, int64 *next, void *out)
 {
-	for (int64 g = ps->first; g < ps->end; g++)
+	int64	   *ranks;
+	uint64	   *keys;
+
+	ranks = palloc(sizeof(int64) * Max(npositions - *next, 1));
+	keys = palloc(sizeof(uint64) * Max(npositions - *next, 1));
+	for (int64 g = pk->first; g < pk->end && *next < npositions; g++)
 	{
-		KeyStore   *store = ps->stores[g - ps->first];
 		int64		from = *next;
 		int64		n = 0;
-		int64	   *ranks;
-		uint64	   *keys;
 
-		if (store == NULL)
-			continue;
 		while (from + n < npositions && positions[from + n] < pc->counts[g + 1])
 			n++;
-		ranks = palloc(sizeof(int64) * n);
-		keys = palloc(sizeof(uint64) * n);
+		if (n == 0)
+			continue;
 		for (int64 i = 0; i < n; i++)
 			ranks[i] = positions[from + i] - pc->counts[g];
-		RadixSelectKeys(&store->source, ranks, (int) n, keys);
+		if (pk->keys != NULL)
+			SelectKeysInPlace(pk->keys + (pc->counts[g] - pk->base), pc->counts[g + 1] - pc->counts[g],
+							  ranks, (int) n, keys);
+		else
+			RadixSelectKeys(&pk->store.source, ranks, (int) n, keys);
 		for (int64 i = 0; i < n; i++)
 		{
 			if (pc->key_bytes == 4)
@@ -302,11 +355,13 @@ select_partition(PercentileCollection *pc, PartitionStores *ps, const int64 *pos
 			else
 				((uint64 *) out)[from + i] = keys[i];
 		}
-		KeyStoreCloseFile(store);
-		pfree(ranks);
-		pfree(keys);
 		*next = from + n;
+		CHECK_FOR_INTERRUPTS();
 	}
+	if (pk->keys == NULL)
+		KeyStoreCloseFile(&pk->store);
+	pfree(ranks);
+	pfree(keys);
 }
 
 /*
@@ -315,17 +370,20 @@ select_partition(PercentileCollection *pc, PartitionStores *ps, const int64 *pos
  * them.  Consecutive groups are dealt into partitions whose keys fit
  * work_mem together (a larger group is a partition of its own, and its
  * store spills); with more than one partition the pairs are first written
- * to one file per partition.  The collection's file is closed after.
+ * to one file per partition.  Each partition's keys are then placed by
+ * group in one array, as a counting sort places them (the counts are
+ * known), and every group's ranks selected where its keys lie.  The
+ * collection's file is closed after.
  */
 void
 GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc, const int64 *positions,
 				  int64 npositions, void *out)
 {
 	int64		ngroups = sink->nkeys > 0 ? sink->ngroups : 1;
-	int64		budget = Max((int64) work_mem * 1024 / pc->key_bytes, SPILL_CHUNK_PAIRS);
+	int64		budget = Max((int64) work_mem * 1024 / (int64) sizeof(uint64), SPILL_CHUNK_PAIRS);
 	int64	   *first_group = palloc(sizeof(int64) * (ngroups + 1));
 	int32	   *part_of = palloc(sizeof(int32) * ngroups);
-	PartitionFiles pf = {NULL, NULL, part_of, pc->key_bytes};
+	PartitionFiles pf = {0};
 	int			nparts = 0;
 	int64		filled = 0;
 	int64		next = 0;
@@ -349,11 +407,20 @@ GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc, const int64 *pos
 	/* more than one: each partition's pairs to a file of its own */
 	if (nparts > 1)
 	{
+		pf.part_of = part_of;
+		pf.key_bytes = pc->key_bytes;
+		pf.pair_bytes = GroupAggPairBytes(sink, pc);
 		pf.files = palloc(sizeof(BufFile *) * nparts);
 		pf.in_file = palloc0(sizeof(int64) * nparts);
+		pf.gathered = palloc(pf.pair_bytes * SPILL_DEAL_PAIRS * nparts);
+		pf.ngathered = palloc0(sizeof(int) * nparts);
 		for (int p = 0; p < nparts; p++)
 			pf.files[p] = BufFileCreateTemp(false);
-		for_each_pair(sink, pc, pc->spill, pc->nspilled, true, deal_pair, &pf);
+		for_each_pair(sink, pc, pc->spill, pc->nspilled, true, deal_pairs, &pf);
+		for (int p = 0; p < nparts; p++)
+			flush_partition(&pf, p);
+		pfree(pf.gathered);
+		pfree(pf.ngathered);
 		GroupAggSpillClose(pc);
 	}
 
@@ -361,32 +428,37 @@ GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc, const int64 *pos
 									 ALLOCSET_DEFAULT_SIZES);
 	for (int p = 0; p < nparts; p++)
 	{
-		PartitionStores ps;
-		int64		g;
+		PartitionKeys pk;
+		int64		nkeys;
 		MemoryContext old = MemoryContextSwitchTo(part_cxt);
 
-		ps.first = first_group[p];
-		ps.end = first_group[p + 1];
-		ps.stores = palloc0(sizeof(KeyStore *) * (ps.end - ps.first));
-		/* a store for each group of which the results read a rank */
-		g = ps.first;
-		for (int64 i = next; i < npositions && positions[i] < pc->counts[ps.end]; i++)
+		pk.first = first_group[p];
+		pk.end = first_group[p + 1];
+		pk.base = pc->counts[pk.first];
+		nkeys = pc->counts[pk.end] - pk.base;
+		pk.keys = NULL;
+		pk.fill = NULL;
+		if (nkeys <= budget)
 		{
-			while (positions[i] >= pc->counts[g + 1])
-				g++;
-			if (ps.stores[g - ps.first] == NULL)
-			{
-				ps.stores[g - ps.first] = palloc(sizeof(KeyStore));
-				KeyStoreInit(ps.stores[g - ps.first], part_cxt, pc->key_bytes, false);
-			}
+			pk.keys = MemoryContextAllocHuge(part_cxt, sizeof(uint64) * Max(nkeys, 1));
+			pk.fill = palloc(sizeof(int64) * (pk.end - pk.first));
+			for (int64 g = pk.first; g < pk.end; g++)
+				pk.fill[g - pk.first] = pc->counts[g] - pk.base;
 		}
+		else
+			KeyStoreInit(&pk.store, part_cxt, pc->key_bytes, false);
 		/* one partition reads the collection's file and arrays, several their own files */
 		if (nparts > 1)
-			for_each_pair(sink, pc, pf.files[p], pf.in_file[p], false, store_pair, &ps);
+			for_each_pair(sink, pc, pf.files[p], pf.in_file[p], false, place_pairs, &pk);
 		else
-			for_each_pair(sink, pc, pc->spill, pc->nspilled, true, store_pair, &ps);
+			for_each_pair(sink, pc, pc->spill, pc->nspilled, true, place_pairs, &pk);
+		for (int64 g = pk.first; pk.keys != NULL && g < pk.end; g++)
+			if (pk.fill[g - pk.first] != pc->counts[g + 1] - pk.base)
+				elog(ERROR, "gpusel: a spilled percentile's group read back %lld keys of %lld",
+					 (long long) (pk.fill[g - pk.first] - (pc->counts[g] - pk.base)),
+					 (long long) (pc->counts[g + 1] - pc->counts[g]));
 		GroupAggNoteMemory(sink);
-		select_partition(pc, &ps, positions, npositions, &next, out);
+		select_partition(pc, &pk, positions, npositions, &next, out);
 		MemoryContextSwitchTo(old);
 		MemoryContextReset(part_cxt);
 		if (nparts > 1)

@@ -16,6 +16,7 @@
 
 #include "miscadmin.h"
 
+#include "inplace_select.h"
 #include "radix_select.h"
 
 #define RADIX_WIDE_DIGIT_BITS	16
@@ -300,6 +301,34 @@ select_dense(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
 }
 
 /*
+ * Few keys (INPLACE_SELECT_MAX_KEYS): copies the keys of the rewound
+ * source and selects the ranks in the copy by partitioning, which beats
+ * a radix level per shared byte there.  False, with nothing read, otherwise.
+ */
+static bool
+select_small(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
+{
+	int64		n = source->count;
+	uint64	   *copy;
+	const void *keys;
+	int64		nkeys;
+	int64		filled = 0;
+
+	if (n <= 0 || n > INPLACE_SELECT_MAX_KEYS)
+		return false;
+	copy = palloc(sizeof(uint64) * n);
+	while (filled < n && source->next(source, &keys, &nkeys))
+		for (int64 i = 0; i < nkeys && filled < n; i++)
+			copy[filled++] = segment_key(keys, i, source->key_bytes);
+	if (filled != n)
+		elog(ERROR, "gpusel lost keys of a selection: %lld of %lld",
+			 (long long) filled, (long long) n);
+	SelectKeysInPlace(copy, n, ranks, nranks, out);
+	pfree(copy);
+	return true;
+}
+
+/*
  * Selects the keys at 0-based ascending ranks (nondecreasing, each below
  * source->count) into out[0..nranks-1].
  */
@@ -311,7 +340,7 @@ RadixSelectKeys(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
 
 	/* a key store counts its keys when rewound */
 	source->rewind(source);
-	if (select_dense(source, ranks, nranks, out))
+	if (select_dense(source, ranks, nranks, out) || select_small(source, ranks, nranks, out))
 		return;
 	work = palloc(sizeof(int64) * nranks);
 	out_index = palloc(sizeof(int) * nranks);

@@ -2,7 +2,7 @@
 LOAD 'gpusel';
 -- the parameters every session has; gpusel.service, gpusel.service_staging and
 -- gpusel.service_buffer_pool exist only preloaded
-SELECT name, boot_val, vartype FROM pg_settings WHERE name LIKE 'gpusel.%' AND context <> 'postmaster' ORDER BY name;
+SELECT name, boot_val, vartype FROM pg_settings WHERE name LIKE 'gpusel.%' AND context <> 'postmaster' ORDER BY name COLLATE "C";
 SET gpusel.device = 'sometimes';
 SET gpusel.min_rows = -1;
 
