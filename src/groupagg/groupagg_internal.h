@@ -123,8 +123,8 @@ typedef struct PercentileCollection
 	int64		shipped;		/* pairs copied to the device */
 	int64		dev_keys;		/* pairs the device appended itself (groupagg_batch.c): not in keys */
 	bool		dev_declined;	/* the GPU does not take them, or ran short */
-	/* past work_mem, pairs the host appended wait in a file (groupagg_spill.c) */
-	BufFile    *spill;
+	/* past work_mem, pairs the host appended wait in files (groupagg_spill.c) */
+	struct SpillFiles *spill;
 	int64		nspilled;
 	char	   *segments;		/* the keys by group, after the counting sort */
 	PickedKeys *picked;			/* or: the keys the results read, picked on the GPU */

@@ -2,21 +2,22 @@
  * groupagg_spill.c
  *	  Keeps the host's share of a percentile collection within work_mem, as
  *	  PostgreSQL's sort keeps its input: once the collection's (group, key)
- *	  arrays would grow past work_mem, the pairs they hold go to a temporary
- *	  file and the arrays are refilled.  When the results need the keys and
- *	  the device cannot pick them, the pairs are dealt by group into
- *	  partitions of consecutive groups that fit work_mem together.  A
- *	  partition's keys are placed by group in one array (the groups' counts
- *	  say where each goes), and each group whose ranks the results read (the
- *	  positions pick_collection notes in groupagg_results.c) selects them
- *	  where its keys lie (inplace_select.c); a group alone past work_mem is
- *	  a partition whose keys go to a store that spills, read by radix
- *	  selection (keystore.c, radix_select.c).
+ *	  arrays would grow past work_mem, the pairs they hold go to temporary
+ *	  files, a group's to the file of its number modulo their count, and
+ *	  the arrays are refilled.  When the results need the keys and the
+ *	  device cannot pick them, each file is read back once: its groups' keys
+ *	  are placed by group in one array (the groups' counts say where each
+ *	  goes), and each group whose ranks the results read (the positions
+ *	  pick_collection notes in groupagg_results.c) selects them where its
+ *	  keys lie (inplace_select.c).  A file whose groups' keys pass work_mem
+ *	  together is first dealt into files of runs of its groups that fit; a
+ *	  group alone past work_mem puts its keys in a store that spills, read
+ *	  by radix selection (keystore.c, radix_select.c).
  *
  * A collection the device holds keeps that copy: every pair is shipped to
- * the device before it is spilled, so the file only stands in for the
- * host's copy, and a file is never needed beside pairs pulled back from
- * the device (groupagg_device.c closes it then).  A collection that spilled
+ * the device before it is spilled, so the files only stand in for the
+ * host's copy, and files are never needed beside pairs pulled back from
+ * the device (groupagg_device.c closes them then).  A collection that spilled
  * before the device took it stays on the host.
  */
 #include "postgres.h"
@@ -31,10 +32,31 @@
 #include "keystore.h"
 #include "radix_select.h"
 
-/* pairs moved to or from the file at a time */
+/* pairs moved to or from a file at a time */
 #define SPILL_CHUNK_PAIRS 8192
-/* pairs gathered for a partition's file before they are written */
-#define SPILL_DEAL_PAIRS 64
+/* pairs gathered for one file before they are written */
+#define SPILL_GATHER_PAIRS 64
+/* files a collection spills into at most; each takes a buffer of BLCKSZ */
+#define SPILL_MAX_FILES 64
+/* work_mem a file of the spill stands for: work_mem / this many files */
+#define SPILL_WORK_MEM_PER_FILE (4 * BLCKSZ)
+
+/*
+ * Files of pairs, each written as GroupAggSpillPairs writes them, with a
+ * few pairs gathered for each before they are written (a write of one
+ * pair costs more than the pair).
+ */
+typedef struct SpillFiles
+{
+	int			nfiles;
+	BufFile   **files;
+	int64	   *in_file;		/* pairs written to each, gathered ones included */
+	Size		pair_bytes;
+	int			key_bytes;
+	bool		grouped;		/* pairs carry their group */
+	char	   *gathered;		/* SPILL_GATHER_PAIRS pairs per file */
+	int		   *ngathered;
+} SpillFiles;
 
 /* Bytes of one pair in the host's arrays and in the file. */
 Size
@@ -68,62 +90,141 @@ GroupAggSpillDue(GroupAggSink *sink, PercentileCollection *pc)
 		(Size) pc->cap * 2 * GroupAggPairBytes(sink, pc) > (Size) work_mem * 1024;
 }
 
+/* Makes n files of pairs of the collection, in the current memory context. */
+static SpillFiles *
+spill_files_create(GroupAggSink *sink, PercentileCollection *pc, int n)
+{
+	SpillFiles *sf = palloc(sizeof(SpillFiles));
+
+	sf->nfiles = n;
+	sf->files = palloc(sizeof(BufFile *) * n);
+	sf->in_file = palloc0(sizeof(int64) * n);
+	sf->pair_bytes = GroupAggPairBytes(sink, pc);
+	sf->key_bytes = pc->key_bytes;
+	sf->grouped = sink->nkeys > 0;
+	sf->gathered = palloc(sf->pair_bytes * SPILL_GATHER_PAIRS * n);
+	sf->ngathered = palloc0(sizeof(int) * n);
+	for (int f = 0; f < n; f++)
+		sf->files[f] = BufFileCreateTemp(false);
+	return sf;
+}
+
+/* Writes the pairs gathered for file f. */
+static void
+spill_files_flush(SpillFiles *sf, int f)
+{
+	if (sf->ngathered[f] > 0)
+		BufFileWrite(sf->files[f], sf->gathered + (Size) f * SPILL_GATHER_PAIRS * sf->pair_bytes,
+					 sf->ngathered[f] * sf->pair_bytes);
+	sf->ngathered[f] = 0;
+}
+
+/* Adds a pair to file f. */
+static inline void
+spill_files_add(SpillFiles *sf, int f, uint32 group, uint64 key)
+{
+	char	   *at = sf->gathered + ((Size) f * SPILL_GATHER_PAIRS + sf->ngathered[f]) * sf->pair_bytes;
+	uint32		k4 = (uint32) key;
+
+	if (sf->grouped)
+	{
+		memcpy(at, &group, sizeof(uint32));
+		at += sizeof(uint32);
+	}
+	if (sf->key_bytes == 4)
+		memcpy(at, &k4, sizeof(uint32));
+	else
+		memcpy(at, &key, sizeof(uint64));
+	sf->in_file[f]++;
+	if (++sf->ngathered[f] == SPILL_GATHER_PAIRS)
+		spill_files_flush(sf, f);
+}
+
+/* Closes the files and frees what they took. */
+static void
+spill_files_close(SpillFiles *sf)
+{
+	for (int f = 0; f < sf->nfiles; f++)
+		if (sf->files[f] != NULL)
+			BufFileClose(sf->files[f]);
+	pfree(sf->files);
+	pfree(sf->in_file);
+	pfree(sf->gathered);
+	pfree(sf->ngathered);
+	pfree(sf);
+}
+
 /*
- * Writes the pairs the arrays hold to the file, interleaved, and empties
- * the arrays.  A device that holds the collection has them all already
- * (the caller ships first).
+ * Files a collection spills into: a group's pairs go to the file of its
+ * number modulo their count (a power of two), so that at the end each file usually holds
+ * groups whose keys fit work_mem together, read back once.  Each file's
+ * buffer comes out of work_mem: at most one per SPILL_WORK_MEM_PER_FILE.
+ */
+static int
+spill_file_count(GroupAggSink *sink)
+{
+	int64		most = (int64) work_mem * 1024 / SPILL_WORK_MEM_PER_FILE;
+	int			n = 1;
+
+	/* a power of two: a group's file is its number's low bits */
+	while (sink->nkeys > 0 && n * 2 <= Min(most, SPILL_MAX_FILES))
+		n *= 2;
+	return n;
+}
+
+/* Writes the pairs the arrays hold to the collection's files. */
+static void
+spill_held_pairs(GroupAggSink *sink, PercentileCollection *pc)
+{
+	SpillFiles *sf = pc->spill;
+
+	for (int64 i = 0; i < pc->nkeys; i++)
+	{
+		uint32		g = sink->nkeys > 0 ? pc->groups[i] : 0;
+
+		if ((i & 0xFFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
+		spill_files_add(sf, (int) (g & (uint32) (sf->nfiles - 1)), g, GroupAggHeldKey(pc, i));
+	}
+	pc->nspilled += pc->nkeys;
+	pc->nkeys = 0;
+	pc->shipped = 0;
+}
+
+/*
+ * Writes the pairs the arrays hold to the collection's files, each to its
+ * group's, and empties the arrays.  A device that holds the collection
+ * has them all already (the caller ships first).
  */
 void
 GroupAggSpillPairs(GroupAggSink *sink, PercentileCollection *pc)
 {
-	Size		pb = GroupAggPairBytes(sink, pc);
-	char	   *buf;
-	MemoryContext old;
+	int64		n = pc->nkeys;
 
 	CHECK_FOR_INTERRUPTS();
 	GroupAggNoteMemory(sink);
 	Assert(pc->dev == NULL || pc->shipped == pc->nkeys);
 	if (pc->spill == NULL)
 	{
-		old = MemoryContextSwitchTo(sink->cxt);
-		pc->spill = BufFileCreateTemp(false);
+		MemoryContext old = MemoryContextSwitchTo(sink->cxt);
+
+		pc->spill = spill_files_create(sink, pc, spill_file_count(sink));
 		MemoryContextSwitchTo(old);
 	}
-	buf = palloc(pb * SPILL_CHUNK_PAIRS);
-	for (int64 from = 0; from < pc->nkeys; from += SPILL_CHUNK_PAIRS)
-	{
-		int64		n = Min(SPILL_CHUNK_PAIRS, pc->nkeys - from);
-		char	   *p = buf;
-
-		for (int64 i = from; i < from + n; i++)
-		{
-			if (sink->nkeys > 0)
-			{
-				memcpy(p, &pc->groups[i], sizeof(uint32));
-				p += sizeof(uint32);
-			}
-			memcpy(p, pc->keys + i * pc->key_bytes, pc->key_bytes);
-			p += pc->key_bytes;
-		}
-		BufFileWrite(pc->spill, buf, pb * n);
-	}
-	pfree(buf);
-	pc->nspilled += pc->nkeys;
-	sink->keys_spilled += pc->nkeys;
-	sink->spill_bytes += pb * pc->nkeys;
-	pc->nkeys = 0;
-	pc->shipped = 0;
+	spill_held_pairs(sink, pc);
+	sink->keys_spilled += n;
+	sink->spill_bytes += GroupAggPairBytes(sink, pc) * n;
 }
 
 /*
- * Closes a collection's file, which no longer counts any pairs.  (After an
- * error the resource owner closes it, and the sink's memory is gone.)
+ * Closes a collection's files, which no longer count any pairs.  (After an
+ * error the resource owner closes them, and the sink's memory is gone.)
  */
 void
 GroupAggSpillClose(PercentileCollection *pc)
 {
 	if (pc->spill != NULL)
-		BufFileClose(pc->spill);
+		spill_files_close(pc->spill);
 	pc->spill = NULL;
 	pc->nspilled = 0;
 }
@@ -202,12 +303,12 @@ typedef void (*PairsFn) (void *arg, const uint32 *groups, const uint64 *keys, in
 
 /*
  * Calls fn on the 'in_file' pairs of a file written as GroupAggSpillPairs
- * writes them, from its start, a chunk at a time, and then, with_held, on
- * the collection's pairs still in its arrays.
+ * writes them, from its start, a chunk at a time; or, with file NULL, on
+ * the collection's pairs in its arrays.
  */
 static void
 for_each_pair(GroupAggSink *sink, PercentileCollection *pc, BufFile *file, int64 in_file,
-			  bool with_held, PairsFn fn, void *arg)
+			  PairsFn fn, void *arg)
 {
 	Size		pb = GroupAggPairBytes(sink, pc);
 	char	   *buf = palloc(pb * SPILL_CHUNK_PAIRS);
@@ -217,11 +318,13 @@ for_each_pair(GroupAggSink *sink, PercentileCollection *pc, BufFile *file, int64
 	int64		n;
 
 	if (file != NULL)
+	{
 		rewind_pairs(file);
-	while ((n = read_pairs(file, &left, pb, pc->key_bytes, sink->nkeys > 0, buf,
-						   SPILL_CHUNK_PAIRS, groups, keys)) > 0)
-		fn(arg, groups, keys, n);
-	for (int64 i = 0; with_held && i < pc->nkeys; i += n)
+		while ((n = read_pairs(file, &left, pb, pc->key_bytes, sink->nkeys > 0, buf,
+							   SPILL_CHUNK_PAIRS, groups, keys)) > 0)
+			fn(arg, groups, keys, n);
+	}
+	for (int64 i = 0; file == NULL && i < pc->nkeys; i += n)
 	{
 		n = Min(pc->nkeys - i, SPILL_CHUNK_PAIRS);
 		CHECK_FOR_INTERRUPTS();
@@ -238,237 +341,273 @@ for_each_pair(GroupAggSink *sink, PercentileCollection *pc, BufFile *file, int64
 }
 
 /*
- * Where the pairs are dealt to when there are several partitions: each
- * partition's file, with a few pairs gathered before each write (a write
- * of one pair costs more than the pair).
+ * A part of the groups whose keys are read back together: the groups
+ * first, first + stride, ... before end, from one file (or the arrays).
+ * Where their keys fit the budget they are placed by group in one array,
+ * each group's at the place the counts give it among the part's; a part
+ * of one group past the budget puts them in a key store that spills.
  */
-typedef struct PartitionFiles
+typedef struct SpillPart
 {
-	BufFile   **files;
-	int64	   *in_file;
-	const int32 *part_of;		/* each group's partition */
-	int			key_bytes;
-	Size		pair_bytes;
-	char	   *gathered;		/* SPILL_DEAL_PAIRS pairs per partition */
-	int		   *ngathered;
-} PartitionFiles;
-
-/* Writes the pairs gathered for partition p to its file. */
-static void
-flush_partition(PartitionFiles *pf, int p)
-{
-	if (pf->ngathered[p] > 0)
-		BufFileWrite(pf->files[p], pf->gathered + (Size) p * SPILL_DEAL_PAIRS * pf->pair_bytes,
-					 pf->ngathered[p] * pf->pair_bytes);
-	pf->in_file[p] += pf->ngathered[p];
-	pf->ngathered[p] = 0;
-}
-
-/* PairsFn: deals pairs to their groups' partitions, in GroupAggSpillPairs' format. */
-static void
-deal_pairs(void *arg, const uint32 *groups, const uint64 *keys, int64 n)
-{
-	PartitionFiles *pf = (PartitionFiles *) arg;
-
-	for (int64 i = 0; i < n; i++)
-	{
-		int			p = pf->part_of[groups[i]];
-		char	   *at = pf->gathered + ((Size) p * SPILL_DEAL_PAIRS + pf->ngathered[p]) * pf->pair_bytes;
-		uint32		k4 = (uint32) keys[i];
-
-		memcpy(at, &groups[i], sizeof(uint32));
-		if (pf->key_bytes == 4)
-			memcpy(at + sizeof(uint32), &k4, sizeof(uint32));
-		else
-			memcpy(at + sizeof(uint32), &keys[i], sizeof(uint64));
-		if (++pf->ngathered[p] == SPILL_DEAL_PAIRS)
-			flush_partition(pf, p);
-	}
-}
-
-/*
- * What one partition keeps: its groups' keys side by side in one array,
- * each group's at its place among the collection's keys (the counts give
- * it), or, for a partition of one group past the budget, a key store that
- * spills.
- */
-typedef struct PartitionKeys
-{
-	int64		first;			/* its first group */
-	int64		end;			/* past its last group */
-	int64		base;			/* keys of the groups before it */
+	int64		first;
+	int64		end;
+	int64		stride;
 	uint64	   *keys;			/* NULL: the store holds them */
-	int64	   *fill;			/* by group - first: where its next key goes in keys */
+	int64	   *fill;			/* by (group - first) / stride: where its next key goes */
 	KeyStore	store;
-} PartitionKeys;
+} SpillPart;
 
 /* PairsFn: places pairs' keys with their groups'. */
 static void
 place_pairs(void *arg, const uint32 *groups, const uint64 *keys, int64 n)
 {
-	PartitionKeys *pk = (PartitionKeys *) arg;
+	SpillPart  *sp = (SpillPart *) arg;
 
-	if (pk->keys == NULL)
+	if (sp->keys == NULL)
 	{
 		for (int64 i = 0; i < n; i++)
-			KeyStoreAdd(&pk->store, keys[i]);
+			KeyStoreAdd(&sp->store, keys[i]);
 		return;
 	}
 	for (int64 i = 0; i < n; i++)
-		pk->keys[pk->fill[groups[i] - pk->first]++] = keys[i];
+		sp->keys[sp->fill[((int64) groups[i] - sp->first) / sp->stride]++] = keys[i];
+}
+
+/* A file's pairs dealt to consecutive runs of its groups, a file each. */
+typedef struct SpillDeal
+{
+	SpillFiles *to;
+	int64		first;			/* the file's first group */
+	int64		stride;
+	const int32 *run_of;		/* by (group - first) / stride */
+} SpillDeal;
+
+/* PairsFn: deals pairs to the files of their groups' runs. */
+static void
+deal_pairs(void *arg, const uint32 *groups, const uint64 *keys, int64 n)
+{
+	SpillDeal  *sd = (SpillDeal *) arg;
+
+	for (int64 i = 0; i < n; i++)
+		spill_files_add(sd->to, sd->run_of[((int64) groups[i] - sd->first) / sd->stride],
+						groups[i], keys[i]);
+}
+
+/* What a pick reads and writes: the positions of each group, and where keys go. */
+typedef struct SpillPick
+{
+	GroupAggSink *sink;
+	PercentileCollection *pc;
+	const int64 *positions;
+	int64	   *pos_start;		/* by group: its first position; [ngroups] the count */
+	void	   *out;
+	int64		budget;			/* keys a part may place in memory */
+	MemoryContext cxt;			/* a part's memory, reset after it */
+} SpillPick;
+
+/*
+ * Reads a part's keys back from file (NULL: the arrays) and selects its
+ * groups' positions into the pick's out, in place in the part's array or
+ * by radix selection over its one group's store.
+ */
+static void
+pick_part(SpillPick *pk, SpillPart *sp, BufFile *file, int64 in_file)
+{
+	PercentileCollection *pc = pk->pc;
+	int64		nkeys = 0;
+	int64		nranks = 0;
+	int64	   *ranks;
+	uint64	   *keys;
+	MemoryContext old = MemoryContextSwitchTo(pk->cxt);
+
+	for (int64 g = sp->first; g < sp->end; g += sp->stride)
+	{
+		nkeys += pc->counts[g + 1] - pc->counts[g];
+		nranks = Max(nranks, pk->pos_start[g + 1] - pk->pos_start[g]);
+	}
+	sp->keys = NULL;
+	sp->fill = NULL;
+	if (nkeys <= pk->budget)
+	{
+		int64		at = 0;
+
+		sp->keys = MemoryContextAllocHuge(pk->cxt, sizeof(uint64) * Max(nkeys, 1));
+		sp->fill = palloc(sizeof(int64) * ((sp->end - sp->first + sp->stride - 1) / sp->stride));
+		for (int64 g = sp->first; g < sp->end; g += sp->stride)
+		{
+			sp->fill[(g - sp->first) / sp->stride] = at;
+			at += pc->counts[g + 1] - pc->counts[g];
+		}
+	}
+	else if (sp->first + sp->stride < sp->end)
+		elog(ERROR, "gpusel: a part of a spilled percentile's groups passed work_mem");
+	else
+		KeyStoreInit(&sp->store, pk->cxt, pc->key_bytes, false);
+	for_each_pair(pk->sink, pc, file, in_file, place_pairs, sp);
+	GroupAggNoteMemory(pk->sink);
+
+	ranks = palloc(sizeof(int64) * Max(nranks, 1));
+	keys = palloc(sizeof(uint64) * Max(nranks, 1));
+	nkeys = 0;
+	for (int64 g = sp->first; g < sp->end; g += sp->stride)
+	{
+		int64		from = pk->pos_start[g];
+		int64		n = pk->pos_start[g + 1] - from;
+		int64		count = pc->counts[g + 1] - pc->counts[g];
+
+		if (sp->keys != NULL && sp->fill[(g - sp->first) / sp->stride] != nkeys + count)
+			elog(ERROR, "gpusel: a spilled percentile's group read back %lld keys of %lld",
+				 (long long) (sp->fill[(g - sp->first) / sp->stride] - nkeys), (long long) count);
+		if (n > 0)
+		{
+			for (int64 i = 0; i < n; i++)
+				ranks[i] = pk->positions[from + i] - pc->counts[g];
+			if (sp->keys != NULL)
+				SelectKeysInPlace(sp->keys + nkeys, count, ranks, (int) n, keys);
+			else
+				RadixSelectKeys(&sp->store.source, ranks, (int) n, keys);
+			for (int64 i = 0; i < n; i++)
+			{
+				if (pc->key_bytes == 4)
+					((uint32 *) pk->out)[from + i] = (uint32) keys[i];
+				else
+					((uint64 *) pk->out)[from + i] = keys[i];
+			}
+		}
+		nkeys += count;
+		CHECK_FOR_INTERRUPTS();
+	}
+	if (sp->keys == NULL)
+		KeyStoreCloseFile(&sp->store);
+	MemoryContextSwitchTo(old);
+	MemoryContextReset(pk->cxt);
 }
 
 /*
- * Selects the keys at the positions of one partition's groups into out:
- * positions [*next, ...) that fall in its groups, in place in the
- * partition's array (or by radix selection over its one group's store).
+ * Picks the positions of the groups of one file of the collection's:
+ * first, first + stride, ... .  Where their keys pass the budget together,
+ * the file's pairs are first dealt to files of consecutive runs of them
+ * that fit it (a larger group is a run of its own, and its store spills).
  */
 static void
-select_partition(PercentileCollection *pc, PartitionKeys *pk, const int64 *positions,
-				 int64 npositions, int64 *next, void *out)
+pick_file(SpillPick *pk, BufFile *file, int64 in_file, int64 first, int64 stride)
 {
-	int64	   *ranks;
-	uint64	   *keys;
+	PercentileCollection *pc = pk->pc;
+	int64		ngroups = pk->sink->nkeys > 0 ? pk->sink->ngroups : 1;
+	int64		nmine = first < ngroups ? (ngroups - first + stride - 1) / stride : 0;
+	int64		total = 0;
+	int32	   *run_of;
+	int64	   *run_first;
+	int			nruns = 0;
+	int64		filled = 0;
+	SpillDeal	sd;
+	SpillPart	sp;
 
-	ranks = palloc(sizeof(int64) * Max(npositions - *next, 1));
-	keys = palloc(sizeof(uint64) * Max(npositions - *next, 1));
-	for (int64 g = pk->first; g < pk->end && *next < npositions; g++)
+	for (int64 g = first; g < ngroups; g += stride)
+		total += pc->counts[g + 1] - pc->counts[g];
+	if (total <= pk->budget || nmine <= 1)
 	{
-		int64		from = *next;
-		int64		n = 0;
-
-		while (from + n < npositions && positions[from + n] < pc->counts[g + 1])
-			n++;
-		if (n == 0)
-			continue;
-		for (int64 i = 0; i < n; i++)
-			ranks[i] = positions[from + i] - pc->counts[g];
-		if (pk->keys != NULL)
-			SelectKeysInPlace(pk->keys + (pc->counts[g] - pk->base), pc->counts[g + 1] - pc->counts[g],
-							  ranks, (int) n, keys);
-		else
-			RadixSelectKeys(&pk->store.source, ranks, (int) n, keys);
-		for (int64 i = 0; i < n; i++)
-		{
-			if (pc->key_bytes == 4)
-				((uint32 *) out)[from + i] = (uint32) keys[i];
-			else
-				((uint64 *) out)[from + i] = keys[i];
-		}
-		*next = from + n;
-		CHECK_FOR_INTERRUPTS();
+		sp.first = first;
+		sp.end = ngroups;
+		sp.stride = stride;
+		pick_part(pk, &sp, file, in_file);
+		return;
 	}
-	if (pk->keys == NULL)
-		KeyStoreCloseFile(&pk->store);
-	pfree(ranks);
-	pfree(keys);
+
+	/* runs of consecutive groups of the file whose keys fit the budget together */
+	run_of = palloc(sizeof(int32) * nmine);
+	run_first = palloc(sizeof(int64) * (nmine + 1));
+	for (int64 j = 0; j < nmine; j++)
+	{
+		int64		g = first + j * stride;
+		int64		n = pc->counts[g + 1] - pc->counts[g];
+
+		if (nruns == 0 || (filled > 0 && filled + n > pk->budget))
+		{
+			run_first[nruns++] = g;
+			filled = 0;
+		}
+		filled += n;
+		run_of[j] = nruns - 1;
+	}
+	run_first[nruns] = ngroups;
+	sd.to = spill_files_create(pk->sink, pc, nruns);
+	sd.first = first;
+	sd.stride = stride;
+	sd.run_of = run_of;
+	for_each_pair(pk->sink, pc, file, in_file, deal_pairs, &sd);
+	for (int r = 0; r < nruns; r++)
+		spill_files_flush(sd.to, r);
+	for (int r = 0; r < nruns; r++)
+	{
+		sp.first = run_first[r];
+		sp.end = run_first[r + 1];
+		sp.stride = stride;
+		pick_part(pk, &sp, sd.to->files[r], sd.to->in_file[r]);
+		/* read: its disk space goes now */
+		BufFileClose(sd.to->files[r]);
+		sd.to->files[r] = NULL;
+	}
+	spill_files_close(sd.to);
+	pfree(run_of);
+	pfree(run_first);
 }
 
 /*
  * The keys at the given positions (ascending, distinct) of a spilled
  * collection in its order by group and key, as GroupAggDevicePick returns
- * them.  Consecutive groups are dealt into partitions whose keys fit
- * work_mem together (a larger group is a partition of its own, and its
- * store spills); with more than one partition the pairs are first written
- * to one file per partition.  Each partition's keys are then placed by
- * group in one array, as a counting sort places them (the counts are
- * known), and every group's ranks selected where its keys lie.  The
- * collection's file is closed after.
+ * them.  The pairs still in the arrays join their groups' files; each
+ * file's groups are then read back together where their keys fit work_mem
+ * (else dealt again into runs that do), placed by group in one array as a
+ * counting sort places them (the counts are known), and every group's
+ * ranks selected where its keys lie.  A collection that never spilled
+ * (the kept keys of one read twice) is read from its arrays.  The
+ * collection's files are closed after.
  */
 void
 GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc, const int64 *positions,
 				  int64 npositions, void *out)
 {
 	int64		ngroups = sink->nkeys > 0 ? sink->ngroups : 1;
-	int64		budget = Max((int64) work_mem * 1024 / (int64) sizeof(uint64), SPILL_CHUNK_PAIRS);
-	int64	   *first_group = palloc(sizeof(int64) * (ngroups + 1));
-	int32	   *part_of = palloc(sizeof(int32) * ngroups);
-	PartitionFiles pf = {0};
-	int			nparts = 0;
-	int64		filled = 0;
-	int64		next = 0;
-	MemoryContext part_cxt;
+	SpillPick	pk;
 
-	/* consecutive groups whose keys fit the budget together */
-	for (int64 g = 0; g < ngroups; g++)
+	pk.sink = sink;
+	pk.pc = pc;
+	pk.positions = positions;
+	pk.out = out;
+	pk.budget = Max((int64) work_mem * 1024 / (int64) sizeof(uint64), SPILL_CHUNK_PAIRS);
+	pk.cxt = AllocSetContextCreate(CurrentMemoryContext, "gpusel spilled keys",
+								   ALLOCSET_DEFAULT_SIZES);
+	/* each group's positions: they ascend, as the groups' keys lie */
+	pk.pos_start = palloc(sizeof(int64) * (ngroups + 1));
+	for (int64 g = 0, i = 0; g <= ngroups; g++)
 	{
-		int64		n = pc->counts[g + 1] - pc->counts[g];
+		while (i < npositions && positions[i] < pc->counts[g])
+			i++;
+		pk.pos_start[g] = i;
+	}
+	if (pk.pos_start[ngroups] != npositions)
+		elog(ERROR, "gpusel: %lld of %lld positions of a spilled percentile lie past its keys",
+			 (long long) (npositions - pk.pos_start[ngroups]), (long long) npositions);
 
-		if (nparts == 0 || (filled > 0 && filled + n > budget))
+	if (pc->spill == NULL)
+		pick_file(&pk, NULL, 0, 0, 1);
+	else
+	{
+		SpillFiles *sf = pc->spill;
+
+		spill_held_pairs(sink, pc);
+		for (int f = 0; f < sf->nfiles; f++)
+			spill_files_flush(sf, f);
+		for (int f = 0; f < sf->nfiles; f++)
 		{
-			first_group[nparts++] = g;
-			filled = 0;
+			pick_file(&pk, sf->files[f], sf->in_file[f], f, sf->nfiles);
+			/* read: its disk space goes now */
+			BufFileClose(sf->files[f]);
+			sf->files[f] = NULL;
 		}
-		filled += n;
-		part_of[g] = nparts - 1;
 	}
-	first_group[nparts] = ngroups;
-
-	/* more than one: each partition's pairs to a file of its own */
-	if (nparts > 1)
-	{
-		pf.part_of = part_of;
-		pf.key_bytes = pc->key_bytes;
-		pf.pair_bytes = GroupAggPairBytes(sink, pc);
-		pf.files = palloc(sizeof(BufFile *) * nparts);
-		pf.in_file = palloc0(sizeof(int64) * nparts);
-		pf.gathered = palloc(pf.pair_bytes * SPILL_DEAL_PAIRS * nparts);
-		pf.ngathered = palloc0(sizeof(int) * nparts);
-		for (int p = 0; p < nparts; p++)
-			pf.files[p] = BufFileCreateTemp(false);
-		for_each_pair(sink, pc, pc->spill, pc->nspilled, true, deal_pairs, &pf);
-		for (int p = 0; p < nparts; p++)
-			flush_partition(&pf, p);
-		pfree(pf.gathered);
-		pfree(pf.ngathered);
-		GroupAggSpillClose(pc);
-	}
-
-	part_cxt = AllocSetContextCreate(CurrentMemoryContext, "gpusel spilled partition",
-									 ALLOCSET_DEFAULT_SIZES);
-	for (int p = 0; p < nparts; p++)
-	{
-		PartitionKeys pk;
-		int64		nkeys;
-		MemoryContext old = MemoryContextSwitchTo(part_cxt);
-
-		pk.first = first_group[p];
-		pk.end = first_group[p + 1];
-		pk.base = pc->counts[pk.first];
-		nkeys = pc->counts[pk.end] - pk.base;
-		pk.keys = NULL;
-		pk.fill = NULL;
-		if (nkeys <= budget)
-		{
-			pk.keys = MemoryContextAllocHuge(part_cxt, sizeof(uint64) * Max(nkeys, 1));
-			pk.fill = palloc(sizeof(int64) * (pk.end - pk.first));
-			for (int64 g = pk.first; g < pk.end; g++)
-				pk.fill[g - pk.first] = pc->counts[g] - pk.base;
-		}
-		else
-			KeyStoreInit(&pk.store, part_cxt, pc->key_bytes, false);
-		/* one partition reads the collection's file and arrays, several their own files */
-		if (nparts > 1)
-			for_each_pair(sink, pc, pf.files[p], pf.in_file[p], false, place_pairs, &pk);
-		else
-			for_each_pair(sink, pc, pc->spill, pc->nspilled, true, place_pairs, &pk);
-		for (int64 g = pk.first; pk.keys != NULL && g < pk.end; g++)
-			if (pk.fill[g - pk.first] != pc->counts[g + 1] - pk.base)
-				elog(ERROR, "gpusel: a spilled percentile's group read back %lld keys of %lld",
-					 (long long) (pk.fill[g - pk.first] - (pc->counts[g] - pk.base)),
-					 (long long) (pc->counts[g + 1] - pc->counts[g]));
-		GroupAggNoteMemory(sink);
-		select_partition(pc, &pk, positions, npositions, &next, out);
-		MemoryContextSwitchTo(old);
-		MemoryContextReset(part_cxt);
-		if (nparts > 1)
-			BufFileClose(pf.files[p]);
-	}
-	MemoryContextDelete(part_cxt);
-	if (next != npositions)
-		elog(ERROR, "gpusel: %lld of %lld positions of a spilled percentile were not found",
-			 (long long) (npositions - next), (long long) npositions);
+	MemoryContextDelete(pk.cxt);
 	GroupAggSpillClose(pc);
-	pfree(first_group);
-	pfree(part_of);
+	pfree(pk.pos_start);
 }
