@@ -351,11 +351,35 @@ typedef struct SpillPart
 {
 	int64		first;
 	int64		end;
-	int64		stride;
+	int64		stride;			/* 1 or the files' count: a power of two */
 	uint64	   *keys;			/* NULL: the store holds them */
 	int64	   *fill;			/* by (group - first) / stride: where its next key goes */
+	int64	   *limit;			/* and where its keys end */
 	KeyStore	store;
 } SpillPart;
+
+/* Raises the error for a pair read back from a file its group's pairs are not in. */
+static void
+pair_out_of_place(uint32 group)
+{
+	elog(ERROR, "gpusel: a spilled percentile's pair of group %u was read back from another group's file",
+		 group);
+}
+
+/*
+ * The index of a group among those of a part or file (first, first +
+ * stride, ... before end), checked: a pair of another group would write
+ * past its group's keys.
+ */
+static inline int64
+group_index(uint32 group, int64 first, int64 end, int64 stride)
+{
+	int64		d = (int64) group - first;
+
+	if (unlikely(d < 0 || group >= end || (d & (stride - 1)) != 0))
+		pair_out_of_place(group);
+	return d / stride;
+}
 
 /* PairsFn: places pairs' keys with their groups'. */
 static void
@@ -366,11 +390,21 @@ place_pairs(void *arg, const uint32 *groups, const uint64 *keys, int64 n)
 	if (sp->keys == NULL)
 	{
 		for (int64 i = 0; i < n; i++)
+		{
+			if (unlikely(groups[i] != sp->first))
+				pair_out_of_place(groups[i]);
 			KeyStoreAdd(&sp->store, keys[i]);
+		}
 		return;
 	}
 	for (int64 i = 0; i < n; i++)
-		sp->keys[sp->fill[((int64) groups[i] - sp->first) / sp->stride]++] = keys[i];
+	{
+		int64		j = group_index(groups[i], sp->first, sp->end, sp->stride);
+
+		if (unlikely(sp->fill[j] >= sp->limit[j]))
+			pair_out_of_place(groups[i]);
+		sp->keys[sp->fill[j]++] = keys[i];
+	}
 }
 
 /* A file's pairs dealt to consecutive runs of its groups, a file each. */
@@ -378,6 +412,7 @@ typedef struct SpillDeal
 {
 	SpillFiles *to;
 	int64		first;			/* the file's first group */
+	int64		end;
 	int64		stride;
 	const int32 *run_of;		/* by (group - first) / stride */
 } SpillDeal;
@@ -389,7 +424,7 @@ deal_pairs(void *arg, const uint32 *groups, const uint64 *keys, int64 n)
 	SpillDeal  *sd = (SpillDeal *) arg;
 
 	for (int64 i = 0; i < n; i++)
-		spill_files_add(sd->to, sd->run_of[((int64) groups[i] - sd->first) / sd->stride],
+		spill_files_add(sd->to, sd->run_of[group_index(groups[i], sd->first, sd->end, sd->stride)],
 						groups[i], keys[i]);
 }
 
@@ -430,13 +465,16 @@ pick_part(SpillPick *pk, SpillPart *sp, BufFile *file, int64 in_file)
 	if (nkeys <= pk->budget)
 	{
 		int64		at = 0;
+		int64		nparted = Max((sp->end - sp->first + sp->stride - 1) / sp->stride, 1);
 
 		sp->keys = MemoryContextAllocHuge(pk->cxt, sizeof(uint64) * Max(nkeys, 1));
-		sp->fill = palloc(sizeof(int64) * ((sp->end - sp->first + sp->stride - 1) / sp->stride));
+		sp->fill = palloc(sizeof(int64) * nparted);
+		sp->limit = palloc(sizeof(int64) * nparted);
 		for (int64 g = sp->first; g < sp->end; g += sp->stride)
 		{
 			sp->fill[(g - sp->first) / sp->stride] = at;
 			at += pc->counts[g + 1] - pc->counts[g];
+			sp->limit[(g - sp->first) / sp->stride] = at;
 		}
 	}
 	else if (sp->first + sp->stride < sp->end)
@@ -533,6 +571,7 @@ pick_file(SpillPick *pk, BufFile *file, int64 in_file, int64 first, int64 stride
 	run_first[nruns] = ngroups;
 	sd.to = spill_files_create(pk->sink, pc, nruns);
 	sd.first = first;
+	sd.end = ngroups;
 	sd.stride = stride;
 	sd.run_of = run_of;
 	for_each_pair(pk->sink, pc, file, in_file, deal_pairs, &sd);
