@@ -570,6 +570,34 @@ leader_spill_cost(PlannerInfo *root, RelOptInfo *input_rel, List *aggs, double g
 }
 
 /*
+ * A copy of a grouped scan's path that returns its groups in the query's
+ * ORDER BY, where that sorts by exactly the group keys: it ranks each
+ * key's distinct values and sorts the groups by their ranks
+ * (groupagg_order.c), a comparison of integers per step where a Sort above
+ * it would compare the keys themselves.  NULL where the ORDER BY is not
+ * the keys' (or gpusel.enable_group_order is off).
+ */
+static CustomPath *
+ordered_copy(PlannerInfo *root, CustomPath *path, List *keys)
+{
+	List	   *order = gpusel_enable_group_order ? GroupAggSortOrder(root, keys) : NIL;
+	CustomPath *cpath;
+	double		groups = path->path.rows;
+
+	if (order == NIL)
+		return NULL;
+	cpath = makeNode(CustomPath);
+	memcpy(cpath, path, sizeof(CustomPath));
+	cpath->path.pathkeys = root->sort_pathkeys;
+	cpath->custom_private = list_copy(path->custom_private);
+	lfirst(list_nth_cell(cpath->custom_private, 4)) = order;
+	cpath->path.startup_cost += cpu_operator_cost * groups *
+		(list_length(keys) + log2(Max(groups, 2.0)));
+	cpath->path.total_cost = cpath->path.startup_cost;
+	return cpath;
+}
+
+/*
  * Offers the grouped scan under Gather (scan_parallel.c): every process
  * reads, filters and aggregates its share of the relation's blocks and the
  * leader merges the workers' groups.  Its cost is a Parallel Seq Scan of
@@ -578,14 +606,17 @@ leader_spill_cost(PlannerInfo *root, RelOptInfo *input_rel, List *aggs, double g
  * percentile keys past work_mem.  Only where PostgreSQL would consider a parallel
  * plan, every qual is a device qual (no tuple is needed per row), and the
  * leader runs the plan: it is the one consumer of what the workers send.
+ * Where the ORDER BY is the group keys, the same under Gather Merge, with
+ * the leader returning its groups in that order.
  */
 static void
 add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *output_rel,
-						   CustomPath *serial, List *aggs, List *device_flags, Cost row_cost,
-						   Cost disabled)
+						   CustomPath *serial, List *keys, List *aggs, List *device_flags,
+						   Cost row_cost, Cost disabled)
 {
 	Path	   *partial;
 	CustomPath *cpath;
+	CustomPath *ordered;
 	GatherPath *gather;
 	double		groups = serial->path.rows;
 	double		process_groups;
@@ -623,6 +654,8 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 		GpuselParallelWorkersCost(root, input_rel) +
 		leader_spill_cost(root, input_rel, aggs, groups) + disabled;
 	cpath->path.total_cost = cpath->path.startup_cost;
+	/* before add_path, which may free what it rejects */
+	ordered = ordered_copy(root, cpath, keys);
 	gather = create_gather_path(root, output_rel, &cpath->path, cpath->path.pathtarget,
 								NULL, &groups);
 	/*
@@ -633,34 +666,33 @@ add_parallel_groupagg_path(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo 
 	gather->path.total_cost = Max(gather->path.total_cost - parallel_tuple_cost * groups,
 								  gather->path.startup_cost);
 	add_path(output_rel, &gather->path);
+
+	/*
+	 * The leader may return the merged groups in the ORDER BY: a Gather
+	 * Merge keeps that order (the workers return no rows), and no Sort of
+	 * the groups is needed above it.
+	 */
+	if (ordered != NULL)
+	{
+		GatherMergePath *merge = create_gather_merge_path(root, output_rel, &ordered->path,
+														  ordered->path.pathtarget,
+														  ordered->path.pathkeys, NULL, &groups);
+
+		merge->path.total_cost = Max(merge->path.total_cost - parallel_tuple_cost * groups,
+									 merge->path.startup_cost);
+		add_path(output_rel, &merge->path);
+	}
 }
 
-/*
- * Offers the serial grouped scan again with the query's ORDER BY as its
- * path keys, where that sorts by exactly the group keys: it ranks each
- * key's distinct values and sorts the groups by their ranks
- * (groupagg_order.c), a comparison of integers per step where a Sort above
- * it would compare the keys themselves.
- */
+/* Offers the serial grouped scan again, returning its groups in the ORDER BY where it can. */
 static void
 add_sorted_groupagg_path(PlannerInfo *root, RelOptInfo *output_rel, CustomPath *serial,
 						 List *keys)
 {
-	List	   *order = gpusel_enable_group_order ? GroupAggSortOrder(root, keys) : NIL;
-	CustomPath *cpath;
-	double		groups = serial->path.rows;
+	CustomPath *cpath = ordered_copy(root, serial, keys);
 
-	if (order == NIL)
-		return;
-	cpath = makeNode(CustomPath);
-	memcpy(cpath, serial, sizeof(CustomPath));
-	cpath->path.pathkeys = root->sort_pathkeys;
-	cpath->custom_private = list_copy(serial->custom_private);
-	lfirst(list_nth_cell(cpath->custom_private, 4)) = order;
-	cpath->path.startup_cost += cpu_operator_cost * groups *
-		(list_length(keys) + log2(Max(groups, 2.0)));
-	cpath->path.total_cost = cpath->path.startup_cost;
-	add_path(output_rel, &cpath->path);
+	if (cpath != NULL)
+		add_path(output_rel, &cpath->path);
 }
 
 /*
@@ -817,8 +849,8 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 	if (!GpuselQualsReadUndecodableColumns(quals, input_rel->relid) &&
 		aggs_cross(shape.aggs) && inputs_columnar(shape.keys, shape.aggs) &&
 		!reads_device_copy(root, &shape, quals, rows))
-		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, shape.aggs, flags,
-								   row_cost, disabled);
+		add_parallel_groupagg_path(root, input_rel, output_rel, cpath, shape.keys, shape.aggs,
+								   flags, row_cost, disabled);
 	add_sorted_groupagg_path(root, output_rel, cpath, shape.keys);
 	add_path(output_rel, &cpath->path);
 }

@@ -89,6 +89,61 @@ SELECT q, (go_check(q)).* FROM (VALUES
   ('SELECT t, count(*) FROM go GROUP BY t ORDER BY t DESC')
 ) v(q);
 
+-- under Gather Merge: the workers send their groups and keys to the leader,
+-- which returns the merged groups in the ORDER BY (no Sort above it)
+CREATE TABLE go_par AS
+SELECT g AS id, CASE WHEN g % 101 = 0 THEN NULL ELSE g % 37 - 18 END AS a,
+       (ARRAY['b', 'B', 'a', 'ä', 'Z', '10', '9', ' x', 'ab'])[g % 9 + 1] AS t,
+       (g * 7919 % 10007) / 7.0::float8 AS v
+FROM generate_series(1, 60000) g;
+ALTER TABLE go_par SET (parallel_workers = 2);
+ANALYZE go_par;
+SET gpusel.device = cpu;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+-- (a FOR loop in PL/pgSQL plans without parallel workers: the rows are
+-- numbered as they arrive into tables made by CREATE TABLE AS instead, and
+-- the plan is that statement's)
+CREATE FUNCTION go_par_check(q text, OUT plan text, OUT same bool, OUT nrows bigint)
+LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  wrapped text := 'SELECT row_number() OVER () AS n, s::text AS r FROM (' || q || ') s';
+BEGIN
+  PERFORM set_config('gpusel.enable_scan', 'off', true);
+  EXECUTE 'CREATE TEMP TABLE go_ref AS ' || wrapped;
+  PERFORM set_config('gpusel.enable_scan', 'on', true);
+  PERFORM set_config('gpusel.force_groupagg', 'on', true);
+  EXECUTE 'CREATE TEMP TABLE go_got AS ' || wrapped;
+  plan := '';
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) CREATE TEMP TABLE go_plan AS ' || wrapped LOOP
+    IF line LIKE '%Gather Merge%' THEN plan := plan || 'gather merge '; END IF;
+    IF line LIKE '%Workers Launched: 2%' THEN plan := plan || '2 workers '; END IF;
+    IF line LIKE '%Group Order:%' THEN plan := plan || 'group order '; END IF;
+    IF line LIKE '%Sort%' AND line NOT LIKE '%Group Order%' THEN plan := plan || 'sort '; END IF;
+  END LOOP;
+  PERFORM set_config('gpusel.force_groupagg', 'off', true);
+  SELECT count(*) = 0 INTO same FROM go_ref o FULL JOIN go_got g USING (n) WHERE g.r IS DISTINCT FROM o.r;
+  SELECT count(*) INTO nrows FROM go_ref;
+  DROP TABLE go_ref, go_got, go_plan;
+END $$;
+SELECT q, (go_par_check(q)).* FROM (VALUES
+  ('SELECT a, t, count(*), sum(id), max(v) FROM go_par GROUP BY a, t ORDER BY a, t'),
+  ('SELECT a, t, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM go_par GROUP BY a, t ORDER BY t DESC, a NULLS FIRST'),
+  ('SELECT t, percentile_cont(ARRAY[0.25, 0.5, 0.75]) WITHIN GROUP (ORDER BY v), count(*) FROM go_par GROUP BY t ORDER BY t'),
+  ('SELECT id % 1000 p, percentile_cont(0.5) WITHIN GROUP (ORDER BY v) FROM go_par GROUP BY 1 ORDER BY 1 DESC')
+) v(q);
+DROP FUNCTION go_par_check(text);
+DROP TABLE go_par;
+RESET gpusel.device;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET max_parallel_workers_per_gather = 0;
+
 -- EXPLAIN names the order the groups come in
 SET gpusel.force_groupagg = on;
 EXPLAIN (COSTS OFF) SELECT a, t, count(*) FROM go GROUP BY a, t ORDER BY t DESC, a NULLS FIRST;
