@@ -89,6 +89,9 @@ extern bool GroupAggNumericInputBounded(Expr *input);
 /* groupagg_order.c: the planner's half */
 extern List *GroupAggSortOrder(PlannerInfo *root, List *keys);
 
+/* groupagg_estimate.c */
+extern double GroupAggEstimateGroups(PlannerInfo *root, List *keys, double rows);
+
 /* groupagg_native.c */
 extern bool GroupAggNativeExprParse(Node *expr, Var **var, int *op, bool *is_int8,
 									int64 *constant);

@@ -799,8 +799,7 @@ GpuselAddGroupAggPath(PlannerInfo *root, RelOptInfo *input_rel, RelOptInfo *outp
 		return;
 
 	rows = input_rel->rows;
-	groups = shape.keys == NIL ? 1 :
-		estimate_num_groups(root, shape.keys, rows, NULL, NULL);
+	groups = GroupAggEstimateGroups(root, shape.keys, rows);
 	/*
 	 * The groups stay in memory: where the columns' statistics say they
 	 * pass hash_mem, PostgreSQL's hash aggregation, which spills, or its
