@@ -135,7 +135,7 @@ PG_CPPFLAGS = -I$(srcdir)/cuda -I$(srcdir)/src -I$(srcdir)/src/types -I$(srcdir)
 	-I$(shell $(PG_CONFIG) --includedir)
 # the sharded plan reaches foreign partitions through postgres_fdw's libpq connections
 SHLIB_LINK_INTERNAL += -lpq
-EXTRA_CLEAN = cuda/*.o test/kernel/bin
+EXTRA_CLEAN = cuda/*.o test/kernel/bin test/unit/bin
 
 PG_CONFIG ?= pg_config
 PGXS := $(shell $(PG_CONFIG) --pgxs)

@@ -5,7 +5,7 @@
 # PG_CONFIG's extension directory), runs the pg_regress suite,
 # the pgTAP suite, the suite again with gpusel preloaded (the GPU service
 # on), the service's failure tests, the tests over postgres_fdw shard
-# servers and the kernel tests, stops the server,
+# servers, the CPU unit tests and the kernel tests, stops the server,
 # and exits non-zero on any failure.
 #
 #   bash test/run_all.sh                  everything, from a fresh machine
@@ -113,6 +113,11 @@ fi
 
 note "percentiles over postgres_fdw partitions (three shard servers)"
 bash test/shard_test.sh || failures+=(shards)
+
+note "CPU unit tests"
+for t in test/unit/run*.sh; do
+  bash "$t" || failures+=("$t")
+done
 
 note "kernel tests"
 [ "${GPUSEL_TEST_KERNELS:-1}" = 0 ] && echo "kernel tests run separately (GPUSEL_TEST_KERNELS=0)"

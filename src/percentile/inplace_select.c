@@ -1,18 +1,20 @@
 /*
  * inplace_select.c
  *	  Exact multiselection over an array of keys the caller lets us reorder:
- *	  introselect (quickselect with a median-of-three pivot, falling back to
- *	  a sort of the range where partitioning stops shrinking it).
+ *	  a quickselect that follows every wanted rank at once, splitting three
+ *	  ways around a median-of-three pivot without branches on the keys, and
+ *	  sorting a part where the splits stop shrinking it.
  *
- * A group of a few thousand keys is where a grouped percentile spends its
- * selection: radix selection pays a 256-counter histogram and a pass over
- * the group for every 8 bits of key that the group's keys share (a float8
- * key in [0, 1) shares its top 12 bits with every other), while
- * partitioning touches each key about three times per rank, without a
- * branch on the keys.  Keys are unsigned order keys, compared as integers;
- * keys equal to the pivot end a round where they hold the rank (an
- * all-equal group costs two passes), and an input built against the pivot
- * rule ends in the sort.
+ * Groups of a few hundred to a few thousand keys are where a grouped
+ * percentile spends its selection: radix selection pays a 256-counter
+ * histogram and a pass over the group for every 8 bits of key that the
+ * group's keys share (a float8 key in [0, 1) shares its top 12 bits with
+ * every other), while a split touches each key twice, every key written
+ * whichever side it goes, since the comparisons go either way at random.
+ * Keys are unsigned order keys, compared as integers.  The keys equal to
+ * the pivot end a round where they hold a rank (an all-equal group costs
+ * two passes); an input built against the pivot rule ends in the sort
+ * after two rounds per halving, so no group costs more than n log n.
  */
 #include "postgres.h"
 
@@ -28,6 +30,8 @@
 
 /* ranges up to this long are sorted by insertion instead of partitioned */
 #define INPLACE_INSERTION_KEYS	16
+/* ranks followed at once at most; more sort the keys */
+#define INPLACE_MAX_RANKS		64
 
 /* Sorts keys[lo..hi] by insertion. */
 static void
@@ -80,91 +84,73 @@ partition_front(uint64 *keys, int64 lo, int64 hi, uint64 pivot, bool or_equal)
 }
 
 /*
- * Reorders keys[lo..hi] so that keys[rank] holds the key of that rank
- * within it, nothing greater before it and nothing smaller after it.
- * Each round splits the range into keys below the pivot, equal to it and
- * above it, and keeps the part that holds the rank.
+ * Puts the keys of the wanted ranks of a[0..n) in their sorted places,
+ * following every wanted rank (ascending, relative to a, shifted as it
+ * goes): each round splits the range three ways around a pivot, places
+ * the ranks that fall among the keys equal to it, recurses into the lower
+ * part for the ranks there and goes on with the upper part.  A part still
+ * unplaced after 'budget' rounds is sorted.
  */
 static void
-select_one(uint64 *keys, int64 lo, int64 hi, int64 rank)
+multiselect(uint64 *a, int64 n, int64 *ranks, int nranks, int budget)
 {
-	int			budget = 2;
-
-	/* two rounds per halving of the range, then a sort */
-	for (int64 n = hi - lo + 1; n > 1; n >>= 1)
-		budget += 2;
-	while (hi - lo + 1 > INPLACE_INSERTION_KEYS)
+	while (nranks > 0 && n > INPLACE_INSERTION_KEYS)
 	{
 		uint64		pivot;
-		int64		less_end;
-		int64		equal_end;
+		int64		lt;
+		int64		gt;
+		int			left = 0;
+		int			right;
 
-		if (--budget == 0)
+		if (budget-- == 0)
 		{
-			sort_inplace_keys(keys + lo, hi - lo + 1);
+			sort_inplace_keys(a, n);
 			return;
 		}
-		pivot = median3(keys[lo], keys[lo + (hi - lo) / 2], keys[hi]);
-		less_end = partition_front(keys, lo, hi, pivot, false);
-		if (rank < less_end)
-		{
-			hi = less_end - 1;
-			continue;
-		}
-		equal_end = partition_front(keys, less_end, hi, pivot, true);
-		if (rank < equal_end)
-			return;				/* keys[rank] is the pivot */
-		lo = equal_end;
+		pivot = median3(a[0], a[n / 2], a[n - 1]);
+		/* a[0..lt) < pivot, a[lt..gt) == pivot, a[gt..n) > pivot */
+		lt = partition_front(a, 0, n - 1, pivot, false);
+		gt = partition_front(a, lt, n - 1, pivot, true);
+		while (left < nranks && ranks[left] < lt)
+			left++;
+		right = left;
+		while (right < nranks && ranks[right] < gt)
+			right++;
+		if (left > 0)
+			multiselect(a, lt, ranks, left, budget);
+		a += gt;
+		n -= gt;
+		for (int r = right; r < nranks; r++)
+			ranks[r] -= gt;
+		ranks += right;
+		nranks -= right;
 	}
-	insertion_sort(keys, lo, hi);
+	if (nranks > 0)
+		insertion_sort(a, 0, n - 1);
 }
 
 /*
  * Selects the keys at 0-based ascending ranks (nondecreasing, each below
- * n) of keys[0..n-1] into out[0..nranks-1], reordering the keys.  After
- * a rank is placed every key past it is at least as great, so the next
- * rank is selected among those alone; many ranks sort the keys instead.
+ * n) of keys[0..n-1] into out[0..nranks-1], reordering the keys; more
+ * ranks than the keys' halvings sort them instead, one sort costing less
+ * than a partitioning per rank.
  */
 void
 SelectKeysInPlace(uint64 *keys, int64 n, const int64 *ranks, int nranks, uint64 *out)
 {
-	int64		lo = 0;
+	int64		relative[INPLACE_MAX_RANKS];
 	int			log2n = 0;
 
-	/* more ranks than the keys' halvings: one sort costs less than a partitioning per rank */
 	while (log2n < 63 && (INT64CONST(1) << log2n) < n)
 		log2n++;
-	if (nranks > log2n)
-	{
+	if (nranks > Min(log2n, INPLACE_MAX_RANKS))
 		sort_inplace_keys(keys, n);
-		for (int i = 0; i < nranks; i++)
-			out[i] = keys[ranks[i]];
-		return;
-	}
-
-	for (int i = 0; i < nranks; i++)
+	else if (nranks > 0)
 	{
-		int64		r = ranks[i];
-
-		Assert(r >= lo && r < n);
-		if (i > 0 && r == ranks[i - 1] + 1)
-		{
-			/* the next rank (percentile_cont's upper neighbour): the least key past the last */
-			int64		least = r;
-
-			for (int64 j = r + 1; j < n; j++)
-				if (keys[j] < keys[least])
-					least = j;
-			{
-				uint64		t = keys[r];
-
-				keys[r] = keys[least];
-				keys[least] = t;
-			}
-		}
-		else if (i == 0 || r != ranks[i - 1])
-			select_one(keys, lo, n - 1, r);
-		out[i] = keys[r];
-		lo = r;
+		/* multiselect shifts the ranks it is given; two rounds per halving, then a sort */
+		memcpy(relative, ranks, sizeof(int64) * nranks);
+		multiselect(keys, n, relative, nranks, 2 * log2n + 2);
 	}
+	for (int i = 0; i < nranks; i++)
+		out[i] = keys[ranks[i]];
 }

@@ -38,23 +38,14 @@
 
 #include "device.h"
 #include "guc.h"
+#include "inplace_select.h"
 #include "key_select.h"
 #include "order_keys.h"
 #include "keystore.h"
 #include "percentile.h"
 
-/* unsigned keys sort in value order: sort_keys64 specialises PostgreSQL's qsort */
-#define ST_SORT sort_keys64
-#define ST_ELEMENT_TYPE uint64
-#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
-#define ST_SCOPE static
-#define ST_DEFINE
-#include "lib/sort_template.h"
-
 /* groups up to this many keys select from a copy: no passes, no device */
 #define PERCENTILE_SMALL_GROUP	256
-/* beyond this many ranks a small group's copy is sorted instead */
-#define PERCENTILE_MAX_SMALL_RANKS	32
 
 /* What one aggregate call sorts by; cached in fn_extra for the query. */
 typedef struct PercentileQuery
@@ -251,91 +242,14 @@ row_request_cmp(const void *a, const void *b)
 	return 0;
 }
 
-/* Below this many keys, multiselect finishes by insertion sort. */
-#define MULTISELECT_SORT_BELOW 16
-
-/*
- * Puts the keys of the wanted ranks of a[0..n) in their sorted places:
- * quickselect that follows every wanted rank (ranks ascending, relative to
- * a, and shifted as it goes), partitioning three ways so that runs of
- * equal keys end at once.
- * Expected linear time for a few ranks, where a sort is n log n.
- */
-static void
-multiselect_keys(uint64 *a, int64 n, int64 *ranks, int nranks)
-{
-	while (nranks > 0 && n > MULTISELECT_SORT_BELOW)
-	{
-		uint64		x = a[0],
-					y = a[n / 2],
-					z = a[n - 1];
-		uint64		pivot = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
-		int64		lt = 0,
-					gt;
-		int			left = 0,
-					right;
-
-		/*
-		 * a[0..lt) < pivot, then a[lt..gt) == pivot, a[gt..n) > pivot: two
-		 * Lomuto passes without branches (every element is written, the
-		 * boundary moves by the comparison), since the comparisons go
-		 * either way at random
-		 */
-		for (int64 i = 0; i < n; i++)
-		{
-			uint64		v = a[i];
-			int64		below = v < pivot;
-
-			a[i] = a[lt];
-			a[lt] = v;
-			lt += below;
-		}
-		gt = lt;
-		for (int64 i = lt; i < n; i++)
-		{
-			uint64		v = a[i];
-			int64		equal = v == pivot;
-
-			a[i] = a[gt];
-			a[gt] = v;
-			gt += equal;
-		}
-		while (left < nranks && ranks[left] < lt)
-			left++;
-		right = left;
-		while (right < nranks && ranks[right] < gt)
-			right++;
-		/* the ranks below lt recurse; those in the pivot's run are placed */
-		if (left > 0)
-			multiselect_keys(a, lt, ranks, left);
-		a += gt;
-		n -= gt;
-		for (int r = right; r < nranks; r++)
-			ranks[r] -= gt;
-		ranks += right;
-		nranks -= right;
-	}
-	if (nranks > 0)
-		for (int64 i = 1; i < n; i++)
-		{
-			uint64		v = a[i];
-			int64		j = i;
-
-			for (; j > 0 && a[j - 1] > v; j--)
-				a[j] = a[j - 1];
-			a[j] = v;
-		}
-}
-
 /*
  * Selects ranks of a small group held in one segment from a copy of it
- * (multiselect_keys), without passes over the segment or the device.
+ * (inplace_select.c), without passes over the segment or the device.
  */
 static void
 select_small_group(KeySource *source, int64 n, const int64 *ranks, int nranks, uint64 *out)
 {
 	uint64		copy[PERCENTILE_SMALL_GROUP];
-	int64		relative[PERCENTILE_MAX_SMALL_RANKS];
 	const void *keys;
 	int64		nkeys;
 	int64		filled = 0;
@@ -350,16 +264,7 @@ select_small_group(KeySource *source, int64 n, const int64 *ranks, int nranks, u
 	if (filled != n)
 		elog(ERROR, "gpusel lost keys of a group: %lld of %lld",
 			 (long long) filled, (long long) n);
-	if (nranks > PERCENTILE_MAX_SMALL_RANKS)
-		sort_keys64(copy, n);
-	else
-	{
-		/* multiselect_keys shifts the ranks it is given */
-		memcpy(relative, ranks, sizeof(int64) * nranks);
-		multiselect_keys(copy, n, relative, nranks);
-	}
-	for (int i = 0; i < nranks; i++)
-		out[i] = copy[ranks[i]];
+	SelectKeysInPlace(copy, n, ranks, nranks, out);
 }
 
 /*
