@@ -21,15 +21,13 @@
 #include "qual_compile.h"
 #include "guc.h"
 
-/* Orders positions ascending. */
-static int
-position_cmp(const void *a, const void *b)
-{
-	int64		pa = *(const int64 *) a;
-	int64		pb = *(const int64 *) b;
-
-	return pa < pb ? -1 : pa > pb ? 1 : 0;
-}
+/* positions sort ascending, compared inline */
+#define ST_SORT sort_positions
+#define ST_ELEMENT_TYPE int64
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
 
 /* Frees the host's (group, key) pairs once the results no longer read them. */
 static void
@@ -137,10 +135,19 @@ note_positions(GroupAggSink *sink, PercentileCollection *pc)
 	MemoryContextSwitchTo(old);
 	MemoryContextDelete(noting_cxt);
 
-	/* ascending and distinct, for the results' binary search */
+	/*
+	 * ascending and distinct, for the results' binary search; one
+	 * percentile's positions come in order already (the groups' segments
+	 * in group order, a group's ranks ascending), and need no sort
+	 */
 	if (picked->count > 0)
 	{
-		qsort(picked->positions, picked->count, sizeof(int64), position_cmp);
+		bool		ascending = true;
+
+		for (int64 i = 1; i < picked->count && ascending; i++)
+			ascending = picked->positions[i - 1] <= picked->positions[i];
+		if (!ascending)
+			sort_positions(picked->positions, picked->count);
 		for (int64 i = 0; i < picked->count; i++)
 			if (n == 0 || picked->positions[i] != picked->positions[n - 1])
 				picked->positions[n++] = picked->positions[i];
