@@ -552,7 +552,12 @@ pick_file(SpillPick *pk, BufFile *file, int64 in_file, int64 first, int64 stride
 		return;
 	}
 
-	/* runs of consecutive groups of the file whose keys fit the budget together */
+	/*
+	 * runs of consecutive groups of the file whose keys fit the budget
+	 * together: a group that would take its run past it starts a new one,
+	 * so a group past it alone is a run of its own (whatever groups without
+	 * keys came before it)
+	 */
 	run_of = palloc(sizeof(int32) * nmine);
 	run_first = palloc(sizeof(int64) * (nmine + 1));
 	for (int64 j = 0; j < nmine; j++)
@@ -560,7 +565,7 @@ pick_file(SpillPick *pk, BufFile *file, int64 in_file, int64 first, int64 stride
 		int64		g = first + j * stride;
 		int64		n = pc->counts[g + 1] - pc->counts[g];
 
-		if (nruns == 0 || (filled > 0 && filled + n > pk->budget))
+		if (nruns == 0 || filled + n > pk->budget)
 		{
 			run_first[nruns++] = g;
 			filled = 0;

@@ -85,18 +85,32 @@ SELECT * FROM oracle_check($$
          percentile_cont(0.5) WITHIN GROUP (ORDER BY f4) AS c4
   FROM gsel GROUP BY s $$);
 -- the keys did spill
-CREATE FUNCTION gsel_spilled(q text) RETURNS bool LANGUAGE plpgsql AS $fn$
+CREATE FUNCTION gsel_spilled(q text, min_keys bigint) RETURNS bool LANGUAGE plpgsql AS $fn$
 DECLARE
   plan jsonb;
 BEGIN
   EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF, FORMAT JSON) ' || q INTO plan;
-  RETURN coalesce((jsonb_path_query_first(plan, 'strict $.**."Percentile Keys Spilled"'))::bigint > 500000, false);
+  RETURN coalesce((jsonb_path_query_first(plan, 'strict $.**."Percentile Keys Spilled"'))::bigint > min_keys, false);
 END
 $fn$;
-SELECT gsel_spilled($$ SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) FROM gsel GROUP BY g $$);
+SELECT gsel_spilled($$ SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY f8) FROM gsel GROUP BY g $$, 500000);
+
+-- a file's first group without keys (only NULLs), then a group past work_mem in
+-- the same file: the large group is read back alone
+SET work_mem = '64kB';
+CREATE TABLE gsel_null_first (g text, v float8);
+INSERT INTO gsel_null_first VALUES ('a', NULL), ('b', 1), ('a', NULL);
+INSERT INTO gsel_null_first SELECT 'c', (hashint4(i) & 65535) / 3.0 FROM generate_series(1, 20000) i;
+INSERT INTO gsel_null_first SELECT 'e', i FROM generate_series(1, 100) i;
+ANALYZE gsel_null_first;
+SELECT * FROM oracle_check($$
+  SELECT g, percentile_disc(ARRAY[0.25, 0.5]) WITHIN GROUP (ORDER BY v) AS p, percentile_cont(0.9) WITHIN GROUP (ORDER BY v) AS c
+  FROM gsel_null_first GROUP BY g $$);
+SELECT gsel_spilled($$ SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY v) FROM gsel_null_first GROUP BY g $$, 10000);
+DROP TABLE gsel_null_first;
 RESET work_mem;
 
-DROP FUNCTION gsel_spilled(text);
+DROP FUNCTION gsel_spilled(text, bigint);
 DROP TABLE gsel;
 DROP FUNCTION oracle_check(text, int);
 DROP FUNCTION oracle_run(text, text);
