@@ -10,13 +10,15 @@
  * the rows above the scan (a Sort of the groups, a Gather Merge) and so
  * decides between the serial and the parallel plan; a thousand-fold excess
  * sends a large grouped percentile to the serial plan.  Two bounds are
- * known from the expression and the column's histogram: date_trunc to a
+ * known from the expression and the column's statistics: date_trunc to a
  * unit of a day or less takes at most the units from the unit of the
- * column's least value to that of its greatest; an integer column % c
+ * column's least value to that of its greatest (as its histogram and most
+ * common values know them: a sample, so an estimate); an integer column % c
  * takes at most 2|c| - 1 values.
  */
 #include "postgres.h"
 
+#include <float.h>
 #include <math.h>
 
 #include "access/htup_details.h"
@@ -30,29 +32,47 @@
 #include "gpusel_filter.h"
 #include "gs_arith.h"
 
-/*
- * The least and greatest bounds of an int8-like column's histogram
- * (timestamps are int64 microseconds); false where it has none.
- */
+/* Widens [*lo, *hi] to take the timestamps of one statistics slot; true where it had any. */
 static bool
-histogram_span(PlannerInfo *root, Var *var, double *lo, double *hi)
+widen_by_slot(HeapTuple stats, int kind, double *lo, double *hi)
 {
-	VariableStatData vardata;
 	AttStatsSlot sslot;
 	bool		found = false;
 
-	examine_variable(root, (Node *) var, 0, &vardata);
-	if (HeapTupleIsValid(vardata.statsTuple) &&
-		get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_HISTOGRAM, InvalidOid,
-						 ATTSTATSSLOT_VALUES))
+	if (!get_attstatsslot(&sslot, stats, kind, InvalidOid, ATTSTATSSLOT_VALUES))
+		return false;
+	for (int i = 0; i < sslot.nvalues; i++)
 	{
-		if (sslot.nvalues >= 2 && var->vartype == TIMESTAMPOID)
-		{
-			*lo = (double) DatumGetInt64(sslot.values[0]);
-			*hi = (double) DatumGetInt64(sslot.values[sslot.nvalues - 1]);
-			found = true;
-		}
-		free_attstatsslot(&sslot);
+		double		v = (double) DatumGetInt64(sslot.values[i]);
+
+		*lo = Min(*lo, v);
+		*hi = Max(*hi, v);
+		found = true;
+	}
+	free_attstatsslot(&sslot);
+	return found;
+}
+
+/*
+ * The least and greatest values a timestamp column's statistics know (its
+ * histogram's bounds and its most common values; timestamps are int64
+ * microseconds); false where it has none.
+ */
+static bool
+timestamp_span(PlannerInfo *root, Var *var, double *lo, double *hi)
+{
+	VariableStatData vardata;
+	bool		found = false;
+
+	if (var->vartype != TIMESTAMPOID)
+		return false;
+	examine_variable(root, (Node *) var, 0, &vardata);
+	if (HeapTupleIsValid(vardata.statsTuple))
+	{
+		*lo = DBL_MAX;
+		*hi = -DBL_MAX;
+		found = widen_by_slot(vardata.statsTuple, STATISTIC_KIND_HISTOGRAM, lo, hi);
+		found = widen_by_slot(vardata.statsTuple, STATISTIC_KIND_MCV, lo, hi) || found;
 	}
 	ReleaseVariableStats(vardata);
 	return found;
@@ -75,7 +95,7 @@ key_values_bound(PlannerInfo *root, Node *key)
 	if (transform.op == GS_ARITH_MOD && transform.constant != 0)
 		return 2.0 * fabs((double) transform.constant) - 1.0;
 	if (transform.op == GS_KEY_FLOOR && transform.constant > 0 &&
-		histogram_span(root, var, &lo, &hi) && hi >= lo)
+		timestamp_span(root, var, &lo, &hi) && hi >= lo)
 		return floor(hi / (double) transform.constant) - floor(lo / (double) transform.constant) + 1.0;
 	return 0;
 }

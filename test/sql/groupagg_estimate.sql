@@ -37,5 +37,16 @@ SELECT q, gest_rows(q) AS estimate, (SELECT count(*) FROM gest) AS table_rows FR
   ('SELECT date_trunc(''month'', ts), count(*) FROM gest GROUP BY 1')      -- a calendar unit: PostgreSQL's own
 ) v(q);
 
+-- a common value far from the others (in the most common values, not the
+-- histogram) widens the span: 279 hours come, and the bound does not go under them
+CREATE TABLE gest_mcv (ts timestamp);
+INSERT INTO gest_mcv
+SELECT timestamp '2026-01-01' + (g * 40) * interval '1 second' FROM generate_series(0, 23999) g;
+INSERT INTO gest_mcv SELECT timestamp '2026-02-01' FROM generate_series(1, 1000);
+ANALYZE gest_mcv;
+SELECT gest_rows('SELECT date_trunc(''hour'', ts), count(*) FROM gest_mcv GROUP BY 1') >=
+       (SELECT count(DISTINCT date_trunc('hour', ts)) FROM gest_mcv) AS not_under;
+
+DROP TABLE gest_mcv;
 DROP FUNCTION gest_rows(text);
 DROP TABLE gest;
