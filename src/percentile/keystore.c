@@ -240,6 +240,26 @@ array_next(KeySource *source, const void **keys, int64 *nkeys)
 	return true;
 }
 
+/*
+ * Copies the n keys of a rewound source, widened to 8 bytes, into to;
+ * raises an error where the source holds fewer.
+ */
+void
+KeySourceCopy(KeySource *source, int64 n, uint64 *to)
+{
+	const void *keys;
+	int64		nkeys;
+	int64		filled = 0;
+
+	while (filled < n && source->next(source, &keys, &nkeys))
+		for (int64 i = 0; i < nkeys && filled < n; i++)
+			to[filled++] = source->key_bytes == 4 ?
+				((const uint32 *) keys)[i] : ((const uint64 *) keys)[i];
+	if (filled != n)
+		elog(ERROR, "gpusel lost keys of a selection: %lld of %lld",
+			 (long long) filled, (long long) n);
+}
+
 /* Wraps an in-memory key array as a KeySource. */
 void
 KeyArraySourceInit(KeyArraySource *src, const void *keys, int64 count, int key_bytes)

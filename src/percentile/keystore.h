@@ -90,5 +90,6 @@ typedef struct KeyArraySource
 
 extern void KeyArraySourceInit(KeyArraySource *src, const void *keys,
 							   int64 count, int key_bytes);
+extern void KeySourceCopy(KeySource *source, int64 n, uint64 *to);
 
 #endif							/* GPUSEL_KEYSTORE_H */

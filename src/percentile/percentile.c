@@ -250,20 +250,9 @@ static void
 select_small_group(KeySource *source, int64 n, const int64 *ranks, int nranks, uint64 *out)
 {
 	uint64		copy[PERCENTILE_SMALL_GROUP];
-	const void *keys;
-	int64		nkeys;
-	int64		filled = 0;
 
 	source->rewind(source);
-	while (filled < n && source->next(source, &keys, &nkeys))
-	{
-		for (int64 i = 0; i < nkeys && filled < n; i++)
-			copy[filled++] = source->key_bytes == 4 ?
-				((const uint32 *) keys)[i] : ((const uint64 *) keys)[i];
-	}
-	if (filled != n)
-		elog(ERROR, "gpusel lost keys of a group: %lld of %lld",
-			 (long long) filled, (long long) n);
+	KeySourceCopy(source, n, copy);
 	SelectKeysInPlace(copy, n, ranks, nranks, out);
 }
 

@@ -278,20 +278,12 @@ select_dense(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
 	uint64	   *copy;
 	uint64	   *tmp;
 	uint64	   *sorted;
-	const void *keys;
-	int64		nkeys;
-	int64		filled = 0;
 
 	if (n <= 0 || n > limit || (int64) nranks * RADIX_DENSE_KEYS_PER_RANK < n)
 		return false;
 	copy = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
 	tmp = MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
-	while (filled < n && source->next(source, &keys, &nkeys))
-		for (int64 i = 0; i < nkeys && filled < n; i++)
-			copy[filled++] = segment_key(keys, i, key_bytes);
-	if (filled != n)
-		elog(ERROR, "gpusel lost keys of a selection: %lld of %lld",
-			 (long long) filled, (long long) n);
+	KeySourceCopy(source, n, copy);
 	sorted = lsd_sort(copy, tmp, n, key_bytes);
 	for (int i = 0; i < nranks; i++)
 		out[i] = sorted[ranks[i]];
@@ -310,19 +302,11 @@ select_small(KeySource *source, const int64 *ranks, int nranks, uint64 *out)
 {
 	int64		n = source->count;
 	uint64	   *copy;
-	const void *keys;
-	int64		nkeys;
-	int64		filled = 0;
 
 	if (n <= 0 || n > INPLACE_SELECT_MAX_KEYS)
 		return false;
 	copy = palloc(sizeof(uint64) * n);
-	while (filled < n && source->next(source, &keys, &nkeys))
-		for (int64 i = 0; i < nkeys && filled < n; i++)
-			copy[filled++] = segment_key(keys, i, source->key_bytes);
-	if (filled != n)
-		elog(ERROR, "gpusel lost keys of a selection: %lld of %lld",
-			 (long long) filled, (long long) n);
+	KeySourceCopy(source, n, copy);
 	SelectKeysInPlace(copy, n, ranks, nranks, out);
 	pfree(copy);
 	return true;
