@@ -17,6 +17,7 @@ int			gpusel_min_rows = 100000;
 bool		gpusel_enable_scan = true;
 bool		gpusel_enable_groupagg = true;
 bool		gpusel_enable_group_order = true;
+bool		gpusel_enable_parallel_second_pass = true;
 bool		gpusel_enable_parallel = true;
 int			gpusel_batch_rows = 1048576;
 double		gpusel_device_setup_cost = 2000.0;
@@ -97,6 +98,19 @@ GpuselGucInit(void)
 							 "groups itself, by ranks of each key's distinct values, and no Sort is "
 							 "planned above it.",
 							 &gpusel_enable_group_order,
+							 true,
+							 PGC_USERSET,
+							 0,
+							 NULL, NULL, NULL);
+
+	DefineCustomBoolVariable("gpusel.enable_parallel_second_pass",
+							 "Lets every process of a parallel grouped scan of a cached table read "
+							 "its blocks twice for percentile keys.",
+							 "The processes count their keys by bucket, the leader picks the buckets "
+							 "that hold the ranks, and the processes read their blocks again to send "
+							 "only those buckets' keys. Off, every key crosses to the leader, which "
+							 "spills them past work_mem.",
+							 &gpusel_enable_parallel_second_pass,
 							 true,
 							 PGC_USERSET,
 							 0,

@@ -18,6 +18,7 @@ extern int	gpusel_min_rows;
 extern bool gpusel_enable_scan;
 extern bool gpusel_enable_groupagg;
 extern bool gpusel_enable_group_order;
+extern bool gpusel_enable_parallel_second_pass;
 extern bool gpusel_enable_parallel;
 extern int	gpusel_batch_rows;
 extern double gpusel_device_setup_cost;

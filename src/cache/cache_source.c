@@ -59,6 +59,11 @@ typedef struct CacheSource
 	ParallelBlockTableScanWorkerData pwork;
 	bool		pstarted;
 	BlockNumber pending;		/* a block drawn from the allocator and not yet planned */
+	/* the blocks the allocator handed this process, in order, to read again (replay) */
+	BlockNumber *drawn;
+	int64		ndrawn;
+	int64		drawn_cap;
+	int64		replay_next;	/* reading them again: the next one; -1: not */
 	MemoryContextCallback unpin;
 	bool		pinned;
 	struct
@@ -159,21 +164,46 @@ unpin_callback(void *arg)
 	}
 }
 
-/* The next block the shared allocator hands this process, or one drawn before. */
+/* Notes a block the allocator handed this process, for replay. */
+static void
+note_drawn(CacheSource *cs, BlockNumber blk)
+{
+	if (cs->ndrawn == cs->drawn_cap)
+	{
+		int64		cap = Max(cs->drawn_cap * 2, 256);
+
+		if (cs->drawn == NULL)
+			cs->drawn = MemoryContextAllocHuge(cs->cxt, sizeof(BlockNumber) * cap);
+		else
+			cs->drawn = repalloc_huge(cs->drawn, sizeof(BlockNumber) * cap);
+		cs->drawn_cap = cap;
+	}
+	cs->drawn[cs->ndrawn++] = blk;
+}
+
+/*
+ * The next block the shared allocator hands this process, or one drawn
+ * before; in a replay, the next of those it handed the first time.
+ */
 static BlockNumber
 next_parallel_block(CacheSource *cs)
 {
 	BlockNumber blk = cs->pending;
 
+	cs->pending = InvalidBlockNumber;
+	if (BlockNumberIsValid(blk))
+		return blk;
+	if (cs->replay_next >= 0)
+		return cs->replay_next < cs->ndrawn ? cs->drawn[cs->replay_next++] : InvalidBlockNumber;
 	if (!cs->pstarted)
 	{
 		table_block_parallelscan_startblock_init(cs->blocks->rel, &cs->pwork, cs->pscan);
 		cs->pstarted = true;
 	}
-	cs->pending = InvalidBlockNumber;
+	blk = table_block_parallelscan_nextpage(cs->blocks->rel, &cs->pwork, cs->pscan);
 	if (BlockNumberIsValid(blk))
-		return blk;
-	return table_block_parallelscan_nextpage(cs->blocks->rel, &cs->pwork, cs->pscan);
+		note_drawn(cs, blk);
+	return blk;
 }
 
 /*
@@ -212,7 +242,8 @@ plan_next_parallel(CacheSource *cs)
 	else
 	{
 		GpuselPagesSetRange(cs->blocks, blk, blk + 1);
-		cs->use.blocks_from_heap++;
+		if (cs->replay_next < 0)
+			cs->use.blocks_from_heap++;
 		cs->in_heap = true;
 	}
 	return true;
@@ -278,7 +309,8 @@ take_cached_run(CacheSource *cs, int64 max_rows, GpuselStaging *run)
 	run->has_nulls = cs->has_nulls;
 	run->tids = (ItemPointerData *) (base + e->tids_off) + i;
 	cs->run_next += k;
-	cs->use.rows_from_cache += k;
+	if (cs->replay_next < 0)
+		cs->use.rows_from_cache += k;
 	return k;
 }
 
@@ -545,6 +577,51 @@ cache_rescan_parallel(GpuselSource *source)
 	cs->pending = InvalidBlockNumber;
 	cs->run_next = cs->run_end = 0;
 	cs->in_heap = false;
+	cs->ndrawn = 0;
+	cs->replay_next = -1;
+}
+
+/*
+ * Reads this process's blocks again, in the order the allocator handed
+ * them, once it has handed it no more: each block as the rule at the top
+ * of this file says now (a block changed since is read from the heap),
+ * under the same snapshot, so the same rows.
+ */
+static void
+cache_replay(GpuselSource *source)
+{
+	CacheSource *cs = (CacheSource *) source;
+
+	cs->pending = InvalidBlockNumber;
+	cs->run_next = cs->run_end = 0;
+	cs->in_heap = false;
+	cs->replay_next = 0;
+}
+
+/*
+ * Up to n values of batch column 'column' at rows spread evenly over the
+ * cache (every row the build placed, visible or not), with null bytes.
+ */
+static int64
+cache_sample(GpuselSource *source, int column, int64 n, void *values, uint8 *nulls)
+{
+	CacheSource *cs = (CacheSource *) source;
+	GpuselCacheEntry *e = cs->entry;
+	int			col = cs->cached_col[column];
+	int			w = cs->widths[column];
+	int64		rows = e->nrows;
+
+	n = Min(n, rows);
+	for (int64 i = 0; i < n; i++)
+	{
+		int64		row = i * rows / n;
+		int64		at;
+		char	   *base = cached_row(cs, row, &at);
+
+		memcpy((char *) values + i * w, base + e->values_off[col] + at * w, w);
+		nulls[i] = cs->has_nulls[column] ? ((uint8 *) (base + e->nulls_off[col]))[at] : 0;
+	}
+	return n;
 }
 
 /* Releases the readers and the pin. */
@@ -595,6 +672,8 @@ static const GpuselSourceMethods cache_parallel_methods = {
 	.fill = cache_fill,
 	.next_chunk = cache_next_chunk,
 	.rescan = cache_rescan_parallel,
+	.replay = cache_replay,
+	.sample = cache_sample,
 	.end = cache_end,
 	.explain = cache_explain,
 };
@@ -632,6 +711,7 @@ open_cache(Relation rel, Snapshot snapshot, const GpuselProgram *prog)
 	cs->cxt = cxt;
 	cs->entry = entry;
 	cs->pinned = true;
+	cs->replay_next = -1;
 	cs->unpin.func = unpin_callback;
 	cs->unpin.arg = cs;
 	MemoryContextRegisterResetCallback(cxt, &cs->unpin);

@@ -123,12 +123,24 @@ extern void GroupAggSinkEndSecondPass(GroupAggSink *sink);
 /* groupagg_partial.c: a worker's partial aggregate, sent to the consumer */
 struct GpuselFeed;
 struct GpuselChunk;
+struct GpuselSource;
 extern Size GroupAggSinkPartialRecordBytes(GroupAggSink *sink);
 extern bool GroupAggSinkPartialSendsKeys(GroupAggSink *sink);
 extern void GroupAggSinkSendPartial(GroupAggSink *sink, struct GpuselFeed *feed,
 									int64 nscanned);
 extern void GroupAggSinkMerge(GroupAggSink *sink, struct GpuselChunk *batch);
 extern bool GroupAggSinkPartialIsDue(GroupAggSink *sink, struct GpuselFeed *feed);
+extern bool GroupAggSinkRoundsEligible(GroupAggSink *sink, Size space_bytes);
+extern bool GroupAggSinkPrepareRounds(GroupAggSink *sink, struct GpuselSource *source,
+									  uint64 *space);
+extern void GroupAggSinkStartRounds(GroupAggSink *sink, const uint64 *space);
+extern void GroupAggSinkSendFirstRound(GroupAggSink *sink, struct GpuselFeed *feed,
+									   int64 nscanned);
+extern void GroupAggSinkBeginWorkerSecondRound(GroupAggSink *sink, const char *reply,
+											   Size bytes);
+extern void GroupAggSinkSendKeptPairs(GroupAggSink *sink, struct GpuselFeed *feed);
+extern bool GroupAggSinkKeptPairsDue(GroupAggSink *sink);
+extern void GroupAggSinkWriteReplies(GroupAggSink *sink, struct GpuselFeed *feed);
 extern void GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot);
 extern void GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values,
 								   uint8 *const *nulls, const uint8 *has_nulls,

@@ -19,6 +19,7 @@
 #include "groupagg.h"
 #include "order_keys.h"
 #include "percentile.h"
+#include "scan_source.h"
 
 /*
  * <integer column> <op> <constant>, or date_trunc(unit, <timestamp column>),
@@ -161,6 +162,7 @@ typedef struct GroupAggPartialMap
 {
 	int64	   *groups;			/* by the worker's group number */
 	int64		cap;
+	int64		ngroups;		/* the worker's groups merged so far */
 	/* per key numbered by a dictionary: the worker's numbers, as the consumer's */
 	GpuselValueDictReader *dicts;
 } GroupAggPartialMap;
@@ -392,6 +394,14 @@ extern int64 GroupAggNarrowChooseBuckets(GroupAggSink *sink, PercentileCollectio
 extern int	GroupAggNarrowKeep(PercentileCollection *pc, const int64 *groups, const uint64 *keys,
 							   const bool *skip, int len, bool *keep);
 extern void GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc);
+extern void GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, int64 ngroups);
+extern Size GroupAggNarrowCountBytes(void);
+extern void GroupAggNarrowWriteCounts(PercentileCollection *pc, int64 g, int64 *out);
+extern void GroupAggNarrowMergeCounts(GroupAggSink *sink, PercentileCollection *pc, int64 g,
+									  const int64 *counts);
+extern uint64 GroupAggNarrowWantedMask(PercentileCollection *pc, int64 g);
+extern void GroupAggNarrowChooseFromMasks(GroupAggSink *sink, PercentileCollection *pc,
+										  const uint64 *masks, int64 n);
 
 /* groupagg_numeric.c */
 extern void GroupAggNumericAdd(GroupCell *cell, Datum value, MemoryContext cxt);

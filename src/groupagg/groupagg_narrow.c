@@ -34,9 +34,11 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "utils/memutils.h"
 
 #include "groupagg_internal.h"
+#include "scan_source.h"
 
 /*
  * buckets of a group: every group has NARROW_BUCKETS - 1 splitters (a
@@ -59,12 +61,20 @@
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
+/* keys of a parallel scan's sample, from which every process's shared splitters are picked */
+#define NARROW_SHARED_SAMPLE	(NARROW_BUCKETS * 64)
+
+/* a group's wanted buckets travel to a worker as the bits of one uint64 */
+StaticAssertDecl(NARROW_BUCKETS == 64, "a group's buckets are the bits of a uint64");
+
 /* A collection's state while it is read twice. */
 struct GroupNarrow
 {
 	bool		collecting;		/* the second pass: the wanted buckets' keys are kept */
-	int64		ngroups;		/* groups when it began; only they have splitters */
-	uint64	   *splitters;		/* group g's at g * NARROW_SPLITTERS */
+	int64		ngroups;		/* groups with splitters and bucket counts */
+	int64		stride;			/* NARROW_SPLITTERS, or 0 where every group shares one set */
+	int64		counted_cap;	/* shared splitters: groups bucket_counts has room for */
+	uint64	   *splitters;		/* group g's at g * stride */
 	int64	   *bucket_counts;	/* group g's at g * NARROW_BUCKETS */
 	uint8	   *wanted;			/* per bucket: it holds a rank the results read */
 	/* at the end of the first pass */
@@ -151,7 +161,8 @@ GroupAggNarrowStart(GroupAggSink *sink, PercentileCollection *pc)
 		by_group[next[sink->nkeys > 0 ? pc->groups[i] : 0]++] = GroupAggHeldKey(pc, i);
 
 	nw->ngroups = ng;
-	nw->splitters = MemoryContextAllocHuge(sink->cxt, sizeof(uint64) * NARROW_SPLITTERS * ng);
+	nw->stride = NARROW_SPLITTERS;
+	nw->splitters = MemoryContextAllocHuge(sink->cxt, sizeof(uint64) * NARROW_SPLITTERS * Max(ng, 1));
 	nw->bucket_counts = MemoryContextAllocHuge(sink->cxt, sizeof(int64) * NARROW_BUCKETS * ng);
 	memset(nw->bucket_counts, 0, sizeof(int64) * NARROW_BUCKETS * ng);
 	for (int64 g = 0; g < ng; g++)
@@ -199,6 +210,7 @@ GroupAggNarrowCount(PercentileCollection *pc, const int64 *groups, const uint64 
 	int64	   *bucket_counts = nw->bucket_counts;
 	const uint64 *splitters = nw->splitters;
 	int64		ngroups = nw->ngroups;
+	int64		stride = nw->stride;
 
 	for (int j = 0; j < len; j++)
 	{
@@ -208,8 +220,7 @@ GroupAggNarrowCount(PercentileCollection *pc, const int64 *groups, const uint64 
 			continue;
 		counts[g]++;
 		if (g < ngroups)
-			bucket_counts[g * NARROW_BUCKETS +
-						  bucket_of(splitters + g * NARROW_SPLITTERS, keys[j])]++;
+			bucket_counts[g * NARROW_BUCKETS + bucket_of(splitters + g * stride, keys[j])]++;
 	}
 }
 
@@ -249,7 +260,7 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 		}
 		for (int b = 0; b < NARROW_BUCKETS; b++)
 		{
-			const uint64 *split = nw->splitters + g * NARROW_SPLITTERS;
+			const uint64 *split = nw->splitters + g * nw->stride;
 			uint64		lo;
 			uint64		hi = b == NARROW_SPLITTERS ? PG_UINT64_MAX : split[b];
 
@@ -308,9 +319,11 @@ GroupAggNarrowChooseBuckets(GroupAggSink *sink, PercentileCollection *pc,
 							const int64 *positions, int64 npositions)
 {
 	GroupNarrow *nw = pc->narrow;
-	int64		nbuckets = nw->ngroups * NARROW_BUCKETS;
+	int64		nbuckets;
 	int64		g = 0;
 
+	GroupAggNarrowReserve(sink, pc, ngroups);
+	nbuckets = nw->ngroups * NARROW_BUCKETS;
 	nw->ngroups_end = ngroups;
 	nw->total_start = MemoryContextAllocHuge(sink->cxt, sizeof(int64) * (ngroups + 1));
 	memcpy(nw->total_start, total_start, sizeof(int64) * (ngroups + 1));
@@ -451,3 +464,207 @@ GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc)
 	pfree(out);
 }
 
+
+/*
+ * Under Gather over the column cache, every process reads its blocks twice
+ * (GpuselFeedEnableRounds): counted by bucket on the first round, the
+ * wanted buckets' keys kept on the second.  The buckets must be the same
+ * in every process for their counts to add up, so every group of every
+ * process shares one set of splitters per collection, picked by the leader
+ * before the workers start from keys spread over the whole cache.  A
+ * group's keys unlike the sample's only make its kept buckets larger.
+ */
+
+/*
+ * Whether every collection of the sink can be read twice under Gather:
+ * a plain column's keys of a key type, not numeric, not kept whole, and
+ * every input one the second pass finds again.
+ */
+bool
+GroupAggSinkRoundsEligible(GroupAggSink *sink, Size space_bytes)
+{
+	if (sink->ncollections == 0 ||
+		(Size) sink->ncollections * NARROW_SPLITTERS * sizeof(uint64) > space_bytes ||
+		(sink->has_colstates && !sink->exprs_by_block))
+		return false;
+	for (int i = 0; i < sink->ninputs; i++)
+		if (contain_volatile_functions((Node *) sink->inputs[i].expr))
+			return false;
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+		GroupInput *in = &sink->inputs[pc->input];
+
+		if (in->colstate != NULL || in->column < 0 || pc->numeric_scale >= 0 ||
+			pc->keytype == NULL || pc->big_keys || pc->kept != NULL ||
+			!KeysOfColumn(in->coltype, pc->keytype->typid, NULL, NULL, 0, 0, NULL))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * The leader, before the workers start: each collection's shared
+ * splitters, into 'space' (NARROW_SPLITTERS per collection), from keys of
+ * its column spread over the source's rows.  False when the source gives
+ * no sample.
+ */
+bool
+GroupAggSinkPrepareRounds(GroupAggSink *sink, GpuselSource *source, uint64 *space)
+{
+	uint64	   *keys = palloc(sizeof(uint64) * NARROW_SHARED_SAMPLE);
+	uint8	   *nulls = palloc(NARROW_SHARED_SAMPLE);
+
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+		GroupInput *in = &sink->inputs[pc->input];
+		void	   *values = palloc((Size) GpuselColumnWidth(in->coltype) * NARROW_SHARED_SAMPLE);
+		int64		n = GpuselSourceSample(source, in->column, NARROW_SHARED_SAMPLE, values, nulls);
+		int64		m = 0;
+		uint64	   *split = space + c * NARROW_SPLITTERS;
+
+		if (n <= 0 && source->methods->sample == NULL)
+		{
+			pfree(values);
+			return false;
+		}
+		if (n > 0)
+			(void) KeysOfColumn(in->coltype, pc->keytype->typid, values, NULL, 0, (int) n, keys);
+		for (int64 i = 0; i < n; i++)
+			if (!nulls[i])
+				keys[m++] = keys[i];
+		sort_narrow_sample(keys, m);
+		/* as a group's own: evenly spaced, the rest past every key */
+		for (int64 i = 0; i < NARROW_SPLITTERS; i++)
+			split[i] = m >= NARROW_BUCKETS ? keys[(i + 1) * m / NARROW_BUCKETS] : PG_UINT64_MAX;
+		pfree(values);
+	}
+	pfree(keys);
+	pfree(nulls);
+	return true;
+}
+
+/* Every process, at the start of its first round: counts by the shared splitters. */
+void
+GroupAggSinkStartRounds(GroupAggSink *sink, const uint64 *space)
+{
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+		GroupNarrow *nw = MemoryContextAllocZero(sink->cxt, sizeof(GroupNarrow));
+
+		nw->stride = 0;
+		nw->splitters = MemoryContextAlloc(sink->cxt, sizeof(uint64) * NARROW_SPLITTERS);
+		memcpy(nw->splitters, space + c * NARROW_SPLITTERS, sizeof(uint64) * NARROW_SPLITTERS);
+		nw->ngroups = 0;
+		nw->counted_cap = 0;
+		nw->bucket_counts = NULL;
+		pc->dev_declined = true;
+		pc->narrow = nw;
+		GroupAggNarrowReserve(sink, pc, Max(sink->ngroups, 1));
+	}
+	sink->second_pass_allowed = true;
+}
+
+/*
+ * Bucket counts for groups 0 .. ngroups - 1 where the splitters are shared
+ * (a group met since has them too); a group's own splitters never grow.
+ */
+void
+GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, int64 ngroups)
+{
+	GroupNarrow *nw = pc->narrow;
+
+	if (nw->stride != 0 || ngroups <= nw->ngroups)
+		return;
+	if (ngroups > nw->counted_cap)
+	{
+		int64		cap = Max(ngroups, Max(nw->counted_cap * 2, 64));
+
+		if (nw->bucket_counts == NULL)
+			nw->bucket_counts = MemoryContextAllocHuge(sink->cxt, sizeof(int64) * NARROW_BUCKETS * cap);
+		else
+			nw->bucket_counts = repalloc_huge(nw->bucket_counts, sizeof(int64) * NARROW_BUCKETS * cap);
+		nw->counted_cap = cap;
+	}
+	memset(nw->bucket_counts + nw->ngroups * NARROW_BUCKETS, 0,
+		   sizeof(int64) * NARROW_BUCKETS * (ngroups - nw->ngroups));
+	nw->ngroups = ngroups;
+}
+
+/* Bytes of one group's bucket counts as a worker sends them. */
+Size
+GroupAggNarrowCountBytes(void)
+{
+	return sizeof(int64) * NARROW_BUCKETS;
+}
+
+/* A worker: group g's bucket counts into 'out' (zeros where it counted none). */
+void
+GroupAggNarrowWriteCounts(PercentileCollection *pc, int64 g, int64 *out)
+{
+	GroupNarrow *nw = pc->narrow;
+
+	if (g < nw->ngroups)
+		memcpy(out, nw->bucket_counts + g * NARROW_BUCKETS, sizeof(int64) * NARROW_BUCKETS);
+	else
+		memset(out, 0, sizeof(int64) * NARROW_BUCKETS);
+}
+
+/* The consumer: adds a worker's bucket counts of one group to its group g's. */
+void
+GroupAggNarrowMergeCounts(GroupAggSink *sink, PercentileCollection *pc, int64 g,
+						  const int64 *counts)
+{
+	GroupNarrow *nw = pc->narrow;
+	int64		total = 0;
+	int64	   *dst;
+
+	if (nw == NULL || nw->stride != 0)
+		elog(ERROR, "gpusel: a worker's bucket counts for a percentile not read in two rounds");
+	GroupAggNarrowReserve(sink, pc, g + 1);
+	dst = nw->bucket_counts + g * NARROW_BUCKETS;
+	for (int b = 0; b < NARROW_BUCKETS; b++)
+	{
+		dst[b] += counts[b];
+		total += counts[b];
+	}
+	pc->counts[g] += total;
+}
+
+/* The consumer, after choosing: group g's wanted buckets, a bit each. */
+uint64
+GroupAggNarrowWantedMask(PercentileCollection *pc, int64 g)
+{
+	GroupNarrow *nw = pc->narrow;
+	uint64		mask = 0;
+
+	if (g >= nw->ngroups_end)
+		elog(ERROR, "gpusel: a worker's group is not among the consumer's");
+	for (int b = 0; b < NARROW_BUCKETS; b++)
+		if (nw->wanted[g * NARROW_BUCKETS + b])
+			mask |= UINT64CONST(1) << b;
+	return mask;
+}
+
+/*
+ * A worker, before its second round: the buckets the consumer wants of
+ * each of its n groups, one mask each; it keeps those buckets' keys.
+ */
+void
+GroupAggNarrowChooseFromMasks(GroupAggSink *sink, PercentileCollection *pc,
+							  const uint64 *masks, int64 n)
+{
+	GroupNarrow *nw = pc->narrow;
+
+	GroupAggNarrowReserve(sink, pc, n);
+	nw->ngroups_end = n;
+	nw->wanted = MemoryContextAllocHuge(sink->cxt, Max(n * NARROW_BUCKETS, 1));
+	nw->group_wanted = MemoryContextAllocZero(sink->cxt, sizeof(bool) * Max(n, 1));
+	for (int64 g = 0; g < n; g++)
+		for (int b = 0; b < NARROW_BUCKETS; b++)
+			nw->wanted[g * NARROW_BUCKETS + b] = (masks[g] >> b) & 1;
+	make_ranges(sink, nw);
+	nw->collecting = true;
+}

@@ -342,6 +342,8 @@ merge_groups(GroupAggSink *sink, GpuselChunk *batch)
 			sink->collections[c].zeros[g] |= ((const uint8 *) (rec + layout.zeros))[c];
 		map[batch->first + i] = g;
 	}
+	sink->maps[batch->producer].ngroups = Max(sink->maps[batch->producer].ngroups,
+											  batch->first + batch->nrows);
 	sink->rows_aggregated += batch->naggregated;
 	sink->rows_from_columns += batch->naggregated;
 }
@@ -404,6 +406,28 @@ merge_dictionary(GroupAggSink *sink, GpuselChunk *batch)
 					   (Size) batch->nrows);
 }
 
+/*
+ * The consumer: adds a worker's first-round bucket counts of one
+ * collection to its groups' (groupagg_narrow.c).
+ */
+static void
+merge_bucket_counts(GroupAggSink *sink, GpuselChunk *batch)
+{
+	PercentileCollection *pc = &sink->collections[batch->collection];
+	Size		record = GroupAggNarrowCountBytes();
+	GroupAggPartialMap *map = &sink->maps[batch->producer];
+
+	if (batch->producer >= sink->nmaps || batch->first + batch->nrows > map->ngroups)
+		elog(ERROR, "gpusel: a worker sent bucket counts of groups it had not sent");
+	for (int64 i = 0; i < batch->nrows; i++)
+	{
+		int64		counts[64];
+
+		memcpy(counts, batch->data + i * record, record);
+		GroupAggNarrowMergeCounts(sink, pc, map->groups[batch->first + i], counts);
+	}
+}
+
 /* The consumer: merges one chunk of a worker's partial aggregate. */
 void
 GroupAggSinkMerge(GroupAggSink *sink, GpuselChunk *batch)
@@ -412,9 +436,149 @@ GroupAggSinkMerge(GroupAggSink *sink, GpuselChunk *batch)
 		merge_dictionary(sink, batch);
 	else if (batch->kind == GPUSEL_CHUNK_GROUPS)
 		merge_groups(sink, batch);
+	else if (batch->kind == GPUSEL_CHUNK_BUCKETS)
+		merge_bucket_counts(sink, batch);
 	else
 	{
 		merge_pairs(sink, batch);
 		GroupAggShipIfDue(sink);
+	}
+}
+
+/*
+ * Two rounds over the column cache (GpuselFeedEnableRounds, and
+ * groupagg_narrow.c): a worker counts its keys by bucket and sends its
+ * groups and their counts; the consumer, with every worker's counts,
+ * replies to each with the buckets it wants of each of that worker's
+ * groups; the worker reads its blocks again and sends only those buckets'
+ * keys.  The worker keeps its groups between the rounds, so its group
+ * numbers are the same in both and the consumer's map of them serves
+ * both.
+ */
+
+/* A worker: sends a collection's bucket counts of every group, in its order. */
+static bool
+send_bucket_counts(GroupAggSink *sink, GpuselFeed *feed, int c)
+{
+	PercentileCollection *pc = &sink->collections[c];
+	Size		record = GroupAggNarrowCountBytes();
+	int64		g = 0;
+
+	while (g < sink->ngroups)
+	{
+		Size		room;
+		char	   *buf = GpuselFeedClaimBuffer(feed, &room);
+		int64		n;
+
+		if (buf == NULL)
+			return false;
+		n = Min((int64) (room / record), sink->ngroups - g);
+		for (int64 i = 0; i < n; i++)
+			GroupAggNarrowWriteCounts(pc, g + i, (int64 *) (buf + i * record));
+		GpuselFeedPublishBuffer(feed, GPUSEL_CHUNK_BUCKETS, c, g, n, 0, 0);
+		g += n;
+	}
+	return true;
+}
+
+/*
+ * A worker, at the end of its first round: its dictionaries, groups and
+ * bucket counts.  Its groups stay for the second round.
+ */
+void
+GroupAggSinkSendFirstRound(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
+{
+	if (!send_dictionaries(sink, feed) || !send_groups(sink, feed, nscanned))
+		return;
+	for (int c = 0; c < sink->ncollections; c++)
+		if (!send_bucket_counts(sink, feed, c))
+			return;
+}
+
+/*
+ * A worker, with the consumer's reply: each collection's wanted buckets of
+ * each of its groups (a mask per group, collection by collection).  No
+ * reply: the consumer met none of its groups.
+ */
+void
+GroupAggSinkBeginWorkerSecondRound(GroupAggSink *sink, const char *reply, Size bytes)
+{
+	int64		ng = sink->ngroups;
+	uint64	   *none = NULL;
+
+	if (reply != NULL && bytes != (Size) sink->ncollections * ng * sizeof(uint64))
+		elog(ERROR, "gpusel: the consumer's reply holds %zu bytes for %lld groups",
+			 bytes, (long long) ng);
+	if (reply == NULL)
+		none = palloc0(sizeof(uint64) * Max(ng, 1));
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+
+		GroupAggNarrowChooseFromMasks(sink, pc, reply != NULL ?
+									  (const uint64 *) reply + c * ng : none, ng);
+		pc->nkeys = 0;
+		memset(pc->counts, 0, sizeof(int64) * ng);
+	}
+	if (none != NULL)
+		pfree(none);
+	sink->second_pass = true;
+}
+
+/*
+ * A worker, in its second round: sends the keys it kept so far and holds
+ * none; its groups stay.  Sent before they pass work_mem, as a worker does
+ * not spill (GroupAggSinkKeptPairsDue).
+ */
+void
+GroupAggSinkSendKeptPairs(GroupAggSink *sink, GpuselFeed *feed)
+{
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		if (!send_pairs(sink, feed, c))
+			return;
+		sink->collections[c].nkeys = 0;
+	}
+}
+
+/*
+ * Whether a worker's kept keys should go before the next chunk: a chunk of
+ * GPUSEL_FEED_CHUNK_ROWS rows could take them past work_mem.
+ */
+bool
+GroupAggSinkKeptPairsDue(GroupAggSink *sink)
+{
+	Size		bytes = 0;
+
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+
+		bytes += (Size) (pc->nkeys + GPUSEL_FEED_CHUNK_ROWS) *
+			(pc->key_bytes + (pc->groups != NULL ? sizeof(uint32) : 0));
+	}
+	return bytes >= (Size) work_mem * 1024;
+}
+
+/*
+ * The consumer, between the rounds (its wanted buckets chosen): its reply
+ * to each worker that sent groups, the masks of that worker's groups.
+ */
+void
+GroupAggSinkWriteReplies(GroupAggSink *sink, GpuselFeed *feed)
+{
+	for (int p = 1; p < sink->nmaps; p++)
+	{
+		GroupAggPartialMap *map = &sink->maps[p];
+		uint64	   *masks;
+
+		if (map->ngroups == 0)
+			continue;
+		masks = (uint64 *) GpuselFeedReply(feed, p, (Size) sink->ncollections * map->ngroups *
+										   sizeof(uint64));
+		for (int c = 0; c < sink->ncollections; c++)
+			for (int64 g = 0; g < map->ngroups; g++)
+				masks[c * map->ngroups + g] =
+					GroupAggNarrowWantedMask(&sink->collections[c], map->groups[g]);
 	}
 }

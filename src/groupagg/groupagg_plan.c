@@ -549,8 +549,9 @@ parallel_divisor(int workers)
  * them back; a serial scan of a cached table reads the cache twice
  * instead (groupagg_narrow.c), which costs little beside, where its groups
  * hold enough keys for that.  So the parallel path of a cached table pays
- * the file's pages, written and read.  (Over the heap both paths spill
- * alike.)
+ * the file's pages, written and read, unless its processes read their
+ * blocks twice too (gpusel.enable_parallel_second_pass).  (Over the heap
+ * both paths spill alike.)
  */
 static Cost
 leader_spill_cost(PlannerInfo *root, RelOptInfo *input_rel, List *aggs, double groups)
@@ -564,7 +565,8 @@ leader_spill_cost(PlannerInfo *root, RelOptInfo *input_rel, List *aggs, double g
 	/* the serial scan spills too where its groups hold too few keys to read twice */
 	if (collections == 0 || bytes <= (double) work_mem * 1024.0 ||
 		groups * GROUPAGG_NARROW_MIN_KEYS_PER_GROUP > held ||
-		!GpuselSourceProvided(planner_rt_fetch(input_rel->relid, root)->relid))
+		!GpuselSourceProvided(planner_rt_fetch(input_rel->relid, root)->relid) ||
+		gpusel_enable_parallel_second_pass)
 		return 0;
 	return 2.0 * seq_page_cost * bytes / BLCKSZ;
 }

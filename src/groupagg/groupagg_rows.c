@@ -472,6 +472,8 @@ narrow_block(GroupAggSink *sink, PercentileCollection *pc, const int64 *groups,
 				pc->zeros[groups[j]] |=
 					kt->is_negative_zero(GpuselLoadValue(values, rows != NULL ? (int64) rows[j] :
 														 start + j, coltype)) ? 1 : 2;
+		/* shared splitters: every group met so far has its bucket counts */
+		GroupAggNarrowReserve(sink, pc, sink->ngroups);
 		GroupAggNarrowCount(pc, groups, keys, skip, len);
 		return;
 	}

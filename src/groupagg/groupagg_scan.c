@@ -33,6 +33,7 @@
 #include "column_filter.h"
 #include "device.h"
 #include "groupagg.h"
+#include "guc.h"
 #include "parallel_feed.h"
 #include "scan_exec.h"
 
@@ -352,6 +353,43 @@ produce_on_device(GpuselScanState *state, GpuselFeed *feed)
 }
 
 /*
+ * A producer's two rounds over its blocks of the column cache
+ * (groupagg_narrow.c): its keys counted by bucket and sent with its
+ * groups; then, with the consumer's reply, the same blocks read again and
+ * the keys of the buckets it wants sent.  False when the consumer went
+ * before the second round: the producer has been counted out already.
+ */
+static bool
+produce_two_rounds(GpuselScanState *state, GpuselFeed *feed, uint32 *positions)
+{
+	GroupAggSink *sink = sink_of(state);
+	GpuselChunk batch;
+	int64		sent = state->rows_in;
+	const char *reply = NULL;
+	Size		bytes = 0;
+
+	GroupAggSinkStartRounds(sink, GpuselFeedRoundSpace(feed));
+	while (GpuselFeedReadOwn(feed, &batch, state->heapslot))
+	{
+		count_rows_read(state, batch.nrows);
+		add_chunk(state, &batch.staging, batch.nrows, positions);
+	}
+	GroupAggSinkSendFirstRound(sink, feed, state->rows_in - sent);
+	if (!GpuselFeedAwaitSecondRound(feed, &reply, &bytes))
+		return false;
+	GroupAggSinkBeginWorkerSecondRound(sink, reply, bytes);
+	GpuselFeedReplayOwn(feed);
+	while (GpuselFeedReadOwn(feed, &batch, state->heapslot))
+	{
+		if (GroupAggSinkKeptPairsDue(sink))
+			GroupAggSinkSendKeptPairs(sink, feed);
+		add_chunk(state, &batch.staging, batch.nrows, positions);
+	}
+	GroupAggSinkSendKeptPairs(sink, feed);
+	return true;
+}
+
+/*
  * A producer's part of a parallel grouped scan (scan_parallel.c): where
  * the consumer filters and groups on the CPU, the worker filters and
  * aggregates its blocks into its own sink and sends its groups
@@ -370,8 +408,19 @@ GpuselGroupScanProduce(GpuselScanState *state)
 		GpuselFeedProduce(feed, state->heapslot, filter_in_worker, state);
 		return;
 	}
+	/* in two rounds every producer reads its blocks again: one that cannot reads none */
+	if (GpuselFeedRoundsShared(feed) && !GpuselFeedRounds(feed))
+		return;
 	if (!GpuselFeedStartProducing(feed))
 		return;
+	if (GpuselFeedRoundsShared(feed))
+	{
+		positions = palloc(sizeof(uint32) * GPUSEL_FEED_CHUNK_ROWS);
+		if (produce_two_rounds(state, feed, positions))
+			GpuselFeedStopProducing(feed);
+		pfree(positions);
+		return;
+	}
 	if (state->worker_device && produce_on_device(state, feed))
 	{
 		GpuselFeedStopProducing(feed);
@@ -441,29 +490,48 @@ add_source_chunks(GpuselScanState *state, GpuselSource *source, bool second_pass
  * the pages many tuples at once, or under Gather by the workers, filtered
  * when they could) or workers' partial aggregates; the column tests and
  * then the other quals pick rows, and the sink reads the rows that pass as
- * columns, with no heap tuple per row.  A serial scan of a source in
- * memory (the column cache) may read its rows twice, for percentile keys
- * past work_mem (groupagg_narrow.c): both passes apply the same quals,
- * which must then be free of volatile functions, to the same snapshot.
+ * columns, with no heap tuple per row.  A scan of a source in memory (the
+ * column cache) may read its rows twice, for percentile keys past work_mem
+ * (groupagg_narrow.c): both passes apply the same quals, which must then
+ * be free of volatile functions, to the same snapshot.  Under Gather every
+ * process reads its own blocks twice, in two rounds of the feed, where the
+ * consumer chose so before the workers started (group_sink_prepare_rounds).
  */
 static void
 fill_groups_from_source(GpuselScanState *state, GpuselSource *source)
 {
+	bool		quals_stable = !contain_volatile_functions((Node *) state->device_quals);
+	bool		rounds = GpuselScanFeeding(state) && GpuselFeedRounds(state->feed);
+
 	GroupAggSinkAllowSecondPass(sink_of(state),
 								!GpuselScanFeeding(state) && GpuselSourceInMemory(source) &&
-								!contain_volatile_functions((Node *) state->device_quals));
+								quals_stable);
+	if (rounds)
+		GroupAggSinkStartRounds(sink_of(state), GpuselFeedRoundSpace(state->feed));
 	add_source_chunks(state, source, false);
 	if (GroupAggSinkSecondPassDue(sink_of(state)))
 	{
 		GpuselSource *again;
 
 		GroupAggSinkBeginSecondPass(sink_of(state));
-		/* after an error its memory and pins go with the query's, as the first's */
-		again = GpuselScanOpenSecondSource(state);
-		add_source_chunks(state, again, true);
-		GpuselSourceEnd(again);
+		if (rounds)
+		{
+			/* the workers wait for the buckets their groups' ranks fall in */
+			GroupAggSinkWriteReplies(sink_of(state), state->feed);
+			GpuselFeedOpenSecondRound(state->feed);
+			add_source_chunks(state, source, true);
+		}
+		else
+		{
+			/* after an error its memory and pins go with the query's, as the first's */
+			again = GpuselScanOpenSecondSource(state);
+			add_source_chunks(state, again, true);
+			GpuselSourceEnd(again);
+		}
 		GroupAggSinkEndSecondPass(sink_of(state));
 	}
+	else if (rounds)
+		GpuselFeedStop(state->feed);	/* never: every collection was counted by bucket */
 	state->scan_done = true;
 }
 
@@ -608,6 +676,33 @@ group_sink_sends_keys(void *sink)
 	return GroupAggSinkPartialSendsKeys((GroupAggSink *) sink);
 }
 
+/*
+ * GpuselSinkMethods.prepare_rounds: under Gather over the column cache,
+ * every process reads its blocks twice where the percentile keys would
+ * pass work_mem in the leader and the groups hold enough keys each for
+ * buckets to narrow them (the planner's estimates); the shared splitters
+ * are sampled here, before the workers start.
+ */
+static bool
+group_sink_prepare_rounds(GpuselScanState *state, int nworkers)
+{
+	GroupAggSink *sink = sink_of(state);
+	GpuselFeed *feed = state->feed;
+	double		groups = Max(state->css.ss.ps.plan->plan_rows, 1.0);
+	double		rows = Max(state->rel->rd_rel->reltuples, 0.0);
+
+	if (!gpusel_enable_parallel_second_pass || feed->cached == NULL ||
+		!GpuselFeedWorkersAggregate(feed) ||
+		contain_volatile_functions((Node *) state->device_quals) ||
+		rows * sizeof(uint64) <= (double) work_mem * 1024.0 ||
+		rows < groups * GROUPAGG_NARROW_MIN_KEYS_PER_GROUP ||
+		!GroupAggSinkRoundsEligible(sink, GPUSEL_FEED_ROUND_BYTES))
+		return false;
+	if (!GroupAggSinkPrepareRounds(sink, feed->cached, GpuselFeedRoundSpace(feed)))
+		return false;
+	return GpuselFeedEnableRounds(feed, nworkers);
+}
+
 /* GpuselSinkMethods.rescan */
 static void
 group_sink_rescan(void *sink)
@@ -639,6 +734,7 @@ static const GpuselSinkMethods group_sink_methods = {
 	.columnar = group_sink_columnar,
 	.partial_record_bytes = group_sink_record_bytes,
 	.partial_sends_keys = group_sink_sends_keys,
+	.prepare_rounds = group_sink_prepare_rounds,
 	.rescan = group_sink_rescan,
 	.end = group_sink_end,
 	.explain = group_sink_explain,

@@ -36,6 +36,7 @@
 #include "pgstat.h"
 #include "storage/condition_variable.h"
 #include "storage/spin.h"
+#include "utils/dsa.h"
 #include "utils/wait_event.h"
 
 #include "parallel_feed.h"
@@ -79,6 +80,20 @@ struct GpuselFeedShared
 	int			device_producers;	/* producers that filtered on the device */
 	int64		device_rows;	/* rows those producers sent to the device */
 	double		device_ms;		/* their device time */
+
+	/*
+	 * Two rounds (GpuselFeedEnableRounds): every producer reads its blocks,
+	 * sends what it found and waits; the consumer, once it has every
+	 * record, replies to each; then every producer reads the same blocks
+	 * again and sends what the reply asked for.
+	 */
+	bool		rounds;
+	bool		first_round_closed; /* the consumer has every record of the first */
+	bool		second_round_open;	/* its replies are published */
+	int			waiting;		/* producers done with the first round, not yet replied to */
+	dsa_pointer replies[GPUSEL_FEED_ROUND_PRODUCERS];	/* by producer number */
+	Size		reply_bytes[GPUSEL_FEED_ROUND_PRODUCERS];
+	uint64		round_space[GPUSEL_FEED_ROUND_BYTES / sizeof(uint64)];
 
 	/* layout, fixed when the shared memory is set up */
 	int			nchunks;
@@ -224,6 +239,14 @@ reset_shared(GpuselFeedShared *shared)
 	shared->device_rows = 0;
 	shared->device_ms = 0;
 	shared->next_seq = 0;
+	shared->first_round_closed = false;
+	shared->second_round_open = false;
+	shared->waiting = 0;
+	for (int i = 0; i < GPUSEL_FEED_ROUND_PRODUCERS; i++)
+	{
+		shared->replies[i] = InvalidDsaPointer;
+		shared->reply_bytes[i] = 0;
+	}
 	for (int i = 0; i < shared->nchunks; i++)
 	{
 		shared->chunks[i].state = CHUNK_FREE;
@@ -407,7 +430,8 @@ start_producing(GpuselFeedShared *shared)
 	bool		ok;
 
 	SpinLockAcquire(&shared->mutex);
-	ok = !shared->stop;
+	/* a worker that starts after the first round has nothing to read in the second */
+	ok = !shared->stop && !shared->first_round_closed;
 	if (ok)
 		shared->producers++;
 	SpinLockRelease(&shared->mutex);
@@ -594,7 +618,11 @@ GpuselFeedProduce(GpuselFeed *feed, TupleTableSlot *slot, GpuselFeedFilter filte
 	GpuselFeedStopProducing(feed);
 }
 
-/* Whether every row of the scan has reached the consumer. */
+/*
+ * Whether every row of the scan (or of its round) has reached the
+ * consumer.  The first round closes with it, in the same critical
+ * section, so no producer joins after the consumer found it complete.
+ */
 static bool
 scan_complete(GpuselFeedShared *shared)
 {
@@ -605,6 +633,8 @@ scan_complete(GpuselFeedShared *shared)
 	for (int i = 0; complete && i < shared->nchunks; i++)
 		if (shared->chunks[i].state == CHUNK_READY)
 			complete = false;
+	if (complete && shared->rounds)
+		shared->first_round_closed = true;
 	SpinLockRelease(&shared->mutex);
 	return complete;
 }
@@ -758,6 +788,135 @@ GpuselFeedOwnSource(GpuselFeed *feed, const GpuselProgram *prog)
 {
 	GpuselSourceInit(&feed->own_source, &feed_own_methods, prog, 0);
 	return &feed->own_source;
+}
+
+/*
+ * The consumer, before the workers start: makes this scan one of two
+ * rounds, where every process can read its blocks again (the column
+ * cache) and the parallel query has a shared memory area for the replies.
+ * False when it cannot; the scan then runs in one round.
+ */
+bool
+GpuselFeedEnableRounds(GpuselFeed *feed, int nworkers)
+{
+	GpuselFeedShared *shared = feed->shared;
+
+	if (feed->area == NULL || feed->cached == NULL || !GpuselSourceCanReplay(feed->cached) ||
+		!GpuselFeedWorkersAggregate(feed) || nworkers + 1 > GPUSEL_FEED_ROUND_PRODUCERS)
+		return false;
+	shared->rounds = true;
+	return true;
+}
+
+/* Whether the consumer made the scan one of two rounds. */
+bool
+GpuselFeedRoundsShared(GpuselFeed *feed)
+{
+	return feed->shared->rounds;
+}
+
+/*
+ * Whether this process takes part in both rounds: it reads through the
+ * column cache, which can read its blocks again.  A worker that cannot
+ * must not produce at all.
+ */
+bool
+GpuselFeedRounds(GpuselFeed *feed)
+{
+	return feed->shared->rounds && feed->cached != NULL && GpuselSourceCanReplay(feed->cached);
+}
+
+/* The GPUSEL_FEED_ROUND_BYTES the consumer writes before the workers start. */
+void *
+GpuselFeedRoundSpace(GpuselFeed *feed)
+{
+	return feed->shared->round_space;
+}
+
+/*
+ * A producer after its first round's records: waits for the consumer's
+ * reply to it (NULL and 0 bytes where it has none).  False when the
+ * consumer is gone: the producer stops.  Its first round ends here and
+ * its second begins, if any, counted among the producers again.
+ */
+bool
+GpuselFeedAwaitSecondRound(GpuselFeed *feed, const char **reply, Size *bytes)
+{
+	GpuselFeedShared *shared = feed->shared;
+	int			me = ParallelWorkerNumber + 1;
+	bool		open = false;
+	bool		stop = false;
+
+	SpinLockAcquire(&shared->mutex);
+	shared->producers--;
+	shared->waiting++;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+	for (;;)
+	{
+		SpinLockAcquire(&shared->mutex);
+		open = shared->second_round_open;
+		stop = shared->stop;
+		SpinLockRelease(&shared->mutex);
+		if (open || stop)
+			break;
+		ConditionVariableSleep(&shared->cv, PG_WAIT_EXTENSION);
+	}
+	ConditionVariableCancelSleep();
+	if (stop || me >= GPUSEL_FEED_ROUND_PRODUCERS)
+		return false;
+	*bytes = shared->reply_bytes[me];
+	*reply = DsaPointerIsValid(shared->replies[me]) ?
+		dsa_get_address(feed->area, shared->replies[me]) : NULL;
+	return true;
+}
+
+/*
+ * The consumer, between the rounds: memory for its reply to a producer
+ * (its number, ParallelWorkerNumber + 1), which the producer reads once
+ * the second round opens.
+ */
+char *
+GpuselFeedReply(GpuselFeed *feed, int producer, Size bytes)
+{
+	GpuselFeedShared *shared = feed->shared;
+	dsa_pointer p;
+
+	if (producer <= 0 || producer >= GPUSEL_FEED_ROUND_PRODUCERS || bytes == 0)
+		elog(ERROR, "gpusel: a reply to producer %d of %zu bytes", producer, bytes);
+	p = dsa_allocate_extended(feed->area, bytes, DSA_ALLOC_HUGE);
+	shared->replies[producer] = p;
+	shared->reply_bytes[producer] = bytes;
+	return dsa_get_address(feed->area, p);
+}
+
+/*
+ * The consumer, with its replies written: opens the second round.  The
+ * producers waiting become producers again, and the consumer reads its
+ * own blocks again.
+ */
+void
+GpuselFeedOpenSecondRound(GpuselFeed *feed)
+{
+	GpuselFeedShared *shared = feed->shared;
+
+	SpinLockAcquire(&shared->mutex);
+	shared->producers += shared->waiting;
+	shared->waiting = 0;
+	shared->second_round_open = true;
+	SpinLockRelease(&shared->mutex);
+	ConditionVariableBroadcast(&shared->cv);
+	GpuselFeedReplayOwn(feed);
+}
+
+/* This process reads its blocks of the first round again. */
+void
+GpuselFeedReplayOwn(GpuselFeed *feed)
+{
+	if (feed->cached == NULL)
+		elog(ERROR, "gpusel: a second round without the column cache");
+	feed->own_done = false;
+	GpuselSourceReplay(feed->cached);
 }
 
 /* A producer that filtered its blocks on the device reports its work. */

@@ -35,6 +35,14 @@
 #define GPUSEL_FEED_MAX_BYTES		((Size) 32 * 1024 * 1024)
 #define GPUSEL_FEED_GROUPS_MAX_BYTES ((Size) 2 * 1024 * 1024)
 
+/*
+ * A scan whose producers read their blocks twice (GpuselFeedEnableRounds):
+ * the most producers it serves (workers and the leader), and the bytes of
+ * what every process reads before the first round (GpuselFeedRoundSpace).
+ */
+#define GPUSEL_FEED_ROUND_PRODUCERS	65
+#define GPUSEL_FEED_ROUND_BYTES		4096
+
 typedef struct GpuselFeedShared GpuselFeedShared;
 
 /*
@@ -53,6 +61,7 @@ typedef struct GpuselFeed
 	GpuselFeedShared *shared;
 	GpuselPageReader *reader;	/* this process's part of the parallel scan */
 	GpuselSource *cached;		/* the same part through the column cache, or NULL */
+	struct dsa_area *area;		/* the parallel query's, for the consumer's replies; or NULL */
 	bool		own_done;		/* this process's reader has no blocks left */
 	int			lent;			/* chunk lent by GpuselFeedNext; -1 none */
 	int			claimed;		/* chunk a producer writes records into; -1 none */
@@ -93,6 +102,14 @@ extern void GpuselFeedPublishBuffer(GpuselFeed *feed, GpuselChunkKind kind, int 
 									int64 first, int64 nrecords, int64 nscanned,
 									int64 naggregated);
 extern GpuselSource *GpuselFeedOwnSource(GpuselFeed *feed, const GpuselProgram *prog);
+extern bool GpuselFeedEnableRounds(GpuselFeed *feed, int nworkers);
+extern bool GpuselFeedRoundsShared(GpuselFeed *feed);
+extern bool GpuselFeedRounds(GpuselFeed *feed);
+extern void *GpuselFeedRoundSpace(GpuselFeed *feed);
+extern bool GpuselFeedAwaitSecondRound(GpuselFeed *feed, const char **reply, Size *bytes);
+extern char *GpuselFeedReply(GpuselFeed *feed, int producer, Size bytes);
+extern void GpuselFeedOpenSecondRound(GpuselFeed *feed);
+extern void GpuselFeedReplayOwn(GpuselFeed *feed);
 extern void GpuselFeedReportDevice(GpuselFeed *feed, int64 rows, double device_ms);
 extern void GpuselFeedKeepDeviceTotals(GpuselFeed *feed);
 extern void GpuselFeedRescan(GpuselFeed *feed);

@@ -76,6 +76,11 @@ scan_initialize_dsm(CustomScanState *node, ParallelContext *pcxt, void *coordina
 								  partial_sends_keys(state));
 	state->feed = GpuselFeedAttach(shared, state->rel, node->ss.ps.state->es_snapshot,
 								   state->program);
+	/* set only now, while the parallel query's area is being laid out */
+	state->feed->area = node->ss.ps.state->es_query_dsa;
+	if (GpuselFeedEnabled(state->feed) && state->sink_methods != NULL &&
+		state->sink_methods->prepare_rounds != NULL)
+		(void) state->sink_methods->prepare_rounds(state, pcxt->nworkers);
 
 	/*
 	 * The consumer merges what the workers send and filters its own reads
@@ -98,7 +103,8 @@ static void
 decide_worker_device(GpuselScanState *state)
 {
 	state->worker_device = state->use_gpu && GpuselFeedEnabled(state->feed) &&
-		GpuselFeedWorkersAggregate(state->feed) && state->device_quals != NIL;
+		GpuselFeedWorkersAggregate(state->feed) && state->device_quals != NIL &&
+		!GpuselFeedRoundsShared(state->feed);
 	if (state->worker_device)
 		state->batch_rows = Min(state->batch_rows, GPUSEL_WORKER_BATCH_ROWS);
 	/* as in the leader: a worker that becomes the consumer merges on the CPU */
@@ -126,6 +132,7 @@ scan_initialize_worker(CustomScanState *node, shm_toc *toc, void *coordinate)
 		return;
 	state->feed = GpuselFeedAttach((GpuselFeedShared *) coordinate, state->rel,
 								   node->ss.ps.state->es_snapshot, state->program);
+	state->feed->area = node->ss.ps.state->es_query_dsa;
 	decide_worker_device(state);
 }
 

@@ -39,6 +39,12 @@ typedef struct GpuselSinkMethods
 	Size		(*partial_record_bytes) (void *sink);
 	/* whether a worker that aggregates also sends every key it collects */
 	bool		(*partial_sends_keys) (void *sink);
+	/*
+	 * the consumer, before the workers start: whether every process is to
+	 * read its blocks twice (GpuselFeedEnableRounds), having readied what
+	 * they share; NULL: never
+	 */
+	bool		(*prepare_rounds) (struct GpuselScanState *state, int nworkers);
 	/* forgets every row, for a rescan */
 	void		(*rescan) (void *sink);
 	/* releases what outlives memory contexts (temporary files) */

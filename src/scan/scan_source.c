@@ -119,6 +119,31 @@ GpuselSourceRescan(GpuselSource *source)
 	return true;
 }
 
+/* Whether the source can read this process's blocks of a parallel scan again. */
+bool
+GpuselSourceCanReplay(GpuselSource *source)
+{
+	return source->methods->replay != NULL;
+}
+
+/* Reads this process's blocks of a parallel scan again, from the first. */
+void
+GpuselSourceReplay(GpuselSource *source)
+{
+	if (source->methods->replay == NULL)
+		elog(ERROR, "gpusel: source \"%s\" cannot read its blocks again", source->methods->name);
+	source->methods->replay(source);
+}
+
+/* Up to n values of a batch column spread over the source's rows; 0 when it cannot. */
+int64
+GpuselSourceSample(GpuselSource *source, int column, int64 n, void *values, uint8 *nulls)
+{
+	if (source->methods->sample == NULL || n <= 0)
+		return 0;
+	return source->methods->sample(source, column, n, values, nulls);
+}
+
 /* Whether the source's rows lie in memory, so that reading them again is cheap. */
 bool
 GpuselSourceInMemory(GpuselSource *source)

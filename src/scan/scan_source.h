@@ -58,6 +58,7 @@ typedef enum GpuselChunkKind
 	GPUSEL_CHUNK_ROWS,
 	GPUSEL_CHUNK_GROUPS,		/* a worker's groups: keys and cells */
 	GPUSEL_CHUNK_PAIRS,			/* a worker's (group, key) pairs of a collection */
+	GPUSEL_CHUNK_BUCKETS,		/* a worker's key counts by bucket of its groups, a collection's */
 	GPUSEL_CHUNK_DICT			/* a piece of a worker's dictionary of a group key */
 } GpuselChunkKind;
 
@@ -143,6 +144,22 @@ typedef struct GpuselSourceMethods
 	/* Starts again from the first row; NULL: the scan opens it anew. */
 	void		(*rescan) (GpuselSource *source);
 
+	/*
+	 * A parallel part: reads again, in the same order, exactly the blocks
+	 * the shared allocator handed this process (a second pass of this
+	 * process's share); NULL: it cannot.
+	 */
+	void		(*replay) (GpuselSource *source);
+
+	/*
+	 * Copies up to n values of batch column 'column', spread evenly over
+	 * all the rows it holds whatever their visibility, with their null
+	 * bytes; returns how many.  NULL: it cannot (a sample is a hint, such
+	 * as splitters, never an answer).
+	 */
+	int64		(*sample) (GpuselSource *source, int column, int64 n, void *values,
+						   uint8 *nulls);
+
 	/* Releases what it holds. */
 	void		(*end) (GpuselSource *source);
 	/* EXPLAIN ANALYZE's lines about what it read; NULL: none */
@@ -202,6 +219,10 @@ extern ItemPointer GpuselSourceDeviceRunTid(GpuselSource *source, const GpuselDe
 extern void GpuselSourceDeviceRunRows(GpuselSource *source, const GpuselDeviceRun *run,
 									  const uint32 *positions, int64 n, GpuselStaging *staging);
 extern bool GpuselSourceRescan(GpuselSource *source);
+extern bool GpuselSourceCanReplay(GpuselSource *source);
+extern void GpuselSourceReplay(GpuselSource *source);
+extern int64 GpuselSourceSample(GpuselSource *source, int column, int64 n, void *values,
+								uint8 *nulls);
 extern bool GpuselSourceInMemory(GpuselSource *source);
 extern void GpuselSourceEnd(GpuselSource *source);
 

@@ -111,9 +111,8 @@ ROLLBACK;
 -- within work_mem: one pass
 RESET work_mem;
 SELECT * FROM cache_pp_passes('SELECT grp, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_pp_t GROUP BY grp');
--- under Gather every process's keys cross to the leader, which spills them
--- alone: the planner charges that and reads the cache twice, serially,
--- unless pages cost nothing; a Gather reads once and spills
+-- under Gather every process reads its blocks twice too
+-- (cache_percentile_rounds.sql), and the planner takes the Gather
 SET work_mem = '64kB';
 SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
