@@ -132,7 +132,8 @@ extern void GroupAggSinkMerge(GroupAggSink *sink, struct GpuselChunk *batch);
 extern bool GroupAggSinkPartialIsDue(GroupAggSink *sink, struct GpuselFeed *feed);
 extern bool GroupAggSinkRoundsEligible(GroupAggSink *sink, Size space_bytes);
 extern bool GroupAggSinkPrepareRounds(GroupAggSink *sink, struct GpuselSource *source,
-									  uint64 *space);
+									  double groups, uint64 *space, Size space_bytes,
+									  Size chunk_bytes);
 extern void GroupAggSinkStartRounds(GroupAggSink *sink, const uint64 *space);
 extern void GroupAggSinkSendFirstRound(GroupAggSink *sink, struct GpuselFeed *feed,
 									   int64 nscanned);

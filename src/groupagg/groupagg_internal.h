@@ -395,11 +395,12 @@ extern int	GroupAggNarrowKeep(PercentileCollection *pc, const int64 *groups, con
 							   const bool *skip, int len, bool *keep);
 extern void GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc);
 extern void GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, int64 ngroups);
-extern Size GroupAggNarrowCountBytes(void);
+extern Size GroupAggNarrowCountBytes(PercentileCollection *pc);
+extern int	GroupAggNarrowMaskWords(PercentileCollection *pc);
 extern void GroupAggNarrowWriteCounts(PercentileCollection *pc, int64 g, int64 *out);
 extern void GroupAggNarrowMergeCounts(GroupAggSink *sink, PercentileCollection *pc, int64 g,
 									  const int64 *counts);
-extern uint64 GroupAggNarrowWantedMask(PercentileCollection *pc, int64 g);
+extern void GroupAggNarrowWantedMask(PercentileCollection *pc, int64 g, uint64 *out);
 extern void GroupAggNarrowChooseFromMasks(GroupAggSink *sink, PercentileCollection *pc,
 										  const uint64 *masks, int64 n);
 

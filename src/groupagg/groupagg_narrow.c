@@ -44,10 +44,12 @@
  * buckets of a group: every group has NARROW_BUCKETS - 1 splitters (a
  * power of two less one, so that a key's bucket is a fixed number of
  * steps), those past its own padded with the greatest key, below which
- * no key lies: their buckets stay empty
+ * no key lies: their buckets stay empty.  Shared splitters (under Gather)
+ * may be more, up to NARROW_MAX_BUCKETS - 1, where the groups are few.
  */
 #define NARROW_BUCKETS			64
 #define NARROW_SPLITTERS		(NARROW_BUCKETS - 1)
+#define NARROW_MAX_BUCKETS		1024
 /* held keys per splitter of its own, at least: a group of few keys gets few */
 #define NARROW_KEYS_PER_SPLITTER	8
 /* sampled keys per bucket from which the splitters are picked */
@@ -61,21 +63,29 @@
 #define ST_DEFINE
 #include "lib/sort_template.h"
 
-/* keys of a parallel scan's sample, from which every process's shared splitters are picked */
-#define NARROW_SHARED_SAMPLE	(NARROW_BUCKETS * 64)
+/*
+ * keys of a parallel scan's sample per shared bucket, from which every
+ * process's splitters are picked; and the share of work_mem each
+ * process's bucket counts may take, which sets how many buckets there are
+ */
+#define NARROW_SHARED_SAMPLE_PER_BUCKET	16
+#define NARROW_SHARED_COUNTS_SHARE		2
 
-/* a group's wanted buckets travel to a worker as the bits of one uint64 */
-StaticAssertDecl(NARROW_BUCKETS == 64, "a group's buckets are the bits of a uint64");
+/* a group's wanted buckets travel to a worker as the bits of uint64 words */
+StaticAssertDecl(NARROW_BUCKETS % 64 == 0 && NARROW_MAX_BUCKETS % 64 == 0,
+				 "a group's buckets fill whole uint64 words");
 
 /* A collection's state while it is read twice. */
 struct GroupNarrow
 {
 	bool		collecting;		/* the second pass: the wanted buckets' keys are kept */
 	int64		ngroups;		/* groups with splitters and bucket counts */
-	int64		stride;			/* NARROW_SPLITTERS, or 0 where every group shares one set */
+	int			nbuckets;		/* a power of two: NARROW_BUCKETS, or more where shared */
+	int			nsplitters;		/* nbuckets - 1 */
+	int64		stride;			/* nsplitters, or 0 where every group shares one set */
 	int64		counted_cap;	/* shared splitters: groups bucket_counts has room for */
 	uint64	   *splitters;		/* group g's at g * stride */
-	int64	   *bucket_counts;	/* group g's at g * NARROW_BUCKETS */
+	int64	   *bucket_counts;	/* group g's at g * nbuckets */
 	uint8	   *wanted;			/* per bucket: it holds a rank the results read */
 	/* at the end of the first pass */
 	int64		ngroups_end;
@@ -94,10 +104,10 @@ struct GroupNarrow
  * than a branch (which would be mispredicted half the time).
  */
 static inline int
-bucket_of(const uint64 *splitters, uint64 key)
+bucket_of(const uint64 *splitters, int nsplitters, uint64 key)
 {
 	const uint64 *base = splitters;
-	int			n = NARROW_SPLITTERS;
+	int			n = nsplitters;
 
 	while (n > 1)
 	{
@@ -161,6 +171,8 @@ GroupAggNarrowStart(GroupAggSink *sink, PercentileCollection *pc)
 		by_group[next[sink->nkeys > 0 ? pc->groups[i] : 0]++] = GroupAggHeldKey(pc, i);
 
 	nw->ngroups = ng;
+	nw->nbuckets = NARROW_BUCKETS;
+	nw->nsplitters = NARROW_SPLITTERS;
 	nw->stride = NARROW_SPLITTERS;
 	nw->splitters = MemoryContextAllocHuge(sink->cxt, sizeof(uint64) * NARROW_SPLITTERS * Max(ng, 1));
 	nw->bucket_counts = MemoryContextAllocHuge(sink->cxt, sizeof(int64) * NARROW_BUCKETS * ng);
@@ -183,7 +195,7 @@ GroupAggNarrowStart(GroupAggSink *sink, PercentileCollection *pc)
 		for (int64 i = 0; i < NARROW_SPLITTERS; i++)
 			split[i] = i < ns ? sample[(i + 1) * nsample / (ns + 1)] : PG_UINT64_MAX;
 		for (int64 i = 0; i < m; i++)
-			counts[bucket_of(split, keys[i])]++;
+			counts[bucket_of(split, NARROW_SPLITTERS, keys[i])]++;
 	}
 	pfree(by_group);
 	pfree(start);
@@ -197,7 +209,10 @@ GroupAggNarrowStart(GroupAggSink *sink, PercentileCollection *pc)
 
 /*
  * First pass: counts a block's keys (mapped; skip[j] for a NULL) into their
- * groups' totals and buckets.
+ * groups' totals and buckets.  Every key's bucket first, in a loop of its
+ * own: the searches are independent of one another and of the counts, so
+ * the processor overlaps them, where one loop would wait on each search's
+ * chain of loads before its count.
  */
 void
 GroupAggNarrowCount(PercentileCollection *pc, const int64 *groups, const uint64 *keys,
@@ -211,7 +226,18 @@ GroupAggNarrowCount(PercentileCollection *pc, const int64 *groups, const uint64 
 	const uint64 *splitters = nw->splitters;
 	int64		ngroups = nw->ngroups;
 	int64		stride = nw->stride;
+	int			nb = nw->nbuckets;
+	int			ns = nw->nsplitters;
+	uint16		bucket[KEYS_BLOCK];
 
+	Assert(len <= KEYS_BLOCK);
+	if (stride == 0)
+		for (int j = 0; j < len; j++)
+			bucket[j] = (uint16) bucket_of(splitters, ns, keys[j]);
+	else
+		for (int j = 0; j < len; j++)
+			bucket[j] = groups[j] < ngroups ?
+				(uint16) bucket_of(splitters + groups[j] * stride, ns, keys[j]) : 0;
 	for (int j = 0; j < len; j++)
 	{
 		int64		g = groups[j];
@@ -220,7 +246,7 @@ GroupAggNarrowCount(PercentileCollection *pc, const int64 *groups, const uint64 
 			continue;
 		counts[g]++;
 		if (g < ngroups)
-			bucket_counts[g * NARROW_BUCKETS + bucket_of(splitters + g * stride, keys[j])]++;
+			bucket_counts[g * nb + bucket[j]]++;
 	}
 }
 
@@ -242,9 +268,9 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 	for (int64 g = 0; g < ng; g++)
 	{
 		nw->range_start[g] = n;
-		if (n + NARROW_BUCKETS > cap)
+		if (n + nw->nbuckets > cap)
 		{
-			cap = Max(cap * 2, n + NARROW_BUCKETS);
+			cap = Max(cap * 2, n + nw->nbuckets);
 			nw->range_lo = repalloc_huge(nw->range_lo, sizeof(uint64) * cap);
 			nw->range_hi = repalloc_huge(nw->range_hi, sizeof(uint64) * cap);
 		}
@@ -258,13 +284,13 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 			}
 			continue;
 		}
-		for (int b = 0; b < NARROW_BUCKETS; b++)
+		for (int b = 0; b < nw->nbuckets; b++)
 		{
 			const uint64 *split = nw->splitters + g * nw->stride;
 			uint64		lo;
-			uint64		hi = b == NARROW_SPLITTERS ? PG_UINT64_MAX : split[b];
+			uint64		hi = b == nw->nsplitters ? PG_UINT64_MAX : split[b];
 
-			if (!nw->wanted[g * NARROW_BUCKETS + b])
+			if (!nw->wanted[g * nw->nbuckets + b])
 				continue;
 			if (b > 0 && split[b - 1] == PG_UINT64_MAX)
 				break;			/* no key lies above the greatest */
@@ -291,16 +317,16 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 static int
 rank_bucket(GroupNarrow *nw, int64 g, int64 r, int64 *below, int64 *kept_below)
 {
-	const int64 *counts = nw->bucket_counts + g * NARROW_BUCKETS;
+	const int64 *counts = nw->bucket_counts + g * nw->nbuckets;
 
 	*below = 0;
 	*kept_below = 0;
-	for (int b = 0; b < NARROW_BUCKETS; b++)
+	for (int b = 0; b < nw->nbuckets; b++)
 	{
 		if (r < *below + counts[b])
 			return b;
 		*below += counts[b];
-		if (nw->wanted[g * NARROW_BUCKETS + b])
+		if (nw->wanted[g * nw->nbuckets + b])
 			*kept_below += counts[b];
 	}
 	elog(ERROR, "gpusel: a percentile's rank is past its group's buckets");
@@ -323,7 +349,7 @@ GroupAggNarrowChooseBuckets(GroupAggSink *sink, PercentileCollection *pc,
 	int64		g = 0;
 
 	GroupAggNarrowReserve(sink, pc, ngroups);
-	nbuckets = nw->ngroups * NARROW_BUCKETS;
+	nbuckets = nw->ngroups * nw->nbuckets;
 	nw->ngroups_end = ngroups;
 	nw->total_start = MemoryContextAllocHuge(sink->cxt, sizeof(int64) * (ngroups + 1));
 	memcpy(nw->total_start, total_start, sizeof(int64) * (ngroups + 1));
@@ -344,7 +370,7 @@ GroupAggNarrowChooseBuckets(GroupAggSink *sink, PercentileCollection *pc,
 		{
 			int64		below;
 			int64		kept_below;
-			int64		b = g * NARROW_BUCKETS + rank_bucket(nw, g, r, &below, &kept_below);
+			int64		b = g * nw->nbuckets + rank_bucket(nw, g, r, &below, &kept_below);
 
 			if (!nw->wanted[b])
 				nw->kept_total += nw->bucket_counts[b];
@@ -473,6 +499,10 @@ GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc)
  * process shares one set of splitters per collection, picked by the leader
  * before the workers start from keys spread over the whole cache.  A
  * group's keys unlike the sample's only make its kept buckets larger.
+ * The shared space holds the number of buckets, then each collection's
+ * splitters.  Where the planner expects few groups, there are more
+ * buckets (up to NARROW_MAX_BUCKETS), each holding fewer keys, as long as
+ * a process's counts stay within a share of work_mem.
  */
 
 /*
@@ -484,7 +514,7 @@ bool
 GroupAggSinkRoundsEligible(GroupAggSink *sink, Size space_bytes)
 {
 	if (sink->ncollections == 0 ||
-		(Size) sink->ncollections * NARROW_SPLITTERS * sizeof(uint64) > space_bytes ||
+		sizeof(uint64) * (1 + (Size) sink->ncollections * NARROW_SPLITTERS) > space_bytes ||
 		(sink->has_colstates && !sink->exprs_by_block))
 		return false;
 	for (int i = 0; i < sink->ninputs; i++)
@@ -504,31 +534,56 @@ GroupAggSinkRoundsEligible(GroupAggSink *sink, Size space_bytes)
 }
 
 /*
- * The leader, before the workers start: each collection's shared
- * splitters, into 'space' (NARROW_SPLITTERS per collection), from keys of
- * its column spread over the source's rows.  False when the source gives
- * no sample.
+ * The buckets of the shared splitters: the most, a power of two from
+ * NARROW_BUCKETS to NARROW_MAX_BUCKETS, whose splitters fit the space,
+ * whose counts for the groups expected fit a process's share of work_mem,
+ * and a group's counts of which fit a quarter of the feed's chunk.
+ */
+static int
+shared_buckets(GroupAggSink *sink, double groups, Size space_bytes, Size chunk_bytes)
+{
+	double		budget = (double) work_mem * 1024.0 / NARROW_SHARED_COUNTS_SHARE /
+		sink->ncollections;
+	int			nb = NARROW_BUCKETS;
+
+	while (nb * 2 <= NARROW_MAX_BUCKETS &&
+		   (double) nb * 2 * sizeof(int64) * Max(groups, 1.0) <= budget &&
+		   sizeof(uint64) * (1 + (Size) sink->ncollections * (nb * 2 - 1)) <= space_bytes &&
+		   sizeof(int64) * nb * 2 * 4 <= chunk_bytes)
+		nb *= 2;
+	return nb;
+}
+
+/*
+ * The leader, before the workers start: the number of buckets and each
+ * collection's shared splitters, into 'space', from keys of its column
+ * spread over the source's rows ('groups' is the planner's estimate).
+ * False when the source gives no sample, or a chunk of the feed would not
+ * hold a group's counts.
  */
 bool
-GroupAggSinkPrepareRounds(GroupAggSink *sink, GpuselSource *source, uint64 *space)
+GroupAggSinkPrepareRounds(GroupAggSink *sink, GpuselSource *source, double groups,
+						  uint64 *space, Size space_bytes, Size chunk_bytes)
 {
-	uint64	   *keys = palloc(sizeof(uint64) * NARROW_SHARED_SAMPLE);
-	uint8	   *nulls = palloc(NARROW_SHARED_SAMPLE);
+	int			nb = shared_buckets(sink, groups, space_bytes, chunk_bytes);
+	int64		nsample = (int64) nb * NARROW_SHARED_SAMPLE_PER_BUCKET;
+	uint64	   *keys;
+	uint8	   *nulls;
 
+	if (source->methods->sample == NULL || sizeof(int64) * nb * 4 > chunk_bytes)
+		return false;
+	keys = palloc(sizeof(uint64) * nsample);
+	nulls = palloc(nsample);
+	space[0] = (uint64) nb;
 	for (int c = 0; c < sink->ncollections; c++)
 	{
 		PercentileCollection *pc = &sink->collections[c];
 		GroupInput *in = &sink->inputs[pc->input];
-		void	   *values = palloc((Size) GpuselColumnWidth(in->coltype) * NARROW_SHARED_SAMPLE);
-		int64		n = GpuselSourceSample(source, in->column, NARROW_SHARED_SAMPLE, values, nulls);
+		void	   *values = palloc((Size) GpuselColumnWidth(in->coltype) * nsample);
+		int64		n = GpuselSourceSample(source, in->column, nsample, values, nulls);
 		int64		m = 0;
-		uint64	   *split = space + c * NARROW_SPLITTERS;
+		uint64	   *split = space + 1 + (Size) c * (nb - 1);
 
-		if (n <= 0 && source->methods->sample == NULL)
-		{
-			pfree(values);
-			return false;
-		}
 		if (n > 0)
 			(void) KeysOfColumn(in->coltype, pc->keytype->typid, values, NULL, 0, (int) n, keys);
 		for (int64 i = 0; i < n; i++)
@@ -536,8 +591,8 @@ GroupAggSinkPrepareRounds(GroupAggSink *sink, GpuselSource *source, uint64 *spac
 				keys[m++] = keys[i];
 		sort_narrow_sample(keys, m);
 		/* as a group's own: evenly spaced, the rest past every key */
-		for (int64 i = 0; i < NARROW_SPLITTERS; i++)
-			split[i] = m >= NARROW_BUCKETS ? keys[(i + 1) * m / NARROW_BUCKETS] : PG_UINT64_MAX;
+		for (int64 i = 0; i < nb - 1; i++)
+			split[i] = m >= nb ? keys[(i + 1) * m / nb] : PG_UINT64_MAX;
 		pfree(values);
 	}
 	pfree(keys);
@@ -549,14 +604,20 @@ GroupAggSinkPrepareRounds(GroupAggSink *sink, GpuselSource *source, uint64 *spac
 void
 GroupAggSinkStartRounds(GroupAggSink *sink, const uint64 *space)
 {
+	int			nb = (int) space[0];
+
+	if (nb < NARROW_BUCKETS || nb > NARROW_MAX_BUCKETS || (nb & (nb - 1)) != 0)
+		elog(ERROR, "gpusel: %d shared buckets of a percentile", nb);
 	for (int c = 0; c < sink->ncollections; c++)
 	{
 		PercentileCollection *pc = &sink->collections[c];
 		GroupNarrow *nw = MemoryContextAllocZero(sink->cxt, sizeof(GroupNarrow));
 
+		nw->nbuckets = nb;
+		nw->nsplitters = nb - 1;
 		nw->stride = 0;
-		nw->splitters = MemoryContextAlloc(sink->cxt, sizeof(uint64) * NARROW_SPLITTERS);
-		memcpy(nw->splitters, space + c * NARROW_SPLITTERS, sizeof(uint64) * NARROW_SPLITTERS);
+		nw->splitters = MemoryContextAlloc(sink->cxt, sizeof(uint64) * (nb - 1));
+		memcpy(nw->splitters, space + 1 + (Size) c * (nb - 1), sizeof(uint64) * (nb - 1));
 		nw->ngroups = 0;
 		nw->counted_cap = 0;
 		nw->bucket_counts = NULL;
@@ -575,6 +636,7 @@ void
 GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, int64 ngroups)
 {
 	GroupNarrow *nw = pc->narrow;
+	int			nb = nw->nbuckets;
 
 	if (nw->stride != 0 || ngroups <= nw->ngroups)
 		return;
@@ -583,21 +645,20 @@ GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, int64 ngroup
 		int64		cap = Max(ngroups, Max(nw->counted_cap * 2, 64));
 
 		if (nw->bucket_counts == NULL)
-			nw->bucket_counts = MemoryContextAllocHuge(sink->cxt, sizeof(int64) * NARROW_BUCKETS * cap);
+			nw->bucket_counts = MemoryContextAllocHuge(sink->cxt, sizeof(int64) * nb * cap);
 		else
-			nw->bucket_counts = repalloc_huge(nw->bucket_counts, sizeof(int64) * NARROW_BUCKETS * cap);
+			nw->bucket_counts = repalloc_huge(nw->bucket_counts, sizeof(int64) * nb * cap);
 		nw->counted_cap = cap;
 	}
-	memset(nw->bucket_counts + nw->ngroups * NARROW_BUCKETS, 0,
-		   sizeof(int64) * NARROW_BUCKETS * (ngroups - nw->ngroups));
+	memset(nw->bucket_counts + nw->ngroups * nb, 0, sizeof(int64) * nb * (ngroups - nw->ngroups));
 	nw->ngroups = ngroups;
 }
 
-/* Bytes of one group's bucket counts as a worker sends them. */
+/* Bytes of one group's bucket counts of a collection, as a worker sends them. */
 Size
-GroupAggNarrowCountBytes(void)
+GroupAggNarrowCountBytes(PercentileCollection *pc)
 {
-	return sizeof(int64) * NARROW_BUCKETS;
+	return sizeof(int64) * pc->narrow->nbuckets;
 }
 
 /* A worker: group g's bucket counts into 'out' (zeros where it counted none). */
@@ -607,9 +668,9 @@ GroupAggNarrowWriteCounts(PercentileCollection *pc, int64 g, int64 *out)
 	GroupNarrow *nw = pc->narrow;
 
 	if (g < nw->ngroups)
-		memcpy(out, nw->bucket_counts + g * NARROW_BUCKETS, sizeof(int64) * NARROW_BUCKETS);
+		memcpy(out, nw->bucket_counts + g * nw->nbuckets, sizeof(int64) * nw->nbuckets);
 	else
-		memset(out, 0, sizeof(int64) * NARROW_BUCKETS);
+		memset(out, 0, sizeof(int64) * nw->nbuckets);
 }
 
 /* The consumer: adds a worker's bucket counts of one group to its group g's. */
@@ -624,8 +685,8 @@ GroupAggNarrowMergeCounts(GroupAggSink *sink, PercentileCollection *pc, int64 g,
 	if (nw == NULL || nw->stride != 0)
 		elog(ERROR, "gpusel: a worker's bucket counts for a percentile not read in two rounds");
 	GroupAggNarrowReserve(sink, pc, g + 1);
-	dst = nw->bucket_counts + g * NARROW_BUCKETS;
-	for (int b = 0; b < NARROW_BUCKETS; b++)
+	dst = nw->bucket_counts + g * nw->nbuckets;
+	for (int b = 0; b < nw->nbuckets; b++)
 	{
 		dst[b] += counts[b];
 		total += counts[b];
@@ -633,38 +694,48 @@ GroupAggNarrowMergeCounts(GroupAggSink *sink, PercentileCollection *pc, int64 g,
 	pc->counts[g] += total;
 }
 
-/* The consumer, after choosing: group g's wanted buckets, a bit each. */
-uint64
-GroupAggNarrowWantedMask(PercentileCollection *pc, int64 g)
+/* The uint64 words of a group's mask of wanted buckets. */
+int
+GroupAggNarrowMaskWords(PercentileCollection *pc)
+{
+	return pc->narrow->nbuckets / 64;
+}
+
+/* The consumer, after choosing: group g's wanted buckets, a bit each, into 'out'. */
+void
+GroupAggNarrowWantedMask(PercentileCollection *pc, int64 g, uint64 *out)
 {
 	GroupNarrow *nw = pc->narrow;
-	uint64		mask = 0;
+	int			nb = nw->nbuckets;
 
 	if (g >= nw->ngroups_end)
 		elog(ERROR, "gpusel: a worker's group is not among the consumer's");
-	for (int b = 0; b < NARROW_BUCKETS; b++)
-		if (nw->wanted[g * NARROW_BUCKETS + b])
-			mask |= UINT64CONST(1) << b;
-	return mask;
+	memset(out, 0, sizeof(uint64) * (nb / 64));
+	for (int b = 0; b < nb; b++)
+		if (nw->wanted[g * nb + b])
+			out[b / 64] |= UINT64CONST(1) << (b % 64);
 }
 
 /*
  * A worker, before its second round: the buckets the consumer wants of
- * each of its n groups, one mask each; it keeps those buckets' keys.
+ * each of its n groups, GroupAggNarrowMaskWords words each; it keeps those
+ * buckets' keys.
  */
 void
 GroupAggNarrowChooseFromMasks(GroupAggSink *sink, PercentileCollection *pc,
 							  const uint64 *masks, int64 n)
 {
 	GroupNarrow *nw = pc->narrow;
+	int			nb = nw->nbuckets;
+	int			words = nb / 64;
 
 	GroupAggNarrowReserve(sink, pc, n);
 	nw->ngroups_end = n;
-	nw->wanted = MemoryContextAllocHuge(sink->cxt, Max(n * NARROW_BUCKETS, 1));
+	nw->wanted = MemoryContextAllocHuge(sink->cxt, Max(n * nb, 1));
 	nw->group_wanted = MemoryContextAllocZero(sink->cxt, sizeof(bool) * Max(n, 1));
 	for (int64 g = 0; g < n; g++)
-		for (int b = 0; b < NARROW_BUCKETS; b++)
-			nw->wanted[g * NARROW_BUCKETS + b] = (masks[g] >> b) & 1;
+		for (int b = 0; b < nb; b++)
+			nw->wanted[g * nb + b] = (masks[g * words + b / 64] >> (b % 64)) & 1;
 	make_ranges(sink, nw);
 	nw->collecting = true;
 }

@@ -414,18 +414,18 @@ static void
 merge_bucket_counts(GroupAggSink *sink, GpuselChunk *batch)
 {
 	PercentileCollection *pc = &sink->collections[batch->collection];
-	Size		record = GroupAggNarrowCountBytes();
-	GroupAggPartialMap *map = &sink->maps[batch->producer];
+	GroupAggPartialMap *map;
+	Size		record;
 
-	if (batch->producer >= sink->nmaps || batch->first + batch->nrows > map->ngroups)
+	if (pc->narrow == NULL || batch->producer >= sink->nmaps ||
+		batch->first + batch->nrows > sink->maps[batch->producer].ngroups)
 		elog(ERROR, "gpusel: a worker sent bucket counts of groups it had not sent");
+	map = &sink->maps[batch->producer];
+	record = GroupAggNarrowCountBytes(pc);
+	/* records of whole int64 counts, from a MAXALIGNed chunk */
 	for (int64 i = 0; i < batch->nrows; i++)
-	{
-		int64		counts[64];
-
-		memcpy(counts, batch->data + i * record, record);
-		GroupAggNarrowMergeCounts(sink, pc, map->groups[batch->first + i], counts);
-	}
+		GroupAggNarrowMergeCounts(sink, pc, map->groups[batch->first + i],
+								  (const int64 *) (batch->data + i * record));
 }
 
 /* The consumer: merges one chunk of a worker's partial aggregate. */
@@ -461,7 +461,7 @@ static bool
 send_bucket_counts(GroupAggSink *sink, GpuselFeed *feed, int c)
 {
 	PercentileCollection *pc = &sink->collections[c];
-	Size		record = GroupAggNarrowCountBytes();
+	Size		record = GroupAggNarrowCountBytes(pc);
 	int64		g = 0;
 
 	while (g < sink->ngroups)
@@ -473,6 +473,8 @@ send_bucket_counts(GroupAggSink *sink, GpuselFeed *feed, int c)
 		if (buf == NULL)
 			return false;
 		n = Min((int64) (room / record), sink->ngroups - g);
+		if (n <= 0)
+			elog(ERROR, "gpusel: a group's bucket counts do not fit a chunk of the feed");
 		for (int64 i = 0; i < n; i++)
 			GroupAggNarrowWriteCounts(pc, g + i, (int64 *) (buf + i * record));
 		GpuselFeedPublishBuffer(feed, GPUSEL_CHUNK_BUCKETS, c, g, n, 0, 0);
@@ -495,6 +497,17 @@ GroupAggSinkSendFirstRound(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
 			return;
 }
 
+/* Bytes of the consumer's reply to a worker of ngroups groups: their masks. */
+static Size
+reply_bytes(GroupAggSink *sink, int64 ngroups)
+{
+	Size		words = 0;
+
+	for (int c = 0; c < sink->ncollections; c++)
+		words += (Size) GroupAggNarrowMaskWords(&sink->collections[c]) * ngroups;
+	return words * sizeof(uint64);
+}
+
 /*
  * A worker, with the consumer's reply: each collection's wanted buckets of
  * each of its groups (a mask per group, collection by collection).  No
@@ -505,18 +518,19 @@ GroupAggSinkBeginWorkerSecondRound(GroupAggSink *sink, const char *reply, Size b
 {
 	int64		ng = sink->ngroups;
 	uint64	   *none = NULL;
+	const uint64 *masks = (const uint64 *) reply;
 
-	if (reply != NULL && bytes != (Size) sink->ncollections * ng * sizeof(uint64))
+	if (reply != NULL && bytes != reply_bytes(sink, ng))
 		elog(ERROR, "gpusel: the consumer's reply holds %zu bytes for %lld groups",
 			 bytes, (long long) ng);
 	if (reply == NULL)
-		none = palloc0(sizeof(uint64) * Max(ng, 1));
+		none = palloc0(reply_bytes(sink, Max(ng, 1)));
 	for (int c = 0; c < sink->ncollections; c++)
 	{
 		PercentileCollection *pc = &sink->collections[c];
 
-		GroupAggNarrowChooseFromMasks(sink, pc, reply != NULL ?
-									  (const uint64 *) reply + c * ng : none, ng);
+		GroupAggNarrowChooseFromMasks(sink, pc, reply != NULL ? masks : none, ng);
+		masks += (Size) GroupAggNarrowMaskWords(pc) * ng;
 		pc->nkeys = 0;
 		memset(pc->counts, 0, sizeof(int64) * ng);
 	}
@@ -574,11 +588,15 @@ GroupAggSinkWriteReplies(GroupAggSink *sink, GpuselFeed *feed)
 
 		if (map->ngroups == 0)
 			continue;
-		masks = (uint64 *) GpuselFeedReply(feed, p, (Size) sink->ncollections * map->ngroups *
-										   sizeof(uint64));
+		masks = (uint64 *) GpuselFeedReply(feed, p, reply_bytes(sink, map->ngroups));
 		for (int c = 0; c < sink->ncollections; c++)
+		{
+			PercentileCollection *pc = &sink->collections[c];
+			int			words = GroupAggNarrowMaskWords(pc);
+
 			for (int64 g = 0; g < map->ngroups; g++)
-				masks[c * map->ngroups + g] =
-					GroupAggNarrowWantedMask(&sink->collections[c], map->groups[g]);
+				GroupAggNarrowWantedMask(pc, map->groups[g], masks + g * words);
+			masks += (Size) words * map->ngroups;
+		}
 	}
 }

@@ -698,7 +698,8 @@ group_sink_prepare_rounds(GpuselScanState *state, int nworkers)
 		rows < groups * GROUPAGG_NARROW_MIN_KEYS_PER_GROUP ||
 		!GroupAggSinkRoundsEligible(sink, GPUSEL_FEED_ROUND_BYTES))
 		return false;
-	if (!GroupAggSinkPrepareRounds(sink, feed->cached, GpuselFeedRoundSpace(feed)))
+	if (!GroupAggSinkPrepareRounds(sink, feed->cached, groups, GpuselFeedRoundSpace(feed),
+								   GPUSEL_FEED_ROUND_BYTES, GpuselFeedChunkBytes(feed)))
 		return false;
 	return GpuselFeedEnableRounds(feed, nworkers);
 }

@@ -41,7 +41,7 @@
  * what every process reads before the first round (GpuselFeedRoundSpace).
  */
 #define GPUSEL_FEED_ROUND_PRODUCERS	65
-#define GPUSEL_FEED_ROUND_BYTES		4096
+#define GPUSEL_FEED_ROUND_BYTES		(64 * 1024)
 
 typedef struct GpuselFeedShared GpuselFeedShared;
 

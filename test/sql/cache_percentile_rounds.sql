@@ -109,6 +109,61 @@ RESET enable_hashjoin;
 RESET enable_mergejoin;
 RESET enable_material;
 
+-- the workers' two rounds, with masks of several words (256 buckets for 7
+-- groups), and with a worker as the consumer (a generic plan run with
+-- parallel_leader_participation off).  A worker that starts after the
+-- leader has read every block reads none, so the check that workers read
+-- rows filters by arithmetic that the CPU evaluates row by row, which
+-- gives them time to start.
+CREATE TABLE cache_pr_big AS
+  SELECT (g % 7)::int4 AS grp, ((g::int8 * 7919) % 100003) / 100003.0::float8 AS x,
+         CASE WHEN g % 1000 = 0 THEN NULL ELSE g % 5 END AS y
+  FROM generate_series(1, 1000003) g;
+ALTER TABLE cache_pr_big SET (parallel_workers = 2);
+VACUUM ANALYZE cache_pr_big;
+SELECT gpusel_cache('cache_pr_big');
+CREATE FUNCTION cache_pr_workers_read(q text) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+  line text;
+  n bigint := 0;
+BEGIN
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, COSTS OFF, TIMING OFF, SUMMARY OFF) ' || q LOOP
+    IF line ~ 'Rows Read By Workers:' THEN n := substring(line from ': (\d+)')::bigint; END IF;
+  END LOOP;
+  RETURN n;
+END $$;
+SELECT * FROM cache_pr_plan('SELECT grp, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_pr_big GROUP BY grp');
+SELECT max(cache_pr_workers_read('SELECT grp, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_pr_big
+  WHERE x * x + y > -1 AND x * 7 > -5 AND x - y < 100 GROUP BY grp')) > 0 AS workers_read
+  FROM generate_series(1, 3);
+SELECT * FROM cache_same_as_postgres(ARRAY[
+  'SELECT grp, percentile_disc(ARRAY[0.1, 0.5, 0.9]) WITHIN GROUP (ORDER BY x), count(*), avg(y) FROM cache_pr_big GROUP BY grp',
+  'SELECT percentile_cont(0.37) WITHIN GROUP (ORDER BY x DESC), percentile_disc(0.5) WITHIN GROUP (ORDER BY y), count(y) FROM cache_pr_big',
+  'SELECT y, percentile_cont(ARRAY[0, 0.25, 1]) WITHIN GROUP (ORDER BY x) FROM cache_pr_big WHERE x < 0.7 GROUP BY y',
+  'SELECT grp, percentile_disc(ARRAY[0.05, 0.95]) WITHIN GROUP (ORDER BY x DESC), sum(y) FROM cache_pr_big WHERE x * x + y > 0.5 AND x * 7 > -5 GROUP BY grp']);
+SET plan_cache_mode = force_generic_plan;
+PREPARE cache_pr_p(float8) AS
+  SELECT grp, percentile_disc(ARRAY[0.2, 0.8]) WITHIN GROUP (ORDER BY x) AS p FROM cache_pr_big WHERE x > $1 GROUP BY grp;
+CREATE TEMP TABLE cache_pr_leader AS EXECUTE cache_pr_p(0.1);
+SET parallel_leader_participation = off;
+CREATE TEMP TABLE cache_pr_worker AS EXECUTE cache_pr_p(0.1);
+RESET parallel_leader_participation;
+RESET plan_cache_mode;
+SET gpusel.enable_scan = off;
+SET gpusel.enable_groupagg = off;
+SELECT count(*) AS groups,
+       count(*) FILTER (WHERE l.p = e.p) AS same_with_the_leader_consuming,
+       count(*) FILTER (WHERE w.p = e.p) AS same_with_a_worker_consuming
+  FROM (SELECT grp, percentile_disc(ARRAY[0.2, 0.8]) WITHIN GROUP (ORDER BY x) AS p FROM cache_pr_big WHERE x > 0.1 GROUP BY grp) e
+  JOIN cache_pr_leader l USING (grp) JOIN cache_pr_worker w USING (grp);
+RESET gpusel.enable_scan;
+RESET gpusel.enable_groupagg;
+DEALLOCATE cache_pr_p;
+DROP TABLE cache_pr_leader, cache_pr_worker;
+SELECT gpusel_uncache('cache_pr_big');
+DROP TABLE cache_pr_big;
+DROP FUNCTION cache_pr_workers_read(text);
+
 -- rows written since the build come from the heap, in both rounds
 UPDATE cache_pr_t SET x = -x, grp = grp + 1 WHERE id % 10 = 3 AND id < 60000;
 DELETE FROM cache_pr_t WHERE id % 10 = 4 AND id > 120000;
