@@ -397,6 +397,9 @@ extern void GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc);
 extern void GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, int64 ngroups);
 extern Size GroupAggNarrowCountBytes(PercentileCollection *pc);
 extern int	GroupAggNarrowMaskWords(PercentileCollection *pc);
+extern bool GroupAggNarrowPrefilters(GroupAggSink *sink);
+extern void GroupAggNarrowAnyWanted(PercentileCollection *pc, const uint64 *keys, int len,
+									bool *want);
 extern void GroupAggNarrowWriteCounts(PercentileCollection *pc, int64 g, int64 *out);
 extern void GroupAggNarrowMergeCounts(GroupAggSink *sink, PercentileCollection *pc, int64 g,
 									  const int64 *counts);

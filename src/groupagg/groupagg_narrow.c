@@ -38,6 +38,7 @@
 #include "utils/memutils.h"
 
 #include "groupagg_internal.h"
+#include "narrow_buckets.h"
 #include "scan_source.h"
 
 /*
@@ -87,6 +88,8 @@ struct GroupNarrow
 	uint64	   *splitters;		/* group g's at g * stride */
 	int64	   *bucket_counts;	/* group g's at g * nbuckets */
 	uint8	   *wanted;			/* per bucket: it holds a rank the results read */
+	uint8	   *any_wanted;		/* shared splitters: per bucket, some group wants it */
+	NarrowLut  *lut;			/* shared splitters: their table (narrow_buckets.h) */
 	/* at the end of the first pass */
 	int64		ngroups_end;
 	int64	   *total_start;	/* ngroups_end + 1: each group's start among all keys */
@@ -97,27 +100,6 @@ struct GroupNarrow
 	uint64	   *range_lo;
 	uint64	   *range_hi;
 };
-
-/*
- * The number of a group's splitters below a key: its bucket (splitters
- * ascending).  A fixed number of halvings, each a conditional move rather
- * than a branch (which would be mispredicted half the time).
- */
-static inline int
-bucket_of(const uint64 *splitters, int nsplitters, uint64 key)
-{
-	const uint64 *base = splitters;
-	int			n = nsplitters;
-
-	while (n > 1)
-	{
-		int			half = n / 2;
-
-		base = base[half] < key ? base + half : base;
-		n -= half;
-	}
-	return (int) (base - splitters) + (*base < key);
-}
 
 /*
  * Whether a collection whose arrays would pass work_mem should be counted
@@ -195,7 +177,7 @@ GroupAggNarrowStart(GroupAggSink *sink, PercentileCollection *pc)
 		for (int64 i = 0; i < NARROW_SPLITTERS; i++)
 			split[i] = i < ns ? sample[(i + 1) * nsample / (ns + 1)] : PG_UINT64_MAX;
 		for (int64 i = 0; i < m; i++)
-			counts[bucket_of(split, NARROW_SPLITTERS, keys[i])]++;
+			counts[narrow_bucket_of(split, NARROW_SPLITTERS, keys[i])]++;
 	}
 	pfree(by_group);
 	pfree(start);
@@ -233,11 +215,11 @@ GroupAggNarrowCount(PercentileCollection *pc, const int64 *groups, const uint64 
 	Assert(len <= KEYS_BLOCK);
 	if (stride == 0)
 		for (int j = 0; j < len; j++)
-			bucket[j] = (uint16) bucket_of(splitters, ns, keys[j]);
+			bucket[j] = (uint16) narrow_lut_bucket(nw->lut, nw->splitters, nw->nsplitters, keys[j]);
 	else
 		for (int j = 0; j < len; j++)
 			bucket[j] = groups[j] < ngroups ?
-				(uint16) bucket_of(splitters + groups[j] * stride, ns, keys[j]) : 0;
+				(uint16) narrow_bucket_of(splitters + groups[j] * stride, ns, keys[j]) : 0;
 	for (int j = 0; j < len; j++)
 	{
 		int64		g = groups[j];
@@ -308,6 +290,24 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 		}
 	}
 	nw->range_start[ng] = n;
+}
+
+/*
+ * Where every group shares the splitters: the buckets some group wants,
+ * so that the second pass drops a row whose key lies in none of them
+ * before finding its group (GroupAggNarrowAnyWanted).
+ */
+static void
+note_any_wanted(GroupAggSink *sink, GroupNarrow *nw)
+{
+	int			nb = nw->nbuckets;
+
+	if (nw->stride != 0)
+		return;
+	nw->any_wanted = MemoryContextAllocZero(sink->cxt, nb);
+	for (int64 g = 0; g < nw->ngroups_end; g++)
+		for (int b = 0; b < nb; b++)
+			nw->any_wanted[b] |= nw->wanted[g * nb + b];
 }
 
 /*
@@ -384,6 +384,7 @@ GroupAggNarrowChooseBuckets(GroupAggSink *sink, PercentileCollection *pc,
 		}
 	}
 	make_ranges(sink, nw);
+	note_any_wanted(sink, nw);
 	nw->collecting = true;
 	return nw->kept_total;
 }
@@ -616,11 +617,15 @@ GroupAggSinkStartRounds(GroupAggSink *sink, const uint64 *space)
 		nw->nbuckets = nb;
 		nw->nsplitters = nb - 1;
 		nw->stride = 0;
-		nw->splitters = MemoryContextAlloc(sink->cxt, sizeof(uint64) * (nb - 1));
+		/* one padding entry past the last, for shared_bucket */
+		nw->splitters = MemoryContextAlloc(sink->cxt, sizeof(uint64) * nb);
 		memcpy(nw->splitters, space + 1 + (Size) c * (nb - 1), sizeof(uint64) * (nb - 1));
+		nw->splitters[nb - 1] = PG_UINT64_MAX;
 		nw->ngroups = 0;
 		nw->counted_cap = 0;
 		nw->bucket_counts = NULL;
+		nw->lut = MemoryContextAlloc(sink->cxt, sizeof(NarrowLut));
+		narrow_lut_make(nw->lut, nw->splitters, nb - 1);
 		pc->dev_declined = true;
 		pc->narrow = nw;
 		GroupAggNarrowReserve(sink, pc, Max(sink->ngroups, 1));
@@ -737,5 +742,34 @@ GroupAggNarrowChooseFromMasks(GroupAggSink *sink, PercentileCollection *pc,
 		for (int b = 0; b < nb; b++)
 			nw->wanted[g * nb + b] = (masks[g * words + b / 64] >> (b % 64)) & 1;
 	make_ranges(sink, nw);
+	note_any_wanted(sink, nw);
 	nw->collecting = true;
+}
+
+/*
+ * Whether the second pass may drop rows by their keys alone: every
+ * collection shares its splitters and knows the buckets some group wants.
+ */
+bool
+GroupAggNarrowPrefilters(GroupAggSink *sink)
+{
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		GroupNarrow *nw = sink->collections[c].narrow;
+
+		if (nw == NULL || !nw->collecting || nw->any_wanted == NULL)
+			return false;
+	}
+	return sink->ncollections > 0;
+}
+
+/* Marks in want[] the keys of a block (mapped) that lie in a bucket some group wants. */
+void
+GroupAggNarrowAnyWanted(PercentileCollection *pc, const uint64 *keys, int len, bool *want)
+{
+	GroupNarrow *nw = pc->narrow;
+	const uint8 *any = nw->any_wanted;
+
+	for (int j = 0; j < len; j++)
+		want[j] |= any[narrow_lut_bucket(nw->lut, nw->splitters, nw->nsplitters, keys[j])];
 }

@@ -486,6 +486,37 @@ narrow_block(GroupAggSink *sink, PercentileCollection *pc, const int64 *groups,
 }
 
 /*
+ * The second pass over shared splitters (groupagg_narrow.c): of a block's
+ * rows, those whose key of some collection lies in a bucket some group
+ * wants, as row numbers into out[]; how many.  The others would be
+ * dropped by every collection after their group was found.
+ */
+static int
+wanted_block_rows(GroupAggSink *sink, void *const *values, const uint32 *rows, int64 start,
+				  int len, uint32 *out)
+{
+	bool		want[KEYS_BLOCK];
+	uint64		keys[KEYS_BLOCK];
+	int			n = 0;
+
+	memset(want, 0, sizeof(bool) * len);
+	for (int c = 0; c < sink->ncollections; c++)
+	{
+		PercentileCollection *pc = &sink->collections[c];
+		GroupInput *in = &sink->inputs[pc->input];
+
+		/* a NULL's key is any: its row may pass here, and the collection skips it */
+		(void) KeysOfColumn(in->coltype, pc->keytype->typid, values[in->column], rows, start,
+							len, keys);
+		GroupAggNarrowAnyWanted(pc, keys, len, want);
+	}
+	for (int j = 0; j < len; j++)
+		if (want[j])
+			out[n++] = rows != NULL ? rows[j] : (uint32) (start + j);
+	return n;
+}
+
+/*
  * Adds a batch's rows a block at a time when every input is a plain
  * column or an expression of them returning a pass-by-value type: the
  * block's expression inputs first, each row's group next, then each
@@ -499,6 +530,8 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 {
 	int64		groups[KEYS_BLOCK];
 	uint64		keys[KEYS_BLOCK];
+	uint32		wanted_rows[KEYS_BLOCK];
+	bool		prefilter = sink->second_pass && GroupAggNarrowPrefilters(sink);
 
 	for (int64 start = 0; start < nrows; start += KEYS_BLOCK)
 	{
@@ -507,6 +540,13 @@ add_columns_by_block(GroupAggSink *sink, void *const *values, uint8 *const *null
 		int			naggs = sink->naggs;
 
 		CHECK_FOR_INTERRUPTS();
+		if (prefilter)
+		{
+			len = wanted_block_rows(sink, values, rows, start, len, wanted_rows);
+			if (len == 0)
+				continue;
+			rows = wanted_rows;
+		}
 		if (sink->has_colstates)
 			eval_exprs_by_block(sink, values, nulls, has_nulls, rows, start, len);
 		if (sink->nkeys == 0)

@@ -512,7 +512,10 @@ fill_groups_from_source(GpuselScanState *state, GpuselSource *source)
 	if (GroupAggSinkSecondPassDue(sink_of(state)))
 	{
 		GpuselSource *again;
+		instr_time	start;
+		instr_time	end;
 
+		INSTR_TIME_SET_CURRENT(start);
 		GroupAggSinkBeginSecondPass(sink_of(state));
 		if (rounds)
 		{
@@ -529,6 +532,9 @@ fill_groups_from_source(GpuselScanState *state, GpuselSource *source)
 			GpuselSourceEnd(again);
 		}
 		GroupAggSinkEndSecondPass(sink_of(state));
+		INSTR_TIME_SET_CURRENT(end);
+		INSTR_TIME_SUBTRACT(end, start);
+		state->second_pass_ms += INSTR_TIME_GET_MILLISEC(end);
 	}
 	else if (rounds)
 		GpuselFeedStop(state->feed);	/* never: every collection was counted by bucket */

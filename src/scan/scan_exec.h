@@ -151,6 +151,7 @@ typedef struct GpuselScanState
 	double		service_wait_ms;	/* waiting for the GPU service, beyond device_ms */
 	bool		times_service;	/* the scan may use the GPU service: time its waits */
 	double		fill_ms;		/* grouped scan: reading rows into groups */
+	double		second_pass_ms; /* of fill_ms: choosing the buckets and the second pass */
 	double		results_ms;		/* grouped scan: segments, selection, final values */
 } GpuselScanState;
 

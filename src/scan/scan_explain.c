@@ -106,6 +106,8 @@ GpuselScanExplain(CustomScanState *node, List *ancestors, ExplainState *es)
 	if (gpusel_explain_device_details && state->group_mode && es->timing)
 	{
 		ExplainPropertyFloat("Rows To Groups Time", "ms", state->fill_ms, 3, es);
+		if (state->second_pass_ms > 0)
+			ExplainPropertyFloat("Second Pass Time", "ms", state->second_pass_ms, 3, es);
 		ExplainPropertyFloat("Results Time", "ms", state->results_ms, 3, es);
 	}
 	if (gpusel_explain_device_details && state->use_gpu)
