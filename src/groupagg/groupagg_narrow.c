@@ -46,11 +46,13 @@
  * power of two less one, so that a key's bucket is a fixed number of
  * steps), those past its own padded with the greatest key, below which
  * no key lies: their buckets stay empty.  Shared splitters (under Gather)
- * may be more, up to NARROW_MAX_BUCKETS - 1, where the groups are few.
+ * may be more, up to NARROW_MAX_BUCKETS - 1, where the groups are few: no
+ * more, as their counts are made for the groups the planner expects and
+ * a scan that meets many more groups pays 8 bytes a bucket for each.
  */
 #define NARROW_BUCKETS			64
 #define NARROW_SPLITTERS		(NARROW_BUCKETS - 1)
-#define NARROW_MAX_BUCKETS		1024
+#define NARROW_MAX_BUCKETS		256
 /* held keys per splitter of its own, at least: a group of few keys gets few */
 #define NARROW_KEYS_PER_SPLITTER	8
 /* sampled keys per bucket from which the splitters are picked */
@@ -306,8 +308,12 @@ note_any_wanted(GroupAggSink *sink, GroupNarrow *nw)
 		return;
 	nw->any_wanted = MemoryContextAllocZero(sink->cxt, nb);
 	for (int64 g = 0; g < nw->ngroups_end; g++)
+	{
+		if ((g & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		for (int b = 0; b < nb; b++)
 			nw->any_wanted[b] |= nw->wanted[g * nb + b];
+	}
 }
 
 /*
@@ -739,8 +745,12 @@ GroupAggNarrowChooseFromMasks(GroupAggSink *sink, PercentileCollection *pc,
 	nw->wanted = MemoryContextAllocHuge(sink->cxt, Max(n * nb, 1));
 	nw->group_wanted = MemoryContextAllocZero(sink->cxt, sizeof(bool) * Max(n, 1));
 	for (int64 g = 0; g < n; g++)
+	{
+		if ((g & 0xFFF) == 0)
+			CHECK_FOR_INTERRUPTS();
 		for (int b = 0; b < nb; b++)
 			nw->wanted[g * nb + b] = (masks[g * words + b / 64] >> (b % 64)) & 1;
+	}
 	make_ranges(sink, nw);
 	note_any_wanted(sink, nw);
 	nw->collecting = true;

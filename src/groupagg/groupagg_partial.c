@@ -595,7 +595,11 @@ GroupAggSinkWriteReplies(GroupAggSink *sink, GpuselFeed *feed)
 			int			words = GroupAggNarrowMaskWords(pc);
 
 			for (int64 g = 0; g < map->ngroups; g++)
+			{
+				if ((g & 0xFFF) == 0)
+					CHECK_FOR_INTERRUPTS();
 				GroupAggNarrowWantedMask(pc, map->groups[g], masks + g * words);
+			}
 			masks += (Size) words * map->ngroups;
 		}
 	}

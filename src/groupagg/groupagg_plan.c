@@ -550,9 +550,52 @@ parallel_divisor(int workers)
  * instead (groupagg_narrow.c), which costs little beside, where its groups
  * hold enough keys for that.  So the parallel path of a cached table pays
  * the file's pages, written and read, unless its processes read their
- * blocks twice too (gpusel.enable_parallel_second_pass).  (Over the heap
- * both paths spill alike.)
+ * blocks twice too (rounds_possible).  (Over the heap both paths spill
+ * alike.)
  */
+/*
+ * Whether every process of the parallel plan may read its blocks twice
+ * (groupagg_narrow.c): every percentile orders a plain column of a type
+ * whose keys the scan maps (no cast, no numeric, no value kept whole), of
+ * a table with statistics.  The scan decides again when it starts.
+ */
+static bool
+rounds_possible(RelOptInfo *input_rel, List *aggs)
+{
+	ListCell   *lc;
+
+	if (!gpusel_enable_parallel_second_pass || input_rel->tuples <= 0)
+		return false;
+	foreach(lc, aggs)
+	{
+		Aggref	   *aggref = lfirst_node(Aggref, lc);
+		Expr	   *input;
+
+		if (aggref->aggkind != AGGKIND_ORDERED_SET)
+			continue;
+		if (list_length(aggref->args) != 1)
+			return false;
+		input = linitial_node(TargetEntry, aggref->args)->expr;
+		if (!IsA(input, Var))
+			return false;
+		switch (((Var *) input)->vartype)
+		{
+			case INT2OID:
+			case INT4OID:
+			case INT8OID:
+			case FLOAT4OID:
+			case FLOAT8OID:
+			case DATEOID:
+			case TIMESTAMPOID:
+			case TIMESTAMPTZOID:
+				break;
+			default:
+				return false;
+		}
+	}
+	return true;
+}
+
 static Cost
 leader_spill_cost(PlannerInfo *root, RelOptInfo *input_rel, List *aggs, double groups)
 {
@@ -566,7 +609,7 @@ leader_spill_cost(PlannerInfo *root, RelOptInfo *input_rel, List *aggs, double g
 	if (collections == 0 || bytes <= (double) work_mem * 1024.0 ||
 		groups * GROUPAGG_NARROW_MIN_KEYS_PER_GROUP > held ||
 		!GpuselSourceProvided(planner_rt_fetch(input_rel->relid, root)->relid) ||
-		gpusel_enable_parallel_second_pass)
+		rounds_possible(input_rel, aggs))
 		return 0;
 	return 2.0 * seq_page_cost * bytes / BLCKSZ;
 }

@@ -501,7 +501,20 @@ static void
 fill_groups_from_source(GpuselScanState *state, GpuselSource *source)
 {
 	bool		quals_stable = !contain_volatile_functions((Node *) state->device_quals);
-	bool		rounds = GpuselScanFeeding(state) && GpuselFeedRounds(state->feed);
+	bool		rounds = GpuselScanFeeding(state) && GpuselFeedRoundsShared(state->feed);
+
+	/*
+	 * A worker that consumes (parallel_leader_participation off) and finds
+	 * no cache where the leader found one (dropped or rebuilt since) could
+	 * not read its blocks a second time, and the workers count by bucket.
+	 */
+	if (rounds && !GpuselFeedRounds(state->feed))
+		ereport(ERROR,
+				(errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+				 errmsg("column cache of \"%s\" changed while a parallel scan of it started",
+						RelationGetRelationName(state->rel)),
+				 errdetail("The process returning the groups could not read its share of the table twice."),
+				 errhint("Run the query again.")));
 
 	GroupAggSinkAllowSecondPass(sink_of(state),
 								!GpuselScanFeeding(state) && GpuselSourceInMemory(source) &&
@@ -523,6 +536,7 @@ fill_groups_from_source(GpuselScanState *state, GpuselSource *source)
 			GroupAggSinkWriteReplies(sink_of(state), state->feed);
 			GpuselFeedOpenSecondRound(state->feed);
 			add_source_chunks(state, source, true);
+			GpuselFeedFreeReplies(state->feed);
 		}
 		else
 		{

@@ -847,6 +847,9 @@ GpuselFeedAwaitSecondRound(GpuselFeed *feed, const char **reply, Size *bytes)
 	bool		open = false;
 	bool		stop = false;
 
+	/* GpuselFeedEnableRounds bounds the workers */
+	if (me >= GPUSEL_FEED_ROUND_PRODUCERS)
+		elog(ERROR, "gpusel: producer %d of a scan in two rounds", me);
 	SpinLockAcquire(&shared->mutex);
 	shared->producers--;
 	shared->waiting++;
@@ -863,7 +866,7 @@ GpuselFeedAwaitSecondRound(GpuselFeed *feed, const char **reply, Size *bytes)
 		ConditionVariableSleep(&shared->cv, PG_WAIT_EXTENSION);
 	}
 	ConditionVariableCancelSleep();
-	if (stop || me >= GPUSEL_FEED_ROUND_PRODUCERS)
+	if (stop)
 		return false;
 	*bytes = shared->reply_bytes[me];
 	*reply = DsaPointerIsValid(shared->replies[me]) ?
@@ -907,6 +910,25 @@ GpuselFeedOpenSecondRound(GpuselFeed *feed)
 	SpinLockRelease(&shared->mutex);
 	ConditionVariableBroadcast(&shared->cv);
 	GpuselFeedReplayOwn(feed);
+}
+
+/*
+ * The consumer, once the second round is complete (every producer has
+ * stopped, having copied its reply): frees the replies, so that rescans
+ * of the same parallel query do not pile them up in its area.
+ */
+void
+GpuselFeedFreeReplies(GpuselFeed *feed)
+{
+	GpuselFeedShared *shared = feed->shared;
+
+	for (int p = 0; p < GPUSEL_FEED_ROUND_PRODUCERS; p++)
+	{
+		if (DsaPointerIsValid(shared->replies[p]))
+			dsa_free(feed->area, shared->replies[p]);
+		shared->replies[p] = InvalidDsaPointer;
+		shared->reply_bytes[p] = 0;
+	}
 }
 
 /* This process reads its blocks of the first round again. */

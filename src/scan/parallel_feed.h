@@ -109,6 +109,7 @@ extern void *GpuselFeedRoundSpace(GpuselFeed *feed);
 extern bool GpuselFeedAwaitSecondRound(GpuselFeed *feed, const char **reply, Size *bytes);
 extern char *GpuselFeedReply(GpuselFeed *feed, int producer, Size bytes);
 extern void GpuselFeedOpenSecondRound(GpuselFeed *feed);
+extern void GpuselFeedFreeReplies(GpuselFeed *feed);
 extern void GpuselFeedReplayOwn(GpuselFeed *feed);
 extern void GpuselFeedReportDevice(GpuselFeed *feed, int64 rows, double device_ms);
 extern void GpuselFeedKeepDeviceTotals(GpuselFeed *feed);

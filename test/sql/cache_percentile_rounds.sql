@@ -58,9 +58,11 @@ SET max_parallel_workers_per_gather = 2;
 SET parallel_setup_cost = 0;
 SET parallel_tuple_cost = 0;
 SET min_parallel_table_scan_size = 0;
--- each shape under Gather, read in two rounds where every percentile is of
--- a plain column (a cast, as percentile_cont of an integer has, is not: its
--- keys cross whole to the leader, in one round), and its answer
+-- each shape's plan, read in two rounds under Gather where every
+-- percentile is of a plain column: a cast, as percentile_cont of an integer
+-- has, is not, and its keys would cross whole to the leader; the planner
+-- then prefers a serial scan where that reads the cache twice (shape 7)
+-- and keeps the Gather where both would spill (shape 10); and its answer
 CREATE TABLE cache_pr_shapes (n int, q text);
 INSERT INTO cache_pr_shapes SELECT i, q FROM unnest(ARRAY[
   'SELECT grp, percentile_disc(ARRAY[0, 0.5, 0.9, 0.99, 1]) WITHIN GROUP (ORDER BY x) FROM cache_pr_t GROUP BY grp',
