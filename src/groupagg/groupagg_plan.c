@@ -576,22 +576,9 @@ rounds_possible(RelOptInfo *input_rel, List *aggs)
 		if (list_length(aggref->args) != 1)
 			return false;
 		input = linitial_node(TargetEntry, aggref->args)->expr;
-		if (!IsA(input, Var))
+		if (!IsA(input, Var) || exprType((Node *) input) == NUMERICOID ||
+			!device_key_type((Node *) input))
 			return false;
-		switch (((Var *) input)->vartype)
-		{
-			case INT2OID:
-			case INT4OID:
-			case INT8OID:
-			case FLOAT4OID:
-			case FLOAT8OID:
-			case DATEOID:
-			case TIMESTAMPOID:
-			case TIMESTAMPTZOID:
-				break;
-			default:
-				return false;
-		}
 	}
 	return true;
 }

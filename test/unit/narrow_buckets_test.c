@@ -12,32 +12,7 @@
 
 #include "../../src/groupagg/narrow_buckets.h"
 
-#undef printf
-#undef qsort
-#include <stdio.h>
-#include <stdlib.h>
-
-/* Orders unsigned keys for qsort. */
-static int
-cmp_keys(const void *a, const void *b)
-{
-	uint64		x = *(const uint64 *) a;
-	uint64		y = *(const uint64 *) b;
-
-	return x < y ? -1 : x > y;
-}
-
-static uint64 state = 88172645463325252ULL;
-
-/* xorshift64: the same cases every run */
-static uint64
-next_random(void)
-{
-	state ^= state << 13;
-	state ^= state >> 7;
-	state ^= state << 17;
-	return state;
-}
+#include "unit_common.h"
 
 /* A key of the given shape. */
 static uint64
