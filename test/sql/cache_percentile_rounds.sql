@@ -137,7 +137,7 @@ END $$;
 SELECT * FROM cache_pr_plan('SELECT grp, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_pr_big GROUP BY grp');
 SELECT max(cache_pr_workers_read('SELECT grp, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_pr_big
   WHERE x * x + y > -1 AND x * 7 > -5 AND x - y < 100 GROUP BY grp')) > 0 AS workers_read
-  FROM generate_series(1, 3);
+  FROM generate_series(1, 6);
 SELECT * FROM cache_same_as_postgres(ARRAY[
   'SELECT grp, percentile_disc(ARRAY[0.1, 0.5, 0.9]) WITHIN GROUP (ORDER BY x), count(*), avg(y) FROM cache_pr_big GROUP BY grp',
   'SELECT percentile_cont(0.37) WITHIN GROUP (ORDER BY x DESC), percentile_disc(0.5) WITHIN GROUP (ORDER BY y), count(y) FROM cache_pr_big',
