@@ -385,6 +385,7 @@ extern void GroupAggSpillPick(GroupAggSink *sink, PercentileCollection *pc,
 /* groupagg_narrow.c */
 typedef struct GroupNarrow GroupNarrow;
 extern bool GroupAggNarrowDue(GroupAggSink *sink, PercentileCollection *pc);
+extern bool GroupAggSinkInputsReadTwice(GroupAggSink *sink);
 extern void GroupAggNarrowStart(GroupAggSink *sink, PercentileCollection *pc);
 extern void GroupAggNarrowCount(PercentileCollection *pc, const int64 *groups, const uint64 *keys,
 								const bool *skip, int len);

@@ -34,7 +34,6 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
-#include "optimizer/optimizer.h"
 #include "utils/memutils.h"
 
 #include "groupagg_internal.h"
@@ -104,6 +103,20 @@ struct GroupNarrow
 };
 
 /*
+ * Whether a collection's keys can be counted by bucket: a plain column's,
+ * of a key type, not numeric, not kept whole.
+ */
+static bool
+countable_by_bucket(GroupAggSink *sink, PercentileCollection *pc)
+{
+	GroupInput *in = &sink->inputs[pc->input];
+
+	return pc->kept == NULL && !pc->big_keys && pc->numeric_scale < 0 && pc->keytype != NULL &&
+		in->colstate == NULL && in->column >= 0 &&
+		KeysOfColumn(in->coltype, pc->keytype->typid, NULL, NULL, 0, 0, NULL);
+}
+
+/*
  * Whether a collection whose arrays would pass work_mem should be counted
  * by bucket instead of spilling: the scan reads its source twice cheaply
  * (GroupAggSinkAllowSecondPass), its groups hold enough keys for buckets
@@ -113,16 +126,12 @@ struct GroupNarrow
 bool
 GroupAggNarrowDue(GroupAggSink *sink, PercentileCollection *pc)
 {
-	GroupInput *in = &sink->inputs[pc->input];
-
 	int64		ngroups = sink->nkeys > 0 ? sink->ngroups : 1;
 
 	return sink->second_pass_allowed && pc->narrow == NULL && pc->spill == NULL &&
 		pc->nkeys >= GROUPAGG_NARROW_MIN_KEYS_PER_GROUP * ngroups &&
-		pc->dev == NULL && pc->dev_keys == 0 && pc->kept == NULL && !pc->big_keys &&
-		pc->numeric_scale < 0 && pc->keytype != NULL && pc->nkeys > 0 &&
-		in->colstate == NULL && in->column >= 0 &&
-		KeysOfColumn(in->coltype, pc->keytype->typid, NULL, NULL, 0, 0, NULL);
+		pc->dev == NULL && pc->dev_keys == 0 && pc->nkeys > 0 &&
+		countable_by_bucket(sink, pc);
 }
 
 /*
@@ -522,21 +531,11 @@ GroupAggSinkRoundsEligible(GroupAggSink *sink, Size space_bytes)
 {
 	if (sink->ncollections == 0 ||
 		sizeof(uint64) * (1 + (Size) sink->ncollections * NARROW_SPLITTERS) > space_bytes ||
-		(sink->has_colstates && !sink->exprs_by_block))
+		!GroupAggSinkInputsReadTwice(sink))
 		return false;
-	for (int i = 0; i < sink->ninputs; i++)
-		if (contain_volatile_functions((Node *) sink->inputs[i].expr))
-			return false;
 	for (int c = 0; c < sink->ncollections; c++)
-	{
-		PercentileCollection *pc = &sink->collections[c];
-		GroupInput *in = &sink->inputs[pc->input];
-
-		if (in->colstate != NULL || in->column < 0 || pc->numeric_scale >= 0 ||
-			pc->keytype == NULL || pc->big_keys || pc->kept != NULL ||
-			!KeysOfColumn(in->coltype, pc->keytype->typid, NULL, NULL, 0, 0, NULL))
+		if (!countable_by_bucket(sink, &sink->collections[c]))
 			return false;
-	}
 	return true;
 }
 
