@@ -698,20 +698,6 @@ GroupAggSinkAllowSecondPass(GroupAggSink *sink, bool allowed)
 	sink->second_pass_allowed = allowed && GroupAggSinkInputsReadTwice(sink);
 }
 
-/*
- * Whether a second pass over the same rows gives each row the same group
- * and keys: rows go in by block and no input is volatile.
- */
-bool
-GroupAggSinkInputsReadTwice(GroupAggSink *sink)
-{
-	if (sink->has_colstates && !sink->exprs_by_block)
-		return false;
-	for (int i = 0; i < sink->ninputs; i++)
-		if (contain_volatile_functions((Node *) sink->inputs[i].expr))
-			return false;
-	return true;
-}
 
 /* Whether batches can be added by their columns. */
 bool

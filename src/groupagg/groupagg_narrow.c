@@ -34,6 +34,7 @@
 #include "postgres.h"
 
 #include "miscadmin.h"
+#include "optimizer/optimizer.h"
 #include "utils/memutils.h"
 
 #include "groupagg_internal.h"
@@ -101,6 +102,21 @@ struct GroupNarrow
 	uint64	   *range_lo;
 	uint64	   *range_hi;
 };
+
+/*
+ * Whether a second pass over the same rows gives each row the same group
+ * and keys: rows go in by block and no input is volatile.
+ */
+bool
+GroupAggSinkInputsReadTwice(GroupAggSink *sink)
+{
+	if (sink->has_colstates && !sink->exprs_by_block)
+		return false;
+	for (int i = 0; i < sink->ninputs; i++)
+		if (contain_volatile_functions((Node *) sink->inputs[i].expr))
+			return false;
+	return true;
+}
 
 /*
  * Whether a collection's keys can be counted by bucket: a plain column's,
