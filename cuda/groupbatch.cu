@@ -17,6 +17,8 @@
  */
 #include <cuda_runtime.h>
 
+#include <algorithm>
+
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -53,6 +55,9 @@ struct KeyColumns
 	int			width[GS_GROUP_MAX_KEYS];
 	gs_key_transform transform[GS_GROUP_MAX_KEYS];
 };
+
+/* Distinct keys of a batch the host's copies hold at first; they grow when a batch has more. */
+constexpr int64_t kFirstHostKeys = 65536;
 
 /* Bits of the table's capacity. */
 int table_bits(int64_t max_rows)
@@ -395,6 +400,33 @@ __global__ void add_pairs(BatchTable t, int64_t nkeys, const uint32_t *positions
 
 } /* namespace */
 
+/*
+ * Room in the host's copies for a batch of 'need' distinct keys: most
+ * batches have far fewer keys than rows, so the pinned copies start small
+ * instead of taking max_rows keys' worth of the staging memory.
+ */
+static cudaError_t
+grow_host_keys(gs_batch_groups *g, int64_t need)
+{
+	int64_t		cap = g->h_cap;
+	cudaError_t err;
+
+	while (cap < need)
+		cap *= 2;
+	cap = std::min(cap, g->max_rows + 1);
+	gs_pinned_free(g->h_keys);
+	gs_pinned_free(g->h_tally);
+	g->h_keys = NULL;
+	g->h_tally = NULL;
+	g->h_cap = 0;
+	err = gs_pinned_alloc((void **) &g->h_keys, cap * sizeof(gs_batch_key));
+	if (err == cudaSuccess)
+		err = gs_pinned_alloc((void **) &g->h_tally, cap * sizeof(gs_batch_tally));
+	if (err == cudaSuccess)
+		g->h_cap = cap;
+	return err;
+}
+
 gs_status
 gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf, size_t errlen)
 {
@@ -442,10 +474,11 @@ gs_batch_groups_create(gs_batch_groups **groups, int64_t max_rows, char *errbuf,
 		err = gs_dev_malloc((void **) &g->t.tally, nk * sizeof(gs_batch_tally));
 	if (err == cudaSuccess)
 		err = gs_dev_malloc((void **) &g->t.counters, 2 * sizeof(unsigned long long));
+	g->h_cap = std::min((int64_t) nk, kFirstHostKeys);
 	if (err == cudaSuccess)
-		err = gs_pinned_alloc((void **) &g->h_keys, nk * sizeof(gs_batch_key));
+		err = gs_pinned_alloc((void **) &g->h_keys, g->h_cap * sizeof(gs_batch_key));
 	if (err == cudaSuccess)
-		err = gs_pinned_alloc((void **) &g->h_tally, nk * sizeof(gs_batch_tally));
+		err = gs_pinned_alloc((void **) &g->h_tally, g->h_cap * sizeof(gs_batch_tally));
 	if (err == cudaSuccess)
 		err = gs_pinned_alloc((void **) &g->h_counters, 2 * sizeof(unsigned long long));
 	if (err != cudaSuccess)
@@ -528,6 +561,8 @@ gs_batch_groups_find(gs_batch_groups *g, gs_filter *filter, int slot, int64_t fr
 		err = cudaStreamSynchronize(b.stream);
 	if (err == cudaSuccess && g->h_counters[0] > (unsigned long long) n)
 		err = cudaErrorUnknown;
+	if (err == cudaSuccess && (int64_t) g->h_counters[0] > g->h_cap)
+		err = grow_host_keys(g, (int64_t) g->h_counters[0]);
 	if (err == cudaSuccess && g->h_counters[0] > 0)
 		err = cudaMemcpyAsync(g->h_keys, g->t.keys, g->h_counters[0] * sizeof(gs_batch_key),
 							  cudaMemcpyDeviceToHost, b.stream);

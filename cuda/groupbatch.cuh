@@ -34,8 +34,9 @@ struct gs_batch_groups
 	int			tbits;
 	int			num_sms;
 	BatchTable	t;
-	gs_batch_key *h_keys;		/* pinned, max_rows + 1 */
-	gs_batch_tally *h_tally;	/* pinned, max_rows + 1 */
+	gs_batch_key *h_keys;		/* pinned, h_cap */
+	gs_batch_tally *h_tally;	/* pinned, h_cap */
+	int64_t		h_cap;			/* grows to a batch's distinct keys, up to max_rows + 1 */
 	unsigned long long *h_counters;	/* pinned, 2 */
 	GroupSumBuffers *sums;
 	gs_key_transform transforms[GS_GROUP_MAX_KEYS];	/* op -1: none */

@@ -146,7 +146,6 @@ extern void GroupAggSinkAddSlot(GroupAggSink *sink, TupleTableSlot *slot);
 extern void GroupAggSinkAddColumns(GroupAggSink *sink, void *const *values,
 								   uint8 *const *nulls, const uint8 *has_nulls,
 								   const uint32 *positions, int64 nrows);
-extern bool GroupAggSinkGroupsOnDevice(GroupAggSink *sink);
 extern bool GroupAggSinkDeviceColumns(GroupAggSink *sink, uint8 *ship, int ncols);
 extern void GroupAggSinkNoDeviceGroups(GroupAggSink *sink);
 extern bool GroupAggSinkAddDeviceBatch(GroupAggSink *sink, struct gs_filter *filter, int slot,

@@ -30,6 +30,18 @@
 #include "guc.h"
 #include "qual_compile.h"
 
+/*
+ * New keys sort by their first row, each packed with its index as
+ * (first << 32 | index), compared inline: a comparison through a function
+ * pointer cost more than creating the groups.
+ */
+#define ST_SORT sort_by_first_row
+#define ST_ELEMENT_TYPE uint64
+#define ST_COMPARE(a, b) (*(a) < *(b) ? -1 : *(a) > *(b) ? 1 : 0)
+#define ST_SCOPE static
+#define ST_DEFINE
+#include "lib/sort_template.h"
+
 /* Key kinds as cuda/groupbatch.cu maps a column to a collection's keys; -1 when it cannot. */
 static int
 device_key_kind(Oid keytypid, gs_coltype coltype)
@@ -137,13 +149,6 @@ device_groups_fit(GroupAggSink *sink)
 	return true;
 }
 
-/* Whether the sink groups device batches on the device (its buffers are a batch's size). */
-bool
-GroupAggSinkGroupsOnDevice(GroupAggSink *sink)
-{
-	return device_groups_fit(sink);
-}
-
 /* Marks the batch columns the device must hold to group the rows (ship[column] = 1). */
 bool
 GroupAggSinkDeviceColumns(GroupAggSink *sink, uint8 *ship, int ncols)
@@ -215,16 +220,6 @@ batch_groups(GroupAggSink *sink, int64 max_rows)
 	return sink->batch_groups;
 }
 
-/* Orders a batch's distinct keys by their first row. */
-static int
-batch_key_cmp(const void *a, const void *b)
-{
-	uint32		fa = (*(const gs_batch_key *const *) a)->first;
-	uint32		fb = (*(const gs_batch_key *const *) b)->first;
-
-	return fa < fb ? -1 : fa > fb ? 1 : 0;
-}
-
 /* Puts a batch's distinct key into the sink's current row, as the rows would give it. */
 static inline void
 load_batch_key(GroupAggSink *sink, const gs_batch_key *key)
@@ -249,7 +244,7 @@ static uint32 *
 groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 {
 	uint32	   *groups;
-	const gs_batch_key **fresh;
+	uint64	   *fresh;
 	int64		nfresh = 0;
 
 	for (int64 k = 0; k < nkeys; k++)
@@ -261,7 +256,7 @@ groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 		memset(groups, 0, sizeof(uint32) * Max(nkeys, 1));
 		return groups;
 	}
-	fresh = palloc(sizeof(gs_batch_key *) * Max(nkeys, 1));
+	fresh = palloc(sizeof(uint64) * Max(nkeys, 1));
 	for (int64 k = 0; k < nkeys; k++)
 	{
 		int64		g;
@@ -269,15 +264,16 @@ groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 		load_batch_key(sink, &keys[k]);
 		g = GroupAggLookupGroup(sink);
 		if (g < 0)
-			fresh[nfresh++] = &keys[k];
+			fresh[nfresh++] = ((uint64) keys[k].first << 32) | (uint64) k;
 		else
 			groups[k] = (uint32) g;
 	}
 	if (nfresh > 1)
-		qsort(fresh, nfresh, sizeof(gs_batch_key *), batch_key_cmp);
+		sort_by_first_row(fresh, nfresh);
+	GroupAggReserveGroups(sink, nfresh);
 	for (int64 k = 0; k < nfresh; k++)
 	{
-		const gs_batch_key *key = fresh[k];
+		const gs_batch_key *key = &keys[fresh[k] & PG_UINT32_MAX];
 		int64		g;
 
 		load_batch_key(sink, key);

@@ -239,6 +239,24 @@ rebuild_buckets(GroupAggSink *sink)
 	}
 }
 
+/*
+ * Makes room for n more groups at once, where the caller knows how many
+ * it is about to create (a device batch's new keys): one growth and one
+ * rehash instead of one per doubling.
+ */
+void
+GroupAggReserveGroups(GroupAggSink *sink, int64 n)
+{
+	int64		capacity = Max(sink->capacity, 1);
+
+	if (sink->capacity == 0 || sink->ngroups + n < sink->capacity)
+		return;
+	while (capacity <= sink->ngroups + n)
+		capacity *= 2;
+	grow_groups(sink, capacity);
+	rebuild_buckets(sink);
+}
+
 /* Empties the sink: no groups, or the one group of a query without keys. */
 static void
 start_groups(GroupAggSink *sink)

@@ -439,6 +439,7 @@ extern int	GroupAggNativeExprBlock(GroupAggSink *sink, GroupInput *in, void *con
 
 /* groupagg_exec.c, for groupagg_partial.c */
 extern int64 GroupAggFindGroup(GroupAggSink *sink);
+extern void GroupAggReserveGroups(GroupAggSink *sink, int64 n);
 extern void GroupAggKnownGroups(GroupAggSink *sink, const uint64 *bits, const bool *isnull,
 								int len, int64 *groups);
 extern int64 GroupAggLookupGroup(GroupAggSink *sink);

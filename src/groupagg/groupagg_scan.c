@@ -292,7 +292,7 @@ add_device_batch(GpuselScanState *state)
 		state->out_next >= state->npositions || !GroupAggSinkColumnar(sink_of(state)))
 		return;
 	if (!GroupAggSinkAddDeviceBatch(sink_of(state), state->filter, s, state->out_next,
-									state->batch_rows) &&
+									state->filter_rows) &&
 		!GroupAggSinkAddDeviceSums(sink_of(state), state->filter, s, state->out_next,
 								   state->npositions))
 	{
@@ -668,13 +668,6 @@ group_sink_create(GpuselScanState *state, CustomScan *cscan, EState *estate)
 	return sink;
 }
 
-/* GpuselSinkMethods.groups_on_device */
-static bool
-group_sink_groups_on_device(void *sink)
-{
-	return GroupAggSinkGroupsOnDevice((GroupAggSink *) sink);
-}
-
 /* GpuselSinkMethods.columnar */
 static bool
 group_sink_columnar(void *sink)
@@ -751,7 +744,6 @@ static const GpuselSinkMethods group_sink_methods = {
 	.filter_ready = GpuselGroupScanFilterReady,
 	.next = GpuselGroupScanNext,
 	.produce = GpuselGroupScanProduce,
-	.groups_on_device = group_sink_groups_on_device,
 	.columnar = group_sink_columnar,
 	.partial_record_bytes = group_sink_record_bytes,
 	.partial_sends_keys = group_sink_sends_keys,

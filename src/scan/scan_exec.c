@@ -512,12 +512,11 @@ ensure_filter(GpuselScanState *state)
 	errbuf[0] = '\0';
 	/*
 	 * Runs of rows already in device memory need no staging: a batch of
-	 * them may be larger, where no sink keeps per-row buffers of a batch's
-	 * size (the device grouping does).
+	 * them may be larger, and each batch costs requests and, when grouped
+	 * on the device, a lookup of its distinct keys on the host.
 	 */
 	state->filter_rows = state->batch_rows;
-	if (state->source != NULL && GpuselSourceHasDeviceRuns(state->source) &&
-		!(state->sink != NULL && state->sink_methods->groups_on_device(state->sink)))
+	if (state->source != NULL && GpuselSourceHasDeviceRuns(state->source))
 		state->filter_rows = Max(state->batch_rows, GPUSEL_DEVICE_RUN_ROWS);
 	status = GpuselDev->filter_create(&state->filter, &program, prog->ncols, prog->coltypes,
 									  state->filter_rows, state->batch_rows, GPUSEL_NSLOTS,

@@ -57,7 +57,8 @@ typedef enum GpuselFeedRole
  * Rows of a batch the device reads where it lies (the column cache's
  * device copy): no staging of that size is needed, only its positions
  * (4 bytes a row, page-locked, per slot), so fewer round trips to the
- * service go with it.
+ * service go with it.  A grouped scan's device tables take about 130
+ * bytes of device memory per row of such a batch.
  */
 #define GPUSEL_DEVICE_RUN_ROWS	(4 * 1024 * 1024)
 

@@ -31,8 +31,6 @@ typedef struct GpuselSinkMethods
 	TupleTableSlot *(*next) (struct GpuselScanState *state);
 	/* a parallel worker's whole part: its rows into the feed */
 	void		(*produce) (struct GpuselScanState *state);
-	/* whether it groups a device batch on the device, with buffers of a batch's size */
-	bool		(*groups_on_device) (void *sink);
 	/* whether every row reaches the sink by its columns (so it may come through the feed) */
 	bool		(*columnar) (void *sink);
 	/* bytes of one record a worker sends the consumer */
