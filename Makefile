@@ -100,7 +100,7 @@ OBJS = \
 	src/shard/shard_exec.o \
 	src/shard/shard_plan.o
 
-REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_numeric_aggs scan_numeric_keys scan_numeric_wide scan_enable_gucs groupagg groupagg_values groupagg_shapes groupagg_filters groupagg_block_paths groupagg_errors groupagg_sizes groupagg_rescan groupagg_mvcc groupagg_device groupagg_text groupagg_interval groupagg_privileges groupagg_limit groupagg_order groupagg_estimate groupagg_spill groupagg_select parallel parallel_shapes parallel_partials parallel_dict_keys cache cache_build cache_text cache_percentile_passes cache_percentile_rounds cache_refresh tpch upgrade
+REGRESS = percentile_basic percentile_diff percentile_scan percentile_builtins device scan_basic scan_diff scan_security scan_regressions scan_datetime scan_numeric scan_numeric_aggs scan_numeric_keys scan_numeric_wide scan_enable_gucs groupagg groupagg_values groupagg_shapes groupagg_filters groupagg_block_paths groupagg_errors groupagg_sizes groupagg_rescan groupagg_mvcc groupagg_device groupagg_text groupagg_interval groupagg_privileges groupagg_limit groupagg_order groupagg_estimate groupagg_spill groupagg_select parallel parallel_shapes parallel_partials parallel_dict_keys cache cache_build cache_text cache_percentile_passes cache_percentile_rounds cache_percentile_rounds_groups cache_refresh tpch upgrade
 REGRESS_OPTS = --inputdir=test --load-extension=gpusel
 # isolation tests need gpusel in shared_preload_libraries (test/run_all.sh runs them so)
 ISOLATION = cache_writers

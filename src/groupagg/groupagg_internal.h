@@ -278,6 +278,7 @@ struct GroupAggSink
 	int64		keys_spilled;	/* percentile keys written to temporary files */
 	int64		second_passes;	/* scans that read their rows twice (groupagg_narrow.c) */
 	int64		keys_kept;		/* percentile keys their second passes kept */
+	int64		groups_whole;	/* groups whose keys they read whole, past those counted by bucket */
 	Size		spill_bytes;	/* their bytes */
 	Size		peak_memory;	/* the most the sink's context held, noted at spills */
 };
@@ -398,6 +399,7 @@ extern void GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc);
 extern void GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, int64 ngroups);
 extern Size GroupAggNarrowCountBytes(PercentileCollection *pc);
 extern int	GroupAggNarrowMaskWords(PercentileCollection *pc);
+extern int64 GroupAggNarrowMaskedGroups(PercentileCollection *pc, int64 ngroups);
 extern bool GroupAggNarrowPrefilters(GroupAggSink *sink);
 extern void GroupAggNarrowAnyWanted(PercentileCollection *pc, const uint64 *keys, int len,
 									bool *want);

@@ -47,8 +47,9 @@
  * steps), those past its own padded with the greatest key, below which
  * no key lies: their buckets stay empty.  Shared splitters (under Gather)
  * may be more, up to NARROW_MAX_BUCKETS - 1, where the groups are few: no
- * more, as their counts are made for the groups the planner expects and
- * a scan that meets many more groups pays 8 bytes a bucket for each.
+ * more, as their counts are made for the groups the planner expects.  A
+ * scan that meets many more groups counts by bucket only its first
+ * groups (counted_limit) and reads the others' keys whole.
  */
 #define NARROW_BUCKETS			64
 #define NARROW_SPLITTERS		(NARROW_BUCKETS - 1)
@@ -87,6 +88,10 @@ struct GroupNarrow
 	int			nsplitters;		/* nbuckets - 1 */
 	int64		stride;			/* nsplitters, or 0 where every group shares one set */
 	int64		counted_cap;	/* shared splitters: groups bucket_counts has room for */
+	int64		counted_limit;	/* shared splitters: groups counted by bucket at most */
+	bool	   *whole;			/* the consumer, shared splitters: per counted group, some
+								 * process did not count it, so its keys are read whole */
+	bool		any_whole;		/* some group's keys are read whole */
 	uint64	   *splitters;		/* group g's at g * stride */
 	int64	   *bucket_counts;	/* group g's at g * nbuckets */
 	uint8	   *wanted;			/* per bucket: it holds a rank the results read */
@@ -260,6 +265,17 @@ GroupAggNarrowCount(PercentileCollection *pc, const int64 *groups, const uint64 
 }
 
 /*
+ * Whether group g's ranks are found among its bucket counts: it has them,
+ * and (the consumer, under Gather) every process counted its keys so.
+ * Otherwise its keys are read whole.
+ */
+static inline bool
+counted_by_bucket(const GroupNarrow *nw, int64 g)
+{
+	return g < nw->ngroups && (nw->whole == NULL || !nw->whole[g]);
+}
+
+/*
  * The wanted buckets of each group as ranges of keys, for the second
  * pass's test: bucket b holds the keys above splitter b - 1 and up to
  * splitter b, so a run of wanted buckets is one range.
@@ -283,9 +299,9 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 			nw->range_lo = repalloc_huge(nw->range_lo, sizeof(uint64) * cap);
 			nw->range_hi = repalloc_huge(nw->range_hi, sizeof(uint64) * cap);
 		}
-		if (g >= nw->ngroups)
+		if (!counted_by_bucket(nw, g))
 		{
-			/* no splitters: every key, or none */
+			/* no splitters, or not counted everywhere: every key, or none */
 			if (nw->group_wanted[g])
 			{
 				nw->range_lo[n] = 0;
@@ -332,6 +348,12 @@ note_any_wanted(GroupAggSink *sink, GroupNarrow *nw)
 	if (nw->stride != 0)
 		return;
 	nw->any_wanted = MemoryContextAllocZero(sink->cxt, nb);
+	/* a group read whole wants every bucket */
+	if (nw->any_whole || nw->ngroups < nw->ngroups_end)
+	{
+		memset(nw->any_wanted, 1, nb);
+		return;
+	}
 	for (int64 g = 0; g < nw->ngroups_end; g++)
 	{
 		if ((g & 0xFFF) == 0)
@@ -397,7 +419,7 @@ GroupAggNarrowChooseBuckets(GroupAggSink *sink, PercentileCollection *pc,
 		while (positions[i] >= total_start[g + 1])
 			g++;
 		r = positions[i] - total_start[g];
-		if (g < nw->ngroups)
+		if (counted_by_bucket(nw, g))
 		{
 			int64		below;
 			int64		kept_below;
@@ -414,6 +436,23 @@ GroupAggNarrowChooseBuckets(GroupAggSink *sink, PercentileCollection *pc,
 			nw->group_wanted[g] = true;
 		}
 	}
+	/*
+	 * Under Gather a worker keeps every key of a group it did not count by
+	 * bucket, whether or not the results read it: every group read whole
+	 * is kept whole everywhere.
+	 */
+	if (nw->stride == 0)
+		for (g = 0; g < ngroups; g++)
+		{
+			if (counted_by_bucket(nw, g))
+				continue;
+			sink->groups_whole++;
+			if (!nw->group_wanted[g])
+			{
+				nw->kept_total += total_start[g + 1] - total_start[g];
+				nw->group_wanted[g] = true;
+			}
+		}
 	make_ranges(sink, nw);
 	note_any_wanted(sink, nw);
 	nw->collecting = true;
@@ -496,7 +535,7 @@ GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc)
 		while (picked->positions[i] >= nw->total_start[g + 1])
 			g++;
 		r = picked->positions[i] - nw->total_start[g];
-		if (g < nw->ngroups)
+		if (counted_by_bucket(nw, g))
 		{
 			int64		below;
 			int64		kept_below;
@@ -531,11 +570,27 @@ GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc)
  * process shares one set of splitters per collection, picked by the leader
  * before the workers start from keys spread over the whole cache.  A
  * group's keys unlike the sample's only make its kept buckets larger.
- * The shared space holds the number of buckets, then each collection's
+ * The shared space holds the number of buckets, the number of groups
+ * each process counts by bucket at most, then each collection's
  * splitters.  Where the planner expects few groups, there are more
  * buckets (up to NARROW_MAX_BUCKETS), each holding fewer keys, as long as
- * a process's counts stay within a share of work_mem.
+ * a process's counts stay within a share of work_mem.  A process that
+ * meets more groups than it may count (the planner's estimate far too
+ * low) reads the later groups' keys whole: their counts would take memory
+ * without bound.  Each process numbers its groups as it meets them, so
+ * the groups past the limit are the same in its two rounds; it sends the
+ * consumer such a group's total alone, and the consumer reads the group
+ * whole in every process.
  */
+
+/* words of the shared space before the splitters: the buckets, the counted groups */
+#define NARROW_SHARED_HEADER	2
+
+/*
+ * A worker's record of an uncounted group's counts: its first count is
+ * this less the group's keys, the others zero.
+ */
+#define NARROW_UNCOUNTED		INT64CONST(-1)
 
 /*
  * Whether every collection of the sink can be read twice under Gather:
@@ -546,7 +601,8 @@ bool
 GroupAggSinkRoundsEligible(GroupAggSink *sink, Size space_bytes)
 {
 	if (sink->ncollections == 0 ||
-		sizeof(uint64) * (1 + (Size) sink->ncollections * NARROW_SPLITTERS) > space_bytes ||
+		sizeof(uint64) * (NARROW_SHARED_HEADER + (Size) sink->ncollections * NARROW_SPLITTERS) >
+		space_bytes ||
 		!GroupAggSinkInputsReadTwice(sink))
 		return false;
 	for (int c = 0; c < sink->ncollections; c++)
@@ -570,18 +626,33 @@ shared_buckets(GroupAggSink *sink, double groups, Size space_bytes, Size chunk_b
 
 	while (nb * 2 <= NARROW_MAX_BUCKETS &&
 		   (double) nb * 2 * sizeof(int64) * Max(groups, 1.0) <= budget &&
-		   sizeof(uint64) * (1 + (Size) sink->ncollections * (nb * 2 - 1)) <= space_bytes &&
+		   sizeof(uint64) * (NARROW_SHARED_HEADER + (Size) sink->ncollections * (nb * 2 - 1)) <=
+		   space_bytes &&
 		   sizeof(int64) * nb * 2 * 4 <= chunk_bytes)
 		nb *= 2;
 	return nb;
 }
 
 /*
- * The leader, before the workers start: the number of buckets and each
- * collection's shared splitters, into 'space', from keys of its column
- * spread over the source's rows ('groups' is the planner's estimate).
- * False when the source gives no sample, or a chunk of the feed would not
- * hold a group's counts.
+ * The groups a process counts by bucket at most: those whose counts fit
+ * the memory a hash table may take (work_mem times hash_mem_multiplier),
+ * and at least twice the groups the planner expects.
+ */
+static int64
+counted_groups_limit(GroupAggSink *sink, int nb, double groups)
+{
+	double		fit = (double) get_hash_memory_limit() / sink->ncollections /
+		((double) nb * sizeof(int64));
+
+	return (int64) Min(Max(Max(fit, 2.0 * groups), 64.0), (double) PG_INT32_MAX);
+}
+
+/*
+ * The leader, before the workers start: the number of buckets, the groups
+ * counted by bucket at most and each collection's shared splitters, into
+ * 'space', from keys of its column spread over the source's rows ('groups'
+ * is the planner's estimate).  False when the source gives no sample, or
+ * a chunk of the feed would not hold a group's counts.
  */
 bool
 GroupAggSinkPrepareRounds(GroupAggSink *sink, GpuselSource *source, double groups,
@@ -597,6 +668,7 @@ GroupAggSinkPrepareRounds(GroupAggSink *sink, GpuselSource *source, double group
 	keys = palloc(sizeof(uint64) * nsample);
 	nulls = palloc(nsample);
 	space[0] = (uint64) nb;
+	space[1] = (uint64) counted_groups_limit(sink, nb, groups);
 	for (int c = 0; c < sink->ncollections; c++)
 	{
 		PercentileCollection *pc = &sink->collections[c];
@@ -604,7 +676,7 @@ GroupAggSinkPrepareRounds(GroupAggSink *sink, GpuselSource *source, double group
 		void	   *values = palloc((Size) GpuselColumnWidth(in->coltype) * nsample);
 		int64		n = GpuselSourceSample(source, in->column, nsample, values, nulls);
 		int64		m = 0;
-		uint64	   *split = space + 1 + (Size) c * (nb - 1);
+		uint64	   *split = space + NARROW_SHARED_HEADER + (Size) c * (nb - 1);
 
 		if (n > 0)
 			(void) KeysOfColumn(in->coltype, pc->keytype->typid, values, NULL, 0, (int) n, keys);
@@ -627,9 +699,12 @@ void
 GroupAggSinkStartRounds(GroupAggSink *sink, const uint64 *space)
 {
 	int			nb = (int) space[0];
+	int64		limit = (int64) space[1];
 
-	if (nb < NARROW_BUCKETS || nb > NARROW_MAX_BUCKETS || (nb & (nb - 1)) != 0)
-		elog(ERROR, "gpusel: %d shared buckets of a percentile", nb);
+	if (nb < NARROW_BUCKETS || nb > NARROW_MAX_BUCKETS || (nb & (nb - 1)) != 0 ||
+		limit < 1 || limit > PG_INT32_MAX)
+		elog(ERROR, "gpusel: %d shared buckets of a percentile for %lld groups",
+			 nb, (long long) limit);
 	for (int c = 0; c < sink->ncollections; c++)
 	{
 		PercentileCollection *pc = &sink->collections[c];
@@ -640,10 +715,12 @@ GroupAggSinkStartRounds(GroupAggSink *sink, const uint64 *space)
 		nw->stride = 0;
 		/* one padding entry past the last, for shared_bucket */
 		nw->splitters = MemoryContextAlloc(sink->cxt, sizeof(uint64) * nb);
-		memcpy(nw->splitters, space + 1 + (Size) c * (nb - 1), sizeof(uint64) * (nb - 1));
+		memcpy(nw->splitters, space + NARROW_SHARED_HEADER + (Size) c * (nb - 1),
+			   sizeof(uint64) * (nb - 1));
 		nw->splitters[nb - 1] = PG_UINT64_MAX;
 		nw->ngroups = 0;
 		nw->counted_cap = 0;
+		nw->counted_limit = limit;
 		nw->bucket_counts = NULL;
 		nw->lut = MemoryContextAlloc(sink->cxt, sizeof(NarrowLut));
 		narrow_lut_make(nw->lut, nw->splitters, nb - 1);
@@ -656,7 +733,8 @@ GroupAggSinkStartRounds(GroupAggSink *sink, const uint64 *space)
 
 /*
  * Bucket counts for groups 0 .. ngroups - 1 where the splitters are shared
- * (a group met since has them too); a group's own splitters never grow.
+ * (a group met since has them too), up to the groups counted at most; a
+ * group's own splitters never grow.
  */
 void
 GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, int64 ngroups)
@@ -664,19 +742,30 @@ GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, int64 ngroup
 	GroupNarrow *nw = pc->narrow;
 	int			nb = nw->nbuckets;
 
-	if (nw->stride != 0 || ngroups <= nw->ngroups)
+	if (nw->stride != 0)
+		return;
+	ngroups = Min(ngroups, nw->counted_limit);
+	if (ngroups <= nw->ngroups)
 		return;
 	if (ngroups > nw->counted_cap)
 	{
 		int64		cap = Max(ngroups, Max(nw->counted_cap * 2, 64));
 
+		cap = Min(cap, nw->counted_limit);
 		if (nw->bucket_counts == NULL)
+		{
 			nw->bucket_counts = MemoryContextAllocHuge(sink->cxt, sizeof(int64) * nb * cap);
+			nw->whole = MemoryContextAllocHuge(sink->cxt, sizeof(bool) * cap);
+		}
 		else
+		{
 			nw->bucket_counts = repalloc_huge(nw->bucket_counts, sizeof(int64) * nb * cap);
+			nw->whole = repalloc_huge(nw->whole, sizeof(bool) * cap);
+		}
 		nw->counted_cap = cap;
 	}
 	memset(nw->bucket_counts + nw->ngroups * nb, 0, sizeof(int64) * nb * (ngroups - nw->ngroups));
+	memset(nw->whole + nw->ngroups, 0, sizeof(bool) * (ngroups - nw->ngroups));
 	nw->ngroups = ngroups;
 }
 
@@ -687,7 +776,10 @@ GroupAggNarrowCountBytes(PercentileCollection *pc)
 	return sizeof(int64) * pc->narrow->nbuckets;
 }
 
-/* A worker: group g's bucket counts into 'out' (zeros where it counted none). */
+/*
+ * A worker: group g's bucket counts into 'out'; for a group past those it
+ * counts by bucket, its keys as NARROW_UNCOUNTED less them.
+ */
 void
 GroupAggNarrowWriteCounts(PercentileCollection *pc, int64 g, int64 *out)
 {
@@ -696,7 +788,10 @@ GroupAggNarrowWriteCounts(PercentileCollection *pc, int64 g, int64 *out)
 	if (g < nw->ngroups)
 		memcpy(out, nw->bucket_counts + g * nw->nbuckets, sizeof(int64) * nw->nbuckets);
 	else
+	{
 		memset(out, 0, sizeof(int64) * nw->nbuckets);
+		out[0] = NARROW_UNCOUNTED - pc->counts[g];
+	}
 }
 
 /* The consumer: adds a worker's bucket counts of one group to its group g's. */
@@ -711,6 +806,23 @@ GroupAggNarrowMergeCounts(GroupAggSink *sink, PercentileCollection *pc, int64 g,
 	if (nw == NULL || nw->stride != 0)
 		elog(ERROR, "gpusel: a worker's bucket counts for a percentile not read in two rounds");
 	GroupAggNarrowReserve(sink, pc, g + 1);
+	if (counts[0] < 0)
+	{
+		/* the worker did not count this group by bucket: it is read whole */
+		pc->counts[g] += NARROW_UNCOUNTED - counts[0];
+		if (g < nw->ngroups)
+			nw->whole[g] = true;
+		nw->any_whole = true;
+		return;
+	}
+	if (g >= nw->ngroups)
+	{
+		/* past the groups the consumer counts: read whole */
+		for (int b = 0; b < nw->nbuckets; b++)
+			total += counts[b];
+		pc->counts[g] += total;
+		return;
+	}
 	dst = nw->bucket_counts + g * nw->nbuckets;
 	for (int b = 0; b < nw->nbuckets; b++)
 	{
@@ -727,6 +839,16 @@ GroupAggNarrowMaskWords(PercentileCollection *pc)
 	return pc->narrow->nbuckets / 64;
 }
 
+/*
+ * Of a worker's ngroups groups, those its reply has masks for: the ones
+ * it counted by bucket (the same limit in every process).
+ */
+int64
+GroupAggNarrowMaskedGroups(PercentileCollection *pc, int64 ngroups)
+{
+	return Min(ngroups, pc->narrow->counted_limit);
+}
+
 /* The consumer, after choosing: group g's wanted buckets, a bit each, into 'out'. */
 void
 GroupAggNarrowWantedMask(PercentileCollection *pc, int64 g, uint64 *out)
@@ -736,6 +858,12 @@ GroupAggNarrowWantedMask(PercentileCollection *pc, int64 g, uint64 *out)
 
 	if (g >= nw->ngroups_end)
 		elog(ERROR, "gpusel: a worker's group is not among the consumer's");
+	if (!counted_by_bucket(nw, g))
+	{
+		/* read whole here: the worker keeps every key of it */
+		memset(out, 0xFF, sizeof(uint64) * (nb / 64));
+		return;
+	}
 	memset(out, 0, sizeof(uint64) * (nb / 64));
 	for (int b = 0; b < nb; b++)
 		if (nw->wanted[g * nb + b])
@@ -744,8 +872,9 @@ GroupAggNarrowWantedMask(PercentileCollection *pc, int64 g, uint64 *out)
 
 /*
  * A worker, before its second round: the buckets the consumer wants of
- * each of its n groups, GroupAggNarrowMaskWords words each; it keeps those
- * buckets' keys.
+ * each of its n groups that it counted by bucket (GroupAggNarrowMaskedGroups),
+ * GroupAggNarrowMaskWords words each; it keeps those buckets' keys, and
+ * every key of its other groups.
  */
 void
 GroupAggNarrowChooseFromMasks(GroupAggSink *sink, PercentileCollection *pc,
@@ -754,18 +883,25 @@ GroupAggNarrowChooseFromMasks(GroupAggSink *sink, PercentileCollection *pc,
 	GroupNarrow *nw = pc->narrow;
 	int			nb = nw->nbuckets;
 	int			words = nb / 64;
+	int64		masked = GroupAggNarrowMaskedGroups(pc, n);
 
+	/* every group below the limit was counted (room for one was made before any) */
 	GroupAggNarrowReserve(sink, pc, n);
+	if (nw->ngroups < masked)
+		elog(ERROR, "gpusel: a worker counted %lld groups by bucket, its reply holds %lld",
+			 (long long) nw->ngroups, (long long) masked);
 	nw->ngroups_end = n;
-	nw->wanted = MemoryContextAllocHuge(sink->cxt, Max(n * nb, 1));
+	nw->wanted = MemoryContextAllocHuge(sink->cxt, Max(masked * nb, 1));
 	nw->group_wanted = MemoryContextAllocZero(sink->cxt, sizeof(bool) * Max(n, 1));
-	for (int64 g = 0; g < n; g++)
+	for (int64 g = 0; g < masked; g++)
 	{
 		if ((g & 0xFFF) == 0)
 			CHECK_FOR_INTERRUPTS();
 		for (int b = 0; b < nb; b++)
 			nw->wanted[g * nb + b] = (masks[g * words + b / 64] >> (b % 64)) & 1;
 	}
+	for (int64 g = masked; g < n; g++)
+		nw->group_wanted[g] = true;
 	make_ranges(sink, nw);
 	note_any_wanted(sink, nw);
 	nw->collecting = true;

@@ -497,14 +497,21 @@ GroupAggSinkSendFirstRound(GroupAggSink *sink, GpuselFeed *feed, int64 nscanned)
 			return;
 }
 
-/* Bytes of the consumer's reply to a worker of ngroups groups: their masks. */
+/*
+ * Bytes of the consumer's reply to a worker of ngroups groups: the masks
+ * of those it counted by bucket, collection by collection.
+ */
 static Size
 reply_bytes(GroupAggSink *sink, int64 ngroups)
 {
 	Size		words = 0;
 
 	for (int c = 0; c < sink->ncollections; c++)
-		words += (Size) GroupAggNarrowMaskWords(&sink->collections[c]) * ngroups;
+	{
+		PercentileCollection *pc = &sink->collections[c];
+
+		words += (Size) GroupAggNarrowMaskWords(pc) * GroupAggNarrowMaskedGroups(pc, ngroups);
+	}
 	return words * sizeof(uint64);
 }
 
@@ -530,7 +537,7 @@ GroupAggSinkBeginWorkerSecondRound(GroupAggSink *sink, const char *reply, Size b
 		PercentileCollection *pc = &sink->collections[c];
 
 		GroupAggNarrowChooseFromMasks(sink, pc, reply != NULL ? masks : none, ng);
-		masks += (Size) GroupAggNarrowMaskWords(pc) * ng;
+		masks += (Size) GroupAggNarrowMaskWords(pc) * GroupAggNarrowMaskedGroups(pc, ng);
 		pc->nkeys = 0;
 		memset(pc->counts, 0, sizeof(int64) * ng);
 	}
@@ -593,14 +600,15 @@ GroupAggSinkWriteReplies(GroupAggSink *sink, GpuselFeed *feed)
 		{
 			PercentileCollection *pc = &sink->collections[c];
 			int			words = GroupAggNarrowMaskWords(pc);
+			int64		masked = GroupAggNarrowMaskedGroups(pc, map->ngroups);
 
-			for (int64 g = 0; g < map->ngroups; g++)
+			for (int64 g = 0; g < masked; g++)
 			{
 				if ((g & 0xFFF) == 0)
 					CHECK_FOR_INTERRUPTS();
 				GroupAggNarrowWantedMask(pc, map->groups[g], masks + g * words);
 			}
-			masks += (Size) words * map->ngroups;
+			masks += (Size) words * masked;
 		}
 	}
 }

@@ -422,6 +422,9 @@ GroupAggSinkExplain(GroupAggSink *sink, List *deparse_cxt, bool useprefix, Expla
 		{
 			ExplainPropertyInteger("Percentile Second Passes", NULL, sink->second_passes, es);
 			ExplainPropertyInteger("Percentile Keys Kept", NULL, sink->keys_kept, es);
+			if (sink->groups_whole > 0)
+				ExplainPropertyInteger("Percentile Groups Read Whole", NULL, sink->groups_whole,
+									   es);
 		}
 		if (sink->keys_spilled > 0)
 		{
