@@ -66,6 +66,16 @@ percentile_value(GroupAggSink *sink, const GroupAggDesc *desc, int64 g, bool *is
 	}
 	if (pc->picked != NULL)
 		pc->picked->base = start;
+	/* noting: only the positions the result reads, not the result */
+	if (pc->picked != NULL && pc->picked->noting)
+	{
+		GpuselPercentileNoteRanks(pc->like, end - start, desc->fraction->constvalue,
+								  desc->fraction->constisnull,
+								  desc->fraction->consttype == FLOAT8ARRAYOID,
+								  desc->kind == GROUPAGG_PERCENTILE_CONT, pc->picked);
+		*isnull = true;
+		return (Datum) 0;
+	}
 	result = GpuselPercentileResultForKeys(pc->like,
 										 pc->picked != NULL ? NULL :
 										 pc->segments + start * pc->key_bytes,
@@ -78,8 +88,8 @@ percentile_value(GroupAggSink *sink, const GroupAggDesc *desc, int64 g, bool *is
 										 desc->fraction->consttype == FLOAT8ARRAYOID,
 										 desc->kind == GROUPAGG_PERCENTILE_CONT,
 										 isnull);
-	/* a numeric column's keys are its scaled values (not yet while noting ranks) */
-	if (pc->numeric_scale >= 0 && !*isnull && (pc->picked == NULL || !pc->picked->noting))
+	/* a numeric column's keys are its scaled values */
+	if (pc->numeric_scale >= 0 && !*isnull)
 		result = GroupAggNumericResult(pc, g, end - start,
 									   desc->fraction->constvalue,
 									   desc->fraction->consttype == FLOAT8ARRAYOID, result);

@@ -257,8 +257,8 @@ select_small_group(KeySource *source, int64 n, const int64 *ranks, int nranks, u
 }
 
 /*
- * Reads the keys of ranks of the current group from picked keys, or, while
- * noting, notes their positions and answers placeholders.
+ * Reads the keys of ranks of the current group from picked keys (noted
+ * before by GpuselPercentileNoteRanks).
  */
 static void
 pick_keys(PickedKeys *picked, const KeyType *kt, const int64 *ranks, int nranks,
@@ -273,20 +273,6 @@ pick_keys(PickedKeys *picked, const KeyType *kt, const int64 *ranks, int nranks,
 		int64		hi = picked->count;
 		int64		step = 1;
 
-		if (picked->noting)
-		{
-			if (picked->count == picked->cap)
-			{
-				picked->cap = Max(picked->cap * 2, 1024);
-				picked->positions = picked->positions == NULL ?
-					MemoryContextAllocExtended(picked->cxt, sizeof(int64) * picked->cap,
-											   MCXT_ALLOC_HUGE) :
-					repalloc_huge(picked->positions, sizeof(int64) * picked->cap);
-			}
-			picked->positions[picked->count++] = pos;
-			out[i] = kt->zero_key;
-			continue;
-		}
 		/*
 		 * The ranks ascend (fetch_rows_by_key sorts them), so each is found
 		 * at or after the one before: gallop from there, then binary search
@@ -454,6 +440,48 @@ disc_row(double p, int64 n)
 	return Max(1, row) - 1;
 }
 
+/* The 0-based positions percentile_cont interpolates between for fraction p of n rows. */
+static inline void
+cont_rows(double p, int64 n, int64 *first, int64 *second)
+{
+	*first = (int64) floor(p * (n - 1));
+	*second = (int64) ceil(p * (n - 1));
+}
+
+/*
+ * The rows the array forms read for n rows: for each non-NULL fraction
+ * (checked), one (slot 2i), or two where cont interpolates (slots 2i and
+ * 2i + 1), into req; returns how many.
+ */
+static int
+fraction_rows(const Datum *fractions, const bool *fraction_nulls, int nfractions, int64 n,
+			  bool continuous, RowRequest *req)
+{
+	int			nreq = 0;
+
+	for (int i = 0; i < nfractions; i++)
+	{
+		double		p;
+
+		if (fraction_nulls[i])
+			continue;
+		p = DatumGetFloat8(fractions[i]);
+		check_fraction(p);
+		if (continuous)
+		{
+			cont_rows(p, n, &req[nreq].row, &req[nreq + 1].row);
+			req[nreq++].slot = 2 * i;
+			req[nreq++].slot = 2 * i + 1;
+		}
+		else
+		{
+			req[nreq].row = disc_row(p, n);
+			req[nreq++].slot = 2 * i;
+		}
+	}
+	return nreq;
+}
+
 /* float8 interpolation, with percentile_cont's exact arithmetic. */
 static Datum
 float8_lerp(Datum lo, Datum hi, double proportion)
@@ -543,8 +571,7 @@ percentile_cont_result(PercentileState *state, double p)
 	int64		second_row;
 	LerpFn		lerp = lerp_for_type(state->query->typid);
 
-	first_row = floor(p * (state->nrows - 1));
-	second_row = ceil(p * (state->nrows - 1));
+	cont_rows(p, state->nrows, &first_row, &second_row);
 	req[0].row = first_row;
 	req[0].slot = 0;
 	req[1].row = second_row;
@@ -652,31 +679,8 @@ percentile_multi_result(PercentileState *state, Datum param_datum, bool continuo
 		result = palloc(sizeof(Datum) * nfractions);
 		result_nulls = palloc(sizeof(bool) * nfractions);
 	}
-	for (int i = 0; i < nfractions; i++)
-	{
-		double		p;
-
-		if (fraction_nulls[i])
-			continue;
-		p = DatumGetFloat8(fractions[i]);
-		check_fraction(p);
-		if (continuous)
-		{
-			req[nreq].row = floor(p * (n - 1));
-			req[nreq++].slot = 2 * i;
-			req[nreq].row = ceil(p * (n - 1));
-			req[nreq++].slot = 2 * i + 1;
-		}
-		else
-		{
-			req[nreq].row = disc_row(p, n);
-			req[nreq++].slot = 2 * i;
-		}
-	}
+	nreq = fraction_rows(fractions, fraction_nulls, nfractions, n, continuous, req);
 	fetch_rows(state, req, nreq, fetched);
-	/* noting only wants the positions read: the placeholder result is thrown away */
-	if (state->picked != NULL && state->picked->noting)
-		return (Datum) 0;
 
 	for (int i = 0; i < nfractions; i++)
 	{
@@ -686,9 +690,11 @@ percentile_multi_result(PercentileState *state, Datum param_datum, bool continuo
 		else if (continuous)
 		{
 			double		p = DatumGetFloat8(fractions[i]);
-			double		first = floor(p * (n - 1));
+			int64		first;
+			int64		second;
 
-			if (ceil(p * (n - 1)) > first)
+			cont_rows(p, n, &first, &second);
+			if (second > first)
 				result[i] = lerp(fetched[2 * i], fetched[2 * i + 1], (p * (n - 1)) - first);
 			else
 				result[i] = fetched[2 * i];
@@ -839,6 +845,68 @@ GpuselPercentileResultForKeys(PercentileState *like, const void *keys, int64 nke
 	state.picked = picked;
 	return GpuselPercentileResult(&state, fraction, fraction_isnull, is_array, continuous,
 								  isnull);
+}
+
+/*
+ * Notes in picked (still noting, its base the group's first position) the
+ * positions GpuselPercentileResultForKeys would read for a group of nkeys
+ * keys, ascending, without computing the result: the same fractions, the
+ * same rows of each (cont_rows, disc_row), the same NULL rules and errors.
+ */
+void
+GpuselPercentileNoteRanks(PercentileState *like, int64 nkeys, Datum fraction,
+						  bool fraction_isnull, bool is_array, bool continuous,
+						  PickedKeys *picked)
+{
+	PercentileQuery *query = like->query;
+	Datum	   *fractions = &fraction;
+	bool	   *fraction_nulls = &fraction_isnull;
+	int			nfractions = 1;
+	RowRequest	local_req[2 * PERCENTILE_LOCAL_FRACTIONS];
+	RowRequest *req = local_req;
+	int			nreq;
+
+	Assert(picked->noting);
+	query->constant_fractions = true;	/* the grouped scan's plan constant */
+	if (is_array)
+	{
+		if (nkeys == 0 || fraction_isnull)
+			return;
+		parse_fractions(query, fraction, DatumGetArrayTypeP(fraction), &fractions,
+						&fraction_nulls, &nfractions);
+	}
+	else if (fraction_isnull)
+		return;
+	else if (nkeys == 0)
+	{
+		check_fraction(DatumGetFloat8(fraction));
+		return;
+	}
+	if (nfractions > PERCENTILE_LOCAL_FRACTIONS)
+		req = palloc(sizeof(RowRequest) * 2 * nfractions);
+	nreq = fraction_rows(fractions, fraction_nulls, nfractions, nkeys, continuous, req);
+	/* positions in a descending order are ranks counted from the top; ascending */
+	for (int i = 0; i < nreq; i++)
+	{
+		int64		r = query->descending ? nkeys - 1 - req[i].row : req[i].row;
+		int			j = i;
+
+		for (; j > 0 && req[j - 1].row > r; j--)
+			req[j].row = req[j - 1].row;
+		req[j].row = r;
+	}
+	if (picked->count + nreq > picked->cap)
+	{
+		picked->cap = Max(Max(picked->cap * 2, 1024), picked->count + nreq);
+		picked->positions = picked->positions == NULL ?
+			MemoryContextAllocExtended(picked->cxt, sizeof(int64) * picked->cap,
+									   MCXT_ALLOC_HUGE) :
+			repalloc_huge(picked->positions, sizeof(int64) * picked->cap);
+	}
+	for (int i = 0; i < nreq; i++)
+		picked->positions[picked->count++] = picked->base + req[i].row;
+	if (req != local_req)
+		pfree(req);
 }
 
 /* The key bytes (4 or 8) and the key mapping of a state's type. */

@@ -41,6 +41,9 @@ extern Datum GpuselPercentileResultForKeys(PercentileState *like, const void *ke
 										   bool seen_positive_zero, Datum fraction,
 										   bool fraction_isnull, bool is_array,
 										   bool continuous, bool *isnull);
+extern void GpuselPercentileNoteRanks(PercentileState *like, int64 nkeys, Datum fraction,
+									  bool fraction_isnull, bool is_array, bool continuous,
+									  PickedKeys *picked);
 extern const struct KeyType *GpuselPercentileKeyType(PercentileState *state);
 extern PercentileState *GpuselPercentileCreateForValues(MemoryContext cxt, Oid typid,
 														bool descending);
