@@ -408,23 +408,29 @@ __global__ void add_pairs(BatchTable t, int64_t nkeys, const uint32_t *positions
 static cudaError_t
 grow_host_keys(gs_batch_groups *g, int64_t need)
 {
-	int64_t		cap = g->h_cap;
+	int64_t		cap = std::max(g->h_cap, kFirstHostKeys);
+	gs_batch_key *keys = NULL;
+	gs_batch_tally *tally = NULL;
 	cudaError_t err;
 
 	while (cap < need)
 		cap *= 2;
 	cap = std::min(cap, g->max_rows + 1);
+	/* the new copies first: short of memory, the old ones stay as they were */
+	err = gs_pinned_alloc((void **) &keys, cap * sizeof(gs_batch_key));
+	if (err == cudaSuccess)
+		err = gs_pinned_alloc((void **) &tally, cap * sizeof(gs_batch_tally));
+	if (err != cudaSuccess)
+	{
+		gs_pinned_free(keys);
+		return err;
+	}
 	gs_pinned_free(g->h_keys);
 	gs_pinned_free(g->h_tally);
-	g->h_keys = NULL;
-	g->h_tally = NULL;
-	g->h_cap = 0;
-	err = gs_pinned_alloc((void **) &g->h_keys, cap * sizeof(gs_batch_key));
-	if (err == cudaSuccess)
-		err = gs_pinned_alloc((void **) &g->h_tally, cap * sizeof(gs_batch_tally));
-	if (err == cudaSuccess)
-		g->h_cap = cap;
-	return err;
+	g->h_keys = keys;
+	g->h_tally = tally;
+	g->h_cap = cap;
+	return cudaSuccess;
 }
 
 gs_status

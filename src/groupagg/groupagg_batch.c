@@ -411,6 +411,15 @@ GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int6
 	errbuf[0] = '\0';
 	status = GpuselDev->groups_find(bg, filter, slot, from, sink->nkeys, sink->key_columns,
 								  &nkeys, &keys, errbuf, sizeof(errbuf));
+	if (status == GS_OUT_OF_MEMORY)
+	{
+		/* no room for a batch's keys on the host side: nothing was added */
+		ereport(DEBUG1,
+				(errmsg("gpusel: no memory for a batch's group keys, grouping them on the host"),
+				 errdetail("%s", errbuf)));
+		stop_device_groups(sink, errbuf);
+		return false;
+	}
 	GpuselCheckStatus(status, errbuf, "finding group keys on the GPU");
 	/* the rows are counted by the sums, or by the pairs' tallies */
 	need_sums = sink->nsums > 0 || pc == NULL;

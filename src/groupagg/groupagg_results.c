@@ -107,8 +107,8 @@ GroupAggPercentileFinal(GroupAggSink *sink, const GroupAggDesc *desc, GroupCell 
 /*
  * Every position among the collection's keys in their order by group and
  * key that its percentiles read, ascending and distinct (pc->picked, still
- * noting): each percentile over it is computed once with placeholder keys,
- * with pc->counts holding the groups' starts.
+ * noting): each percentile over it notes its positions
+ * (GpuselPercentileNoteRanks), with pc->counts holding the groups' starts.
  */
 static PickedKeys *
 note_positions(GroupAggSink *sink, PercentileCollection *pc)
@@ -168,8 +168,8 @@ note_positions(GroupAggSink *sink, PercentileCollection *pc)
 
 /*
  * The way to the results of a collection the device holds or that
- * spilled: every percentile over the collection is computed once with
- * placeholder keys to note the positions it reads, the device sorts all
+ * spilled: every percentile over the collection notes the positions it
+ * reads, the device sorts all
  * pairs by group and key (or, without groups, selects ranks) and returns
  * the keys at those positions, and the results read them from there.  The
  * pairs are those held on the device since the scan (pc->dev).  When the

@@ -13,9 +13,9 @@ typedef struct PercentileState PercentileState;
 /*
  * Keys at chosen positions of a grouped scan's collection in its order by
  * group and key, picked on the GPU after it sorted all groups at once.
- * While noting, results only note the positions they read (base + rank)
- * and compute with placeholder keys, to be thrown away; afterwards keys[i]
- * is the key at positions[i], positions ascending and distinct.
+ * While noting, GpuselPercentileNoteRanks adds the positions a group's
+ * result reads (base + rank); afterwards keys[i] is the key at
+ * positions[i], positions ascending and distinct.
  */
 typedef struct PickedKeys
 {
