@@ -397,7 +397,8 @@ extern int	GroupAggNarrowKeep(PercentileCollection *pc, const int64 *groups, con
 							   const bool *skip, int len, bool *keep);
 extern void GroupAggNarrowPick(GroupAggSink *sink, PercentileCollection *pc);
 extern void GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, int64 ngroups);
-extern Size GroupAggNarrowCountBytes(PercentileCollection *pc);
+extern Size GroupAggNarrowRecordBytes(PercentileCollection *pc, int64 g);
+extern int64 GroupAggNarrowRecordsEnd(PercentileCollection *pc, int64 g, int64 ngroups);
 extern int	GroupAggNarrowMaskWords(PercentileCollection *pc);
 extern int64 GroupAggNarrowMaskedGroups(PercentileCollection *pc, int64 ngroups);
 extern bool GroupAggNarrowPrefilters(GroupAggSink *sink);

@@ -780,16 +780,29 @@ GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, int64 ngroup
 	nw->ngroups = ngroups;
 }
 
-/* Bytes of one group's bucket counts of a collection, as a worker sends them. */
+/*
+ * Bytes of a worker's record of its group g: the group's bucket counts,
+ * or, for a group past those any process counts by bucket, its total
+ * alone, so that many such groups cost 8 bytes each.
+ */
 Size
-GroupAggNarrowCountBytes(PercentileCollection *pc)
+GroupAggNarrowRecordBytes(PercentileCollection *pc, int64 g)
 {
-	return sizeof(int64) * pc->narrow->nbuckets;
+	return g < pc->narrow->counted_limit ? sizeof(int64) * pc->narrow->nbuckets : sizeof(int64);
+}
+
+/* Where the run of records of one size that begins at group g ends, of ngroups. */
+int64
+GroupAggNarrowRecordsEnd(PercentileCollection *pc, int64 g, int64 ngroups)
+{
+	return g < pc->narrow->counted_limit ? Min(ngroups, pc->narrow->counted_limit) : ngroups;
 }
 
 /*
- * A worker: group g's bucket counts into 'out'; for a group past those it
- * counts by bucket, its keys as NARROW_UNCOUNTED less them.
+ * A worker: its record of group g (GroupAggNarrowRecordBytes) into 'out':
+ * the group's bucket counts, or, for a group it did not count by bucket,
+ * its keys as NARROW_UNCOUNTED less them (then the rest zeros, where the
+ * record has room for counts).
  */
 void
 GroupAggNarrowWriteCounts(PercentileCollection *pc, int64 g, int64 *out)
@@ -797,15 +810,20 @@ GroupAggNarrowWriteCounts(PercentileCollection *pc, int64 g, int64 *out)
 	GroupNarrow *nw = pc->narrow;
 
 	if (g < nw->ngroups)
-		memcpy(out, nw->bucket_counts + g * nw->nbuckets, sizeof(int64) * nw->nbuckets);
-	else
 	{
-		memset(out, 0, sizeof(int64) * nw->nbuckets);
-		out[0] = NARROW_UNCOUNTED - pc->counts[g];
+		memcpy(out, nw->bucket_counts + g * nw->nbuckets, sizeof(int64) * nw->nbuckets);
+		return;
 	}
+	if (g < nw->counted_limit)
+		memset(out, 0, sizeof(int64) * nw->nbuckets);
+	out[0] = NARROW_UNCOUNTED - pc->counts[g];
 }
 
-/* The consumer: adds a worker's bucket counts of one group to its group g's. */
+/*
+ * The consumer: adds a worker's record of one group (its bucket counts, or
+ * its total alone where the worker did not count it by bucket) to its
+ * group g's.
+ */
 void
 GroupAggNarrowMergeCounts(GroupAggSink *sink, PercentileCollection *pc, int64 g,
 						  const int64 *counts)

@@ -421,11 +421,21 @@ merge_bucket_counts(GroupAggSink *sink, GpuselChunk *batch)
 		batch->first + batch->nrows > sink->maps[batch->producer].ngroups)
 		elog(ERROR, "gpusel: a worker sent bucket counts of groups it had not sent");
 	map = &sink->maps[batch->producer];
-	record = GroupAggNarrowCountBytes(pc);
+	/* a chunk's records are of one size (send_bucket_counts) */
+	if (batch->nrows > 0 &&
+		GroupAggNarrowRecordsEnd(pc, batch->first, batch->first + batch->nrows) <
+		batch->first + batch->nrows)
+		elog(ERROR, "gpusel: a worker's chunk of bucket counts mixes groups counted and not");
+	record = GroupAggNarrowRecordBytes(pc, batch->first);
 	/* records of whole int64 counts, from a MAXALIGNed chunk */
 	for (int64 i = 0; i < batch->nrows; i++)
-		GroupAggNarrowMergeCounts(sink, pc, map->groups[batch->first + i],
-								  (const int64 *) (batch->data + i * record));
+	{
+		const int64 *counts = (const int64 *) (batch->data + i * record);
+
+		if (record == sizeof(int64) && counts[0] >= 0)
+			elog(ERROR, "gpusel: a worker sent counts of a group past those it counts by bucket");
+		GroupAggNarrowMergeCounts(sink, pc, map->groups[batch->first + i], counts);
+	}
 }
 
 /* The consumer: merges one chunk of a worker's partial aggregate. */
@@ -456,23 +466,27 @@ GroupAggSinkMerge(GroupAggSink *sink, GpuselChunk *batch)
  * both.
  */
 
-/* A worker: sends a collection's bucket counts of every group, in its order. */
+/*
+ * A worker: sends a collection's record of every group, in its order: the
+ * bucket counts of those it counted so, then the totals of the others, in
+ * chunks of one kind of record each.
+ */
 static bool
 send_bucket_counts(GroupAggSink *sink, GpuselFeed *feed, int c)
 {
 	PercentileCollection *pc = &sink->collections[c];
-	Size		record = GroupAggNarrowCountBytes(pc);
 	int64		g = 0;
 
 	while (g < sink->ngroups)
 	{
+		Size		record = GroupAggNarrowRecordBytes(pc, g);
 		Size		room;
 		char	   *buf = GpuselFeedClaimBuffer(feed, &room);
 		int64		n;
 
 		if (buf == NULL)
 			return false;
-		n = Min((int64) (room / record), sink->ngroups - g);
+		n = Min((int64) (room / record), GroupAggNarrowRecordsEnd(pc, g, sink->ngroups) - g);
 		if (n <= 0)
 			elog(ERROR, "gpusel: a group's bucket counts do not fit a chunk of the feed");
 		for (int64 i = 0; i < n; i++)
