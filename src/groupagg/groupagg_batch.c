@@ -291,12 +291,16 @@ groups_of_keys(GroupAggSink *sink, const gs_batch_key *keys, int64 nkeys)
 
 /*
  * Gives up grouping on the device for the rest of the scan, its memory
- * being short: the host takes the collection's pairs held there, and the
- * grouping tables go.
+ * being short (what ran short, for DEBUG1, or NULL): the host takes the
+ * collection's pairs held there, and the grouping tables go.
  */
 static void
-stop_device_groups(GroupAggSink *sink, const char *errbuf)
+stop_device_groups(GroupAggSink *sink, const char *what, const char *errbuf)
 {
+	if (what != NULL)
+		ereport(DEBUG1,
+				(errmsg("gpusel: no memory %s, grouping rows on the host", what),
+				 errdetail("%s", errbuf)));
 	if (sink->ncollections == 1 && sink->collections[0].dev != NULL)
 		GroupAggDropDevicePairs(sink, &sink->collections[0], errbuf);
 	sink->device_groups = -1;
@@ -327,10 +331,7 @@ sums_by_key(GroupAggSink *sink, gs_batch_groups *bg, gs_filter *filter, int64 nk
 	if (status == GS_OUT_OF_MEMORY)
 	{
 		/* no room for the sums' buffers: nothing was added; the host takes this scan's rows */
-		ereport(DEBUG1,
-				(errmsg("gpusel: no GPU memory to sum rows by key there, grouping them on the host"),
-				 errdetail("%s", errbuf)));
-		stop_device_groups(sink, errbuf);
+		stop_device_groups(sink, "on the GPU to sum rows by key", errbuf);
 		return NULL;
 	}
 	GpuselCheckStatus(status, errbuf, "summing rows by key on the GPU");
@@ -363,7 +364,7 @@ add_pairs(GroupAggSink *sink, gs_batch_groups *bg, gs_filter *filter, Percentile
 								 errbuf, sizeof(errbuf));
 	if (status == GS_OUT_OF_MEMORY)
 	{
-		stop_device_groups(sink, errbuf);
+		stop_device_groups(sink, NULL, errbuf);
 		return NULL;
 	}
 	GpuselCheckStatus(status, errbuf, "grouping rows on the GPU");
@@ -414,10 +415,7 @@ GroupAggSinkAddDeviceBatch(GroupAggSink *sink, gs_filter *filter, int slot, int6
 	if (status == GS_OUT_OF_MEMORY)
 	{
 		/* no room for a batch's keys on the host side: nothing was added */
-		ereport(DEBUG1,
-				(errmsg("gpusel: no memory for a batch's group keys, grouping them on the host"),
-				 errdetail("%s", errbuf)));
-		stop_device_groups(sink, errbuf);
+		stop_device_groups(sink, "for a batch's group keys", errbuf);
 		return false;
 	}
 	GpuselCheckStatus(status, errbuf, "finding group keys on the GPU");

@@ -247,9 +247,9 @@ rebuild_buckets(GroupAggSink *sink)
 void
 GroupAggReserveGroups(GroupAggSink *sink, int64 n)
 {
-	int64		capacity = Max(sink->capacity, 1);
+	int64		capacity = sink->capacity;
 
-	if (sink->capacity == 0 || sink->ngroups + n < sink->capacity)
+	if (capacity == 0 || sink->ngroups + n < capacity)
 		return;
 	while (capacity <= sink->ngroups + n)
 		capacity *= 2;
@@ -715,7 +715,6 @@ GroupAggSinkAllowSecondPass(GroupAggSink *sink, bool allowed)
 {
 	sink->second_pass_allowed = allowed && GroupAggSinkInputsReadTwice(sink);
 }
-
 
 /* Whether batches can be added by their columns. */
 bool

@@ -400,7 +400,7 @@ extern void GroupAggNarrowReserve(GroupAggSink *sink, PercentileCollection *pc, 
 extern Size GroupAggNarrowRecordBytes(PercentileCollection *pc, int64 g);
 extern int64 GroupAggNarrowRecordsEnd(PercentileCollection *pc, int64 g, int64 ngroups);
 extern int	GroupAggNarrowMaskWords(PercentileCollection *pc);
-extern int64 GroupAggNarrowMaskedGroups(PercentileCollection *pc, int64 ngroups);
+extern int64 GroupAggNarrowCountedGroups(PercentileCollection *pc, int64 ngroups);
 extern bool GroupAggNarrowPrefilters(GroupAggSink *sink);
 extern void GroupAggNarrowAnyWanted(PercentileCollection *pc, const uint64 *keys, int len,
 									bool *want);

@@ -795,7 +795,9 @@ GroupAggNarrowRecordBytes(PercentileCollection *pc, int64 g)
 int64
 GroupAggNarrowRecordsEnd(PercentileCollection *pc, int64 g, int64 ngroups)
 {
-	return g < pc->narrow->counted_limit ? Min(ngroups, pc->narrow->counted_limit) : ngroups;
+	int64		counted = GroupAggNarrowCountedGroups(pc, ngroups);
+
+	return g < counted ? counted : ngroups;
 }
 
 /*
@@ -869,11 +871,12 @@ GroupAggNarrowMaskWords(PercentileCollection *pc)
 }
 
 /*
- * Of a worker's ngroups groups, those its reply has masks for: the ones
- * it counted by bucket (the same limit in every process).
+ * Of a worker's ngroups groups, those it counted by bucket (the same
+ * limit in every process): the first ones, which its records carry the
+ * counts of and its reply has masks for.
  */
 int64
-GroupAggNarrowMaskedGroups(PercentileCollection *pc, int64 ngroups)
+GroupAggNarrowCountedGroups(PercentileCollection *pc, int64 ngroups)
 {
 	return Min(ngroups, pc->narrow->counted_limit);
 }
@@ -901,7 +904,7 @@ GroupAggNarrowWantedMask(PercentileCollection *pc, int64 g, uint64 *out)
 
 /*
  * A worker, before its second round: the buckets the consumer wants of
- * each of its n groups that it counted by bucket (GroupAggNarrowMaskedGroups),
+ * each of its n groups that it counted by bucket (GroupAggNarrowCountedGroups),
  * GroupAggNarrowMaskWords words each; it keeps those buckets' keys, and
  * every key of its other groups.
  */
@@ -912,7 +915,7 @@ GroupAggNarrowChooseFromMasks(GroupAggSink *sink, PercentileCollection *pc,
 	GroupNarrow *nw = pc->narrow;
 	int			nb = nw->nbuckets;
 	int			words = nb / 64;
-	int64		masked = GroupAggNarrowMaskedGroups(pc, n);
+	int64		masked = GroupAggNarrowCountedGroups(pc, n);
 
 	GroupAggNarrowReserve(sink, pc, n);
 	nw->ngroups_end = n;

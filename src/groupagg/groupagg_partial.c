@@ -524,7 +524,7 @@ reply_bytes(GroupAggSink *sink, int64 ngroups)
 	{
 		PercentileCollection *pc = &sink->collections[c];
 
-		words += (Size) GroupAggNarrowMaskWords(pc) * GroupAggNarrowMaskedGroups(pc, ngroups);
+		words += (Size) GroupAggNarrowMaskWords(pc) * GroupAggNarrowCountedGroups(pc, ngroups);
 	}
 	return words * sizeof(uint64);
 }
@@ -551,7 +551,7 @@ GroupAggSinkBeginWorkerSecondRound(GroupAggSink *sink, const char *reply, Size b
 		PercentileCollection *pc = &sink->collections[c];
 
 		GroupAggNarrowChooseFromMasks(sink, pc, reply != NULL ? masks : none, ng);
-		masks += (Size) GroupAggNarrowMaskWords(pc) * GroupAggNarrowMaskedGroups(pc, ng);
+		masks += (Size) GroupAggNarrowMaskWords(pc) * GroupAggNarrowCountedGroups(pc, ng);
 		pc->nkeys = 0;
 		memset(pc->counts, 0, sizeof(int64) * ng);
 	}
@@ -614,7 +614,7 @@ GroupAggSinkWriteReplies(GroupAggSink *sink, GpuselFeed *feed)
 		{
 			PercentileCollection *pc = &sink->collections[c];
 			int			words = GroupAggNarrowMaskWords(pc);
-			int64		masked = GroupAggNarrowMaskedGroups(pc, map->ngroups);
+			int64		masked = GroupAggNarrowCountedGroups(pc, map->ngroups);
 
 			for (int64 g = 0; g < masked; g++)
 			{

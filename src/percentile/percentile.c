@@ -257,6 +257,32 @@ select_small_group(KeySource *source, int64 n, const int64 *ranks, int nranks, u
 }
 
 /*
+ * Turns requested rows of a group of n keys into ranks among its keys in
+ * ascending order (counted from the top where the ORDER BY descends) and
+ * sorts the requests by rank: a few fractions a group, for every group,
+ * sorted in place without qsort's calls; thousands by qsort.
+ */
+static void
+rank_requests(RowRequest *req, int nreq, int64 n, bool descending)
+{
+	if (descending)
+		for (int i = 0; i < nreq; i++)
+			req[i].row = n - 1 - req[i].row;
+	if (nreq <= 2 * PERCENTILE_LOCAL_FRACTIONS)
+		for (int i = 1; i < nreq; i++)
+		{
+			RowRequest	r = req[i];
+			int			j = i;
+
+			for (; j > 0 && req[j - 1].row > r.row; j--)
+				req[j] = req[j - 1];
+			req[j] = r;
+		}
+	else
+		qsort(req, nreq, sizeof(RowRequest), row_request_cmp);
+}
+
+/*
  * Reads the keys of ranks of the current group from picked keys (noted
  * before by GpuselPercentileNoteRanks).
  */
@@ -314,23 +340,7 @@ fetch_rows_by_key(PercentileState *state, RowRequest *req, int nreq, Datum *valu
 	uint64	   *keys = local ? local_keys : palloc(sizeof(uint64) * nreq);
 	KeySelectFn select_keys;
 
-	/* positions in a descending order are ranks counted from the top */
-	if (state->query->descending)
-		for (int i = 0; i < nreq; i++)
-			req[i].row = state->nrows - 1 - req[i].row;
-	/* a few fractions a group, for every group: sorted in place without qsort's calls */
-	if (nreq <= 2 * PERCENTILE_LOCAL_FRACTIONS)
-		for (int i = 1; i < nreq; i++)
-		{
-			RowRequest	r = req[i];
-			int			j = i;
-
-			for (; j > 0 && req[j - 1].row > r.row; j--)
-				req[j] = req[j - 1];
-			req[j] = r;
-		}
-	else
-		qsort(req, nreq, sizeof(RowRequest), row_request_cmp);
+	rank_requests(req, nreq, state->nrows, state->query->descending);
 	for (int i = 0; i < nreq; i++)
 		ranks[i] = req[i].row;
 
@@ -885,16 +895,7 @@ GpuselPercentileNoteRanks(PercentileState *like, int64 nkeys, Datum fraction,
 	if (nfractions > PERCENTILE_LOCAL_FRACTIONS)
 		req = palloc(sizeof(RowRequest) * 2 * nfractions);
 	nreq = fraction_rows(fractions, fraction_nulls, nfractions, nkeys, continuous, req);
-	/* positions in a descending order are ranks counted from the top; ascending */
-	for (int i = 0; i < nreq; i++)
-	{
-		int64		r = query->descending ? nkeys - 1 - req[i].row : req[i].row;
-		int			j = i;
-
-		for (; j > 0 && req[j - 1].row > r; j--)
-			req[j].row = req[j - 1].row;
-		req[j].row = r;
-	}
+	rank_requests(req, nreq, nkeys, query->descending);
 	if (picked->count + nreq > picked->cap)
 	{
 		picked->cap = Max(Max(picked->cap * 2, 1024), picked->count + nreq);
