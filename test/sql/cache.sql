@@ -256,4 +256,5 @@ SELECT count(*) FROM cache_state;
 DROP VIEW cache_state;
 DROP FUNCTION cache_check();
 DROP FUNCTION cache_same_as_postgres(text[]);
+DROP FUNCTION cache_zero_unsigned(text);
 DROP FUNCTION cache_source(text);

@@ -98,5 +98,6 @@ SELECT gpusel_uncache('cache_build_w');
 DROP TABLE cache_build_w;
 DROP FUNCTION cache_build_check();
 DROP FUNCTION cache_same_as_postgres(text[]);
+DROP FUNCTION cache_zero_unsigned(text);
 DROP FUNCTION cache_build_source();
 DROP TABLE cache_build_t;

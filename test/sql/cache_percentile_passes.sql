@@ -139,3 +139,4 @@ DROP FUNCTION cache_pp_passes(text);
 DROP FUNCTION cache_pp_gather(text);
 DROP FUNCTION cache_pp_plan(text);
 DROP FUNCTION cache_same_as_postgres(text[]);
+DROP FUNCTION cache_zero_unsigned(text);

@@ -108,3 +108,4 @@ SELECT gpusel_uncache('cache_prg_t');
 DROP TABLE cache_prg_t;
 DROP FUNCTION cache_prg_explain(text);
 DROP FUNCTION cache_same_as_postgres(text[]);
+DROP FUNCTION cache_zero_unsigned(text);

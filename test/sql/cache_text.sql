@@ -125,5 +125,6 @@ DROP TABLE cache_text_many;
 SELECT gpusel_uncache('cache_text_t');
 DROP FUNCTION cache_text_check();
 DROP FUNCTION cache_same_as_postgres(text[]);
+DROP FUNCTION cache_zero_unsigned(text);
 DROP FUNCTION cache_text_source();
 DROP TABLE cache_text_t;
