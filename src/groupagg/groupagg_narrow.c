@@ -74,6 +74,8 @@
  */
 #define NARROW_SHARED_SAMPLE_PER_BUCKET	16
 #define NARROW_SHARED_COUNTS_SHARE		2
+/* ranges of keys the second pass tests a key against, before finding its bucket */
+#define NARROW_ANY_RANGES		4
 
 /* a group's wanted buckets travel to a worker as the bits of uint64 words */
 StaticAssertDecl(NARROW_BUCKETS % 64 == 0 && NARROW_MAX_BUCKETS % 64 == 0,
@@ -97,6 +99,10 @@ struct GroupNarrow
 	int64	   *bucket_counts;	/* group g's at g * nbuckets */
 	uint8	   *wanted;			/* per bucket: it holds a rank the results read */
 	uint8	   *any_wanted;		/* shared splitters: per bucket, some group wants it */
+	int			nany;			/* those buckets as at most NARROW_ANY_RANGES ranges of
+								 * keys [any_lo, any_hi]; 0: more, test by bucket */
+	uint64		any_lo[NARROW_ANY_RANGES];
+	uint64		any_hi[NARROW_ANY_RANGES];
 	NarrowLut  *lut;			/* shared splitters: their table (narrow_buckets.h) */
 	/* at the end of the first pass */
 	int64		ngroups_end;
@@ -337,6 +343,46 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 }
 
 /*
+ * The buckets some group wants as ranges of keys, where a few cover them
+ * (the usual case: every group's rank lies near the same place in the
+ * column), so that the second pass tests a key against them instead of
+ * finding its bucket.  Bucket b holds the keys above splitter b - 1 and
+ * up to splitter b.
+ */
+static void
+note_any_ranges(GroupNarrow *nw)
+{
+	const uint64 *split = nw->splitters;
+	int			n = 0;
+
+	nw->nany = 0;
+	for (int b = 0; b < nw->nbuckets; b++)
+	{
+		uint64		lo;
+		uint64		hi = b == nw->nsplitters ? PG_UINT64_MAX : split[b];
+
+		if (!nw->any_wanted[b])
+			continue;
+		if (b > 0 && split[b - 1] == PG_UINT64_MAX)
+			break;				/* no key lies above the greatest */
+		lo = b == 0 ? 0 : split[b - 1] + 1;
+		if (lo > hi)
+			continue;			/* equal splitters: an empty bucket */
+		if (n > 0 && nw->any_hi[n - 1] != PG_UINT64_MAX && nw->any_hi[n - 1] + 1 == lo)
+			nw->any_hi[n - 1] = hi;
+		else if (n == NARROW_ANY_RANGES)
+			return;				/* too many: the test goes by bucket */
+		else
+		{
+			nw->any_lo[n] = lo;
+			nw->any_hi[n++] = hi;
+		}
+	}
+	/* none wanted: the test by bucket drops every key */
+	nw->nany = n;
+}
+
+/*
  * Where every group shares the splitters: the buckets some group wants,
  * so that the second pass drops a row whose key lies in none of them
  * before finding its group (GroupAggNarrowAnyWanted).
@@ -346,6 +392,7 @@ note_any_wanted(GroupAggSink *sink, GroupNarrow *nw)
 {
 	int			nb = nw->nbuckets;
 
+	nw->nany = 0;
 	if (nw->stride != 0)
 		return;
 	nw->any_wanted = MemoryContextAllocZero(sink->cxt, nb);
@@ -362,6 +409,7 @@ note_any_wanted(GroupAggSink *sink, GroupNarrow *nw)
 		for (int b = 0; b < nb; b++)
 			nw->any_wanted[b] |= nw->wanted[g * nb + b];
 	}
+	note_any_ranges(nw);
 }
 
 /*
@@ -959,6 +1007,19 @@ GroupAggNarrowAnyWanted(PercentileCollection *pc, const uint64 *keys, int len, b
 	GroupNarrow *nw = pc->narrow;
 	const uint8 *any = nw->any_wanted;
 
-	for (int j = 0; j < len; j++)
-		want[j] |= any[narrow_lut_bucket(nw->lut, nw->splitters, nw->nsplitters, keys[j])];
+	if (nw->nany == 0)
+	{
+		for (int j = 0; j < len; j++)
+			want[j] |= any[narrow_lut_bucket(nw->lut, nw->splitters, nw->nsplitters, keys[j])];
+		return;
+	}
+	for (int r = 0; r < nw->nany; r++)
+	{
+		/* one unsigned comparison a key: below lo wraps past the width */
+		uint64		lo = nw->any_lo[r];
+		uint64		width = nw->any_hi[r] - lo;
+
+		for (int j = 0; j < len; j++)
+			want[j] |= keys[j] - lo <= width;
+	}
 }
