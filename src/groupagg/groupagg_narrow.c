@@ -283,6 +283,30 @@ counted_by_bucket(const GroupNarrow *nw, int64 g)
 }
 
 /*
+ * The keys bucket b holds among ascending splitters (padded with
+ * PG_UINT64_MAX): those above splitter b - 1 and up to splitter b, as
+ * [*lo, *hi].  False when it holds none: equal splitters, or (*past) no
+ * key lies above the splitter below it, nor in any bucket after it.
+ */
+static inline bool
+bucket_keys(const uint64 *split, int nsplitters, int b, uint64 *lo, uint64 *hi, bool *past)
+{
+	*past = b > 0 && split[b - 1] == PG_UINT64_MAX;
+	if (*past)
+		return false;
+	*lo = b == 0 ? 0 : split[b - 1] + 1;
+	*hi = b == nsplitters ? PG_UINT64_MAX : split[b];
+	return *lo <= *hi;
+}
+
+/* Whether keys from lo on continue the last of ranges[first .. n) (its his[]). */
+static inline bool
+extends_range(const uint64 *his, int64 n, int64 first, uint64 lo)
+{
+	return n > first && his[n - 1] != PG_UINT64_MAX && his[n - 1] + 1 == lo;
+}
+
+/*
  * The wanted buckets of each group as ranges of keys, for the second
  * pass's test: bucket b holds the keys above splitter b - 1 and up to
  * splitter b, so a run of wanted buckets is one range.
@@ -318,20 +342,19 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 		}
 		for (int b = 0; b < nw->nbuckets; b++)
 		{
-			const uint64 *split = nw->splitters + g * nw->stride;
 			uint64		lo;
-			uint64		hi = b == nw->nsplitters ? PG_UINT64_MAX : split[b];
+			uint64		hi;
+			bool		past = false;
 
-			if (!nw->wanted[g * nw->nbuckets + b])
+			if (!nw->wanted[g * nw->nbuckets + b] ||
+				!bucket_keys(nw->splitters + g * nw->stride, nw->nsplitters, b, &lo, &hi, &past))
+			{
+				if (past)
+					break;
 				continue;
-			if (b > 0 && split[b - 1] == PG_UINT64_MAX)
-				break;			/* no key lies above the greatest */
-			lo = b == 0 ? 0 : split[b - 1] + 1;
-			if (lo > hi)
-				continue;		/* equal splitters: an empty bucket */
-			if (n > nw->range_start[g] && nw->range_hi[n - 1] != PG_UINT64_MAX &&
-				nw->range_hi[n - 1] + 1 == lo)
-				nw->range_hi[n - 1] = hi;	/* the bucket after the last range's */
+			}
+			if (extends_range(nw->range_hi, n, nw->range_start[g], lo))
+				nw->range_hi[n - 1] = hi;
 			else
 			{
 				nw->range_lo[n] = lo;
@@ -359,16 +382,16 @@ note_any_ranges(GroupNarrow *nw)
 	for (int b = 0; b < nw->nbuckets; b++)
 	{
 		uint64		lo;
-		uint64		hi = b == nw->nsplitters ? PG_UINT64_MAX : split[b];
+		uint64		hi;
+		bool		past = false;
 
-		if (!nw->any_wanted[b])
+		if (!nw->any_wanted[b] || !bucket_keys(split, nw->nsplitters, b, &lo, &hi, &past))
+		{
+			if (past)
+				break;
 			continue;
-		if (b > 0 && split[b - 1] == PG_UINT64_MAX)
-			break;				/* no key lies above the greatest */
-		lo = b == 0 ? 0 : split[b - 1] + 1;
-		if (lo > hi)
-			continue;			/* equal splitters: an empty bucket */
-		if (n > 0 && nw->any_hi[n - 1] != PG_UINT64_MAX && nw->any_hi[n - 1] + 1 == lo)
+		}
+		if (extends_range(nw->any_hi, n, 0, lo))
 			nw->any_hi[n - 1] = hi;
 		else if (n == NARROW_ANY_RANGES)
 			return;				/* too many: the test goes by bucket */
