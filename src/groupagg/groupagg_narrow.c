@@ -100,7 +100,8 @@ struct GroupNarrow
 	uint8	   *wanted;			/* per bucket: it holds a rank the results read */
 	uint8	   *any_wanted;		/* shared splitters: per bucket, some group wants it */
 	int			nany;			/* those buckets as at most NARROW_ANY_RANGES ranges of
-								 * keys [any_lo, any_hi]; 0: more, test by bucket */
+								 * keys [any_lo, any_hi]; 0: none are, or more ranges
+								 * than that: test by bucket */
 	uint64		any_lo[NARROW_ANY_RANGES];
 	uint64		any_hi[NARROW_ANY_RANGES];
 	NarrowLut  *lut;			/* shared splitters: their table (narrow_buckets.h) */
@@ -282,23 +283,6 @@ counted_by_bucket(const GroupNarrow *nw, int64 g)
 	return g < nw->ngroups && (nw->whole == NULL || !nw->whole[g]);
 }
 
-/*
- * The keys bucket b holds among ascending splitters (padded with
- * PG_UINT64_MAX): those above splitter b - 1 and up to splitter b, as
- * [*lo, *hi].  False when it holds none: equal splitters, or (*past) no
- * key lies above the splitter below it, nor in any bucket after it.
- */
-static inline bool
-bucket_keys(const uint64 *split, int nsplitters, int b, uint64 *lo, uint64 *hi, bool *past)
-{
-	*past = b > 0 && split[b - 1] == PG_UINT64_MAX;
-	if (*past)
-		return false;
-	*lo = b == 0 ? 0 : split[b - 1] + 1;
-	*hi = b == nsplitters ? PG_UINT64_MAX : split[b];
-	return *lo <= *hi;
-}
-
 /* Whether keys from lo on continue the last of ranges[first .. n) (its his[]). */
 static inline bool
 extends_range(const uint64 *his, int64 n, int64 first, uint64 lo)
@@ -347,7 +331,7 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 			bool		past = false;
 
 			if (!nw->wanted[g * nw->nbuckets + b] ||
-				!bucket_keys(nw->splitters + g * nw->stride, nw->nsplitters, b, &lo, &hi, &past))
+				!narrow_bucket_keys(nw->splitters + g * nw->stride, nw->nsplitters, b, &lo, &hi, &past))
 			{
 				if (past)
 					break;
@@ -385,7 +369,7 @@ note_any_ranges(GroupNarrow *nw)
 		uint64		hi;
 		bool		past = false;
 
-		if (!nw->any_wanted[b] || !bucket_keys(split, nw->nsplitters, b, &lo, &hi, &past))
+		if (!nw->any_wanted[b] || !narrow_bucket_keys(split, nw->nsplitters, b, &lo, &hi, &past))
 		{
 			if (past)
 				break;
@@ -423,6 +407,9 @@ note_any_wanted(GroupAggSink *sink, GroupNarrow *nw)
 	if (nw->any_whole || nw->ngroups < nw->ngroups_end)
 	{
 		memset(nw->any_wanted, 1, nb);
+		nw->any_lo[0] = 0;
+		nw->any_hi[0] = PG_UINT64_MAX;
+		nw->nany = 1;
 		return;
 	}
 	for (int64 g = 0; g < nw->ngroups_end; g++)

@@ -108,4 +108,22 @@ narrow_lut_bucket(const NarrowLut *lut, const uint64 *split, int ns, uint64 key)
 	return b;
 }
 
+/*
+ * The keys bucket b holds among ns ascending splitters (padded with
+ * PG_UINT64_MAX): those above splitter b - 1 and up to splitter b, as
+ * [*lo, *hi], so that narrow_bucket_of gives b for exactly these keys.
+ * False when it holds none: equal splitters, or (*past) no key lies above
+ * the splitter below it, nor in any bucket after it.
+ */
+static inline bool
+narrow_bucket_keys(const uint64 *split, int ns, int b, uint64 *lo, uint64 *hi, bool *past)
+{
+	*past = b > 0 && split[b - 1] == PG_UINT64_MAX;
+	if (*past)
+		return false;
+	*lo = b == 0 ? 0 : split[b - 1] + 1;
+	*hi = b == ns ? PG_UINT64_MAX : split[b];
+	return *lo <= *hi;
+}
+
 #endif							/* GPUSEL_NARROW_BUCKETS_H */

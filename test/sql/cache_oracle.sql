@@ -10,7 +10,8 @@
 -- (gpusel returns +0 then; semantics.md).  The tests that assert the sign
 -- where it is determined compare the text itself.
 --
--- a row's text with every number -0 written 0
+-- a row's text with every -0 that stands alone written 0 (a text value
+-- holding "x -0" would lose its sign too; the suites' texts hold none)
 CREATE FUNCTION cache_zero_unsigned(t text) RETURNS text LANGUAGE sql IMMUTABLE AS
 $$ SELECT regexp_replace(t, '(^|[^0-9.eE+-])-0(?=$|[^0-9.eE])', '\10', 'g') $$;
 CREATE FUNCTION cache_same_as_postgres(shapes text[]) RETURNS TABLE (shape int, same boolean)

@@ -3,10 +3,11 @@
 -- sampled from the cache before the workers started), the leader picks the
 -- buckets that hold the ranks, and every process reads its blocks again to
 -- send only those buckets' keys.  Every shape is compared with
--- PostgreSQL's answer: NULLs, NaN, -0 and +0, the infinities, all-equal
--- keys, keys sorted as the table is (a poor sample), groups met late, a
--- filter that keeps no row, text keys, blocks changed since the build
--- (read from the heap in both rounds) and a rescan.  Needs gpusel
+-- PostgreSQL's answer: NULLs, NaN, zeros (+0 until an UPDATE negates
+-- some: the INSERT's CASE is numeric, which has no -0), the infinities,
+-- all-equal keys, keys sorted as the table is (a poor sample), groups met
+-- late, a filter that keeps no row, text keys, blocks changed since the
+-- build (read from the heap in both rounds) and a rescan.  Needs gpusel
 -- preloaded (the alternative output, cache_percentile_rounds_1.out, has
 -- none of it).
 SELECT current_setting('shared_preload_libraries') ~ 'gpusel' AS preloaded \gset
@@ -176,8 +177,9 @@ SELECT * FROM cache_same_as_postgres(ARRAY[
   'SELECT tag, percentile_disc(0.25) WITHIN GROUP (ORDER BY x) FROM cache_pr_t GROUP BY tag']);
 SELECT * FROM cache_pr_plan('SELECT grp, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_pr_t GROUP BY grp');
 -- the oracle reads a zero's sign as the same; where every zero a group
--- keeps is -0 (the rows the UPDATE negated), PostgreSQL returns -0 and
--- so must the rounds: the text itself, beside PostgreSQL's
+-- keeps is -0 (the zeros the UPDATE negated: every other zero is +0),
+-- PostgreSQL returns -0 and so must the rounds: the text itself, beside
+-- PostgreSQL's
 SELECT * FROM cache_pr_plan('SELECT grp, percentile_disc(1) WITHIN GROUP (ORDER BY x) FROM cache_pr_t
   WHERE x <= 0 AND NOT (x = 0 AND NOT (id % 10 = 3 AND id < 60000)) GROUP BY grp');
 CREATE TEMP TABLE cache_pr_signs AS

@@ -5,7 +5,9 @@
  *	  of uniform, skewed (a narrow cluster beside a long tail), few-valued,
  *	  all-equal and tightly clustered keys (several splitters to a step), padded with PG_UINT64_MAX where the sample was
  *	  short, 1 to 1,023 splitters; keys from the same shapes, equal to a
- *	  splitter, one either side of it, and the extremes 0 and PG_UINT64_MAX.
+ *	  splitter, one either side of it, and the extremes 0 and PG_UINT64_MAX;
+ *	  and the range of keys each bucket holds (narrow_bucket_keys) against
+ *	  the bucket the search gives, for a key's bucket and the two beside it.
  *	  Built against the server's headers, outside the server.
  */
 #include "postgres.h"
@@ -94,6 +96,24 @@ main(int argc, char **argv)
 					printf("case %d (shape %d, %d splitters): key %llu in bucket %d, table says %d\n",
 						   c, shape, ns, (unsigned long long) key, want, got);
 				failed++;
+			}
+			/* the ranges of keys of its bucket and the two beside it hold it, or not */
+			for (int b = Max(want - 1, 0); b <= Min(want + 1, ns); b++)
+			{
+				uint64		lo;
+				uint64		hi;
+				bool		past;
+				bool		holds = narrow_bucket_keys(split, ns, b, &lo, &hi, &past) &&
+					key >= lo && key <= hi;
+
+				checked++;
+				if (holds != (b == want))
+				{
+					if (failed < 10)
+						printf("case %d (shape %d, %d splitters): key %llu in bucket %d, bucket %d's range says %s\n",
+							   c, shape, ns, (unsigned long long) key, want, b, holds ? "yes" : "no");
+					failed++;
+				}
 			}
 		}
 		free(sample);
