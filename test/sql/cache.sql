@@ -244,6 +244,53 @@ RESET gpusel.enable_scan;
 RESET gpusel.enable_groupagg;
 DROP TABLE cache_blocks;
 
+-- a zero's sign where it is determined (the oracle above reads it as the
+-- same): every zero of group 1 is -0, of group 2 +0, and each group's
+-- median is a zero; read from the cache, serially and under Gather, the
+-- text is PostgreSQL's
+CREATE TABLE cache_zeros AS
+  SELECT (i % 3) + 1 AS g,
+         CASE WHEN i % 2 = 1 THEN i / 7.0 - 500
+              WHEN i % 3 = 0 THEN '-0'::float8 ELSE '0'::float8 END::float8 AS x
+  FROM generate_series(1, 20000) i;
+ALTER TABLE cache_zeros SET (parallel_workers = 2);
+ANALYZE cache_zeros;
+SELECT gpusel_cache('cache_zeros') > 0 AS built;
+SELECT bool_or(line ~ 'Source: column cache') AS reads_the_cache
+  FROM cache_source('SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_zeros WHERE g < 3 GROUP BY g');
+CREATE TEMP TABLE cache_zeros_serial AS
+  SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x)::text AS m,
+         percentile_disc(ARRAY[0.3, 0.5]) WITHIN GROUP (ORDER BY x DESC)::text AS d
+  FROM cache_zeros WHERE g < 3 GROUP BY g;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SELECT bool_or(line ~ 'Gather') AND bool_or(line ~ 'Source: column cache') AS reads_the_cache_under_gather
+  FROM cache_source('SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x) FROM cache_zeros WHERE g < 3 GROUP BY g');
+CREATE TEMP TABLE cache_zeros_gather AS
+  SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x)::text AS m,
+         percentile_disc(ARRAY[0.3, 0.5]) WITHIN GROUP (ORDER BY x DESC)::text AS d
+  FROM cache_zeros WHERE g < 3 GROUP BY g;
+RESET max_parallel_workers_per_gather;
+RESET parallel_setup_cost;
+RESET parallel_tuple_cost;
+RESET min_parallel_table_scan_size;
+SET gpusel.enable_scan = off;
+SET gpusel.enable_groupagg = off;
+SET gpusel.replace_builtin_percentiles = off;
+SELECT s.g, s.m, s.d, s.m = e.m AND s.d = e.d AS serial_same, q.m = e.m AND q.d = e.d AS gather_same
+  FROM cache_zeros_serial s JOIN cache_zeros_gather q USING (g)
+  JOIN (SELECT g, percentile_disc(0.5) WITHIN GROUP (ORDER BY x)::text AS m,
+               percentile_disc(ARRAY[0.3, 0.5]) WITHIN GROUP (ORDER BY x DESC)::text AS d
+        FROM cache_zeros WHERE g < 3 GROUP BY g) e USING (g)
+  ORDER BY g;
+RESET gpusel.enable_scan;
+RESET gpusel.enable_groupagg;
+RESET gpusel.replace_builtin_percentiles;
+SELECT gpusel_uncache('cache_zeros');
+DROP TABLE cache_zeros, cache_zeros_serial, cache_zeros_gather;
+
 -- uncache drops the cache and the triggers; a dropped table's cache goes
 SELECT gpusel_cache('cache_t') > 0 AS built;
 SELECT gpusel_uncache('cache_t');
