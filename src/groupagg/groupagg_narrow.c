@@ -283,11 +283,40 @@ counted_by_bucket(const GroupNarrow *nw, int64 g)
 	return g < nw->ngroups && (nw->whole == NULL || !nw->whole[g]);
 }
 
-/* Whether keys from lo on continue the last of ranges[first .. n) (its his[]). */
-static inline bool
-extends_range(const uint64 *his, int64 n, int64 first, uint64 lo)
+/*
+ * Appends the keys of the buckets wanted[0 .. nbuckets) marks, among
+ * ascending splitters, as ranges [los[i], his[i]] from *n on, a bucket
+ * that goes on from the range before (from 'first' on) extending it.
+ * False, with *n past 'most' no more, where they take more ranges than
+ * 'most'.
+ */
+static bool
+append_wanted_ranges(const uint64 *split, int nsplitters, int nbuckets, const uint8 *wanted,
+					 uint64 *los, uint64 *his, int64 first, int64 *n, int64 most)
 {
-	return n > first && his[n - 1] != PG_UINT64_MAX && his[n - 1] + 1 == lo;
+	for (int b = 0; b < nbuckets; b++)
+	{
+		uint64		lo;
+		uint64		hi;
+		bool		past = false;
+
+		if (!wanted[b] || !narrow_bucket_keys(split, nsplitters, b, &lo, &hi, &past))
+		{
+			if (past)
+				break;
+			continue;
+		}
+		if (*n > first && his[*n - 1] != PG_UINT64_MAX && his[*n - 1] + 1 == lo)
+			his[*n - 1] = hi;
+		else if (*n - first == most)
+			return false;
+		else
+		{
+			los[*n] = lo;
+			his[(*n)++] = hi;
+		}
+	}
+	return true;
 }
 
 /*
@@ -324,27 +353,9 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 			}
 			continue;
 		}
-		for (int b = 0; b < nw->nbuckets; b++)
-		{
-			uint64		lo;
-			uint64		hi;
-			bool		past = false;
-
-			if (!nw->wanted[g * nw->nbuckets + b] ||
-				!narrow_bucket_keys(nw->splitters + g * nw->stride, nw->nsplitters, b, &lo, &hi, &past))
-			{
-				if (past)
-					break;
-				continue;
-			}
-			if (extends_range(nw->range_hi, n, nw->range_start[g], lo))
-				nw->range_hi[n - 1] = hi;
-			else
-			{
-				nw->range_lo[n] = lo;
-				nw->range_hi[n++] = hi;
-			}
-		}
+		(void) append_wanted_ranges(nw->splitters + g * nw->stride, nw->nsplitters, nw->nbuckets,
+									nw->wanted + g * nw->nbuckets, nw->range_lo, nw->range_hi,
+									nw->range_start[g], &n, nw->nbuckets);
 	}
 	nw->range_start[ng] = n;
 }
@@ -359,34 +370,11 @@ make_ranges(GroupAggSink *sink, GroupNarrow *nw)
 static void
 note_any_ranges(GroupNarrow *nw)
 {
-	const uint64 *split = nw->splitters;
-	int			n = 0;
+	int64		n = 0;
 
-	nw->nany = 0;
-	for (int b = 0; b < nw->nbuckets; b++)
-	{
-		uint64		lo;
-		uint64		hi;
-		bool		past = false;
-
-		if (!nw->any_wanted[b] || !narrow_bucket_keys(split, nw->nsplitters, b, &lo, &hi, &past))
-		{
-			if (past)
-				break;
-			continue;
-		}
-		if (extends_range(nw->any_hi, n, 0, lo))
-			nw->any_hi[n - 1] = hi;
-		else if (n == NARROW_ANY_RANGES)
-			return;				/* too many: the test goes by bucket */
-		else
-		{
-			nw->any_lo[n] = lo;
-			nw->any_hi[n++] = hi;
-		}
-	}
-	/* none wanted: the test by bucket drops every key */
-	nw->nany = n;
+	/* more ranges than that, or none: the test goes by bucket */
+	nw->nany = append_wanted_ranges(nw->splitters, nw->nsplitters, nw->nbuckets, nw->any_wanted,
+									nw->any_lo, nw->any_hi, 0, &n, NARROW_ANY_RANGES) ? (int) n : 0;
 }
 
 /*
@@ -407,9 +395,7 @@ note_any_wanted(GroupAggSink *sink, GroupNarrow *nw)
 	if (nw->any_whole || nw->ngroups < nw->ngroups_end)
 	{
 		memset(nw->any_wanted, 1, nb);
-		nw->any_lo[0] = 0;
-		nw->any_hi[0] = PG_UINT64_MAX;
-		nw->nany = 1;
+		note_any_ranges(nw);
 		return;
 	}
 	for (int64 g = 0; g < nw->ngroups_end; g++)
@@ -995,7 +981,8 @@ GroupAggNarrowChooseFromMasks(GroupAggSink *sink, PercentileCollection *pc,
 
 /*
  * Whether the second pass may drop rows by their keys alone: every
- * collection shares its splitters and knows the buckets some group wants.
+ * collection shares its splitters and knows the buckets some group wants,
+ * and none wants every key (a group read whole, or every bucket wanted).
  */
 bool
 GroupAggNarrowPrefilters(GroupAggSink *sink)
@@ -1005,6 +992,9 @@ GroupAggNarrowPrefilters(GroupAggSink *sink)
 		GroupNarrow *nw = sink->collections[c].narrow;
 
 		if (nw == NULL || !nw->collecting || nw->any_wanted == NULL)
+			return false;
+		/* one range of every key: no row would be dropped */
+		if (nw->nany == 1 && nw->any_lo[0] == 0 && nw->any_hi[0] == PG_UINT64_MAX)
 			return false;
 	}
 	return sink->ncollections > 0;
